@@ -1,0 +1,131 @@
+// buildApp(deps): the whole HTTP API as one Fastify instance. server.ts only listens and closes.
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { KeyStatusCache } from './modules/auth/key-status.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import type { App, Deps, RouteContext, RouteModule } from './http/types.ts';
+import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
+import getAccessToken from './modules/auth/routes/get-access-token.ts';
+import generateKey from './modules/api-keys/routes/generate.ts';
+import getAllKeys from './modules/api-keys/routes/get-all.ts';
+import addKey from './modules/api-keys/routes/add.ts';
+import getKey from './modules/api-keys/routes/get.ts';
+import activateKey from './modules/api-keys/routes/activate.ts';
+import deactivateKey from './modules/api-keys/routes/deactivate.ts';
+import deleteKey from './modules/api-keys/routes/delete.ts';
+import getAccount from './modules/merchants/routes/get-account.ts';
+import topup from './modules/merchants/routes/topup.ts';
+import connectorSummary from './modules/connectors/routes/get-summary.ts';
+import connectorsAll from './modules/connectors/routes/get-all.ts';
+import connectorGet from './modules/connectors/routes/get.ts';
+import limitsAll from './modules/limits/routes/get-all.ts';
+import createMerchant from './modules/admin/routes/create-merchant.ts';
+import listMerchants from './modules/admin/routes/list-merchants.ts';
+import health from './modules/health/routes/health.ts';
+
+/** The merchant API, served under /sandbox/v1 (and /live/v1 in production mode). */
+const MERCHANT_API: RouteModule[] = [
+  getAccessToken,
+  generateKey,
+  getAllKeys,
+  addKey,
+  getKey,
+  activateKey,
+  deactivateKey,
+  deleteKey,
+  getAccount,
+  topup,
+  connectorSummary,
+  connectorsAll,
+  connectorGet,
+  limitsAll,
+];
+
+/** Operator and operations routes, at the root. */
+const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, health];
+
+export interface BuiltApp {
+  app: App;
+  metrics: Metrics;
+  keyStatus: KeyStatusCache;
+  /** Starts refusing new requests (503) while in-flight ones finish. */
+  beginShutdown(): void;
+}
+
+export async function buildApp(deps: Deps): Promise<BuiltApp> {
+  let shuttingDown = false;
+  const app = Fastify({
+    loggerInstance: deps.log,
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
+    requestIdHeader: false,
+    bodyLimit: deps.config.bodyLimitBytes,
+    // ASP.NET routes match case-insensitively; clients write /core/connectors/GetAll and /core/Connectors/GetSummary.
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Limits on everything: slow clients and hung handlers are cut off.
+    connectionTimeout: 60_000,
+    requestTimeout: 60_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    ajv: { customOptions: AJV_OPTIONS, plugins: [ajvPlugins as never] },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // JSON only: a text/plain body is refused with 415 rather than validated as a string.
+  app.removeContentTypeParser('text/plain');
+
+  const keyStatus = new KeyStatusCache(deps.db, deps.clock, deps.config.keyStatusCacheMs);
+  const metrics = createMetrics(deps.db);
+  const ctx: RouteContext = { deps, keyStatus };
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'OneKhusa-compatible merchant payments API',
+        version: '1.0.0',
+        description:
+          'Self-hostable implementation of the OneKhusa merchant gateway API. Merchant operations live under /sandbox/v1 ' +
+          '(and /live/v1 in production mode). Errors are RFC 9457 application/problem+json. Request property names match case-insensitively.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /sandbox/v1/account/getAccessToken.' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+  registerPipeline(app, { deps, keyStatus, rateLimiter: new RateLimiter(deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+
+  const prefixes = deps.config.mode === 'production' ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
+  for (const prefix of prefixes) {
+    await app.register(
+      async (scope) => {
+        for (const route of MERCHANT_API) route(scope as App, ctx);
+      },
+      { prefix },
+    );
+  }
+  for (const route of ROOT_ROUTES) route(app, ctx);
+
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+
+  return {
+    app,
+    metrics,
+    keyStatus,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// Environment → typed, validated configuration. Fails fast with a message that names the
+// variable and the value it expected, so a typo never turns into a half-working server.
+import path from 'node:path';
+
+export type Mode = 'sandbox' | 'production';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  jwtSecret: string | undefined;
+  logLevel: string;
+  rateLimitPerSecond: number;
+  mode: Mode;
+  bodyLimitBytes: number;
+  accessTokenMinutes: number;
+  idempotencyRetentionHours: number;
+  workerConcurrency: number;
+  dbPoolSize: number;
+  /** How long a revoked key's tokens may still pass on another process (cache of key status). */
+  keyStatusCacheMs: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number between ${min} and ${max}, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}"`);
+  }
+  const adminToken = optional(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  }
+  const jwtSecret = optional(env, 'JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET must be at least 32 characters long (HS256 needs 256 bits)');
+  }
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const mode = (optional(env, 'MODE') ?? 'sandbox') as Mode;
+  if (mode !== 'sandbox' && mode !== 'production') {
+    throw new ConfigError(`MODE must be sandbox or production, got "${mode}"`);
+  }
+  const host = optional(env, 'HOST') ?? '0.0.0.0';
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host,
+    databaseUrl,
+    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
+    adminToken,
+    jwtSecret,
+    logLevel,
+    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50, 0, 1_000_000),
+    mode,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    accessTokenMinutes: 5,
+    idempotencyRetentionHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 24 * 30),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
+    keyStatusCacheMs: int(env, 'KEY_STATUS_CACHE_MS', 2000, 0, 60_000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+  };
+}

@@ -1,0 +1,48 @@
+// Request property names match case-insensitively (product.md §1): the gateway is ASP.NET and
+// real clients send `callbackURL` or `MerchantAccountNumber`. For each route we compile, from its
+// schema, a function that renames keys to the schema's casing before validation runs.
+
+type Normalizer = (value: unknown) => void;
+
+interface JsonSchemaLike {
+  type?: string | string[];
+  properties?: Record<string, JsonSchemaLike>;
+  items?: JsonSchemaLike;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalizer | undefined {
+  if (!schema) return undefined;
+  if (schema.properties) {
+    const canonical = new Map<string, string>();
+    const children = new Map<string, Normalizer>();
+    for (const [name, child] of Object.entries(schema.properties)) {
+      canonical.set(name.toLowerCase(), name);
+      const nested = compileNormalizer(child);
+      if (nested) children.set(name, nested);
+    }
+    return (value) => {
+      if (!isPlainObject(value)) return;
+      for (const key of Object.keys(value)) {
+        const name = canonical.get(key.toLowerCase());
+        // An exact match wins over a differently-cased duplicate of the same field.
+        if (name !== undefined && name !== key) {
+          if (!Object.prototype.hasOwnProperty.call(value, name)) value[name] = value[key];
+          delete value[key];
+        }
+      }
+      for (const [name, nested] of children) nested(value[name]);
+    };
+  }
+  if (schema.items) {
+    const item = compileNormalizer(schema.items);
+    if (!item) return undefined;
+    return (value) => {
+      if (Array.isArray(value)) for (const element of value) item(element);
+    };
+  }
+  return undefined;
+}

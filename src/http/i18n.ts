@@ -1,0 +1,135 @@
+// Every text the API returns, in English and Chichewa. Field names and codes are never translated.
+// Adding a message means adding it in both languages; the type below makes a missing one a
+// compile error.
+
+export const LANGUAGES = ['en', 'ny'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+
+type Params = Record<string, string | number>;
+type Entry = Record<Lang, string>;
+
+const MESSAGES = {
+  // problem titles (one per error kind)
+  'title.validation': { en: 'Validation failed', ny: 'Zomwe mwatumiza sizili bwino' },
+  'title.unauthorized': { en: 'Unauthorized', ny: 'Simunalowe moyenera' },
+  'title.forbidden': { en: 'Forbidden', ny: 'Simukuloledwa' },
+  'title.notFound': { en: 'Not found', ny: 'Sizinapezeke' },
+  'title.conflict': { en: 'Conflict', ny: 'Pali kusemphana' },
+  'title.idempotency': { en: 'Idempotency key conflict', ny: 'Kusemphana kwa kiyi ya idempotency' },
+  'title.tooLarge': { en: 'Payload too large', ny: 'Zomwe mwatumiza ndi zazikulu kwambiri' },
+  'title.unsupportedMediaType': { en: 'Unsupported media type', ny: 'Mtundu wa zomwe mwatumiza sukuvomerezedwa' },
+  'title.rateLimited': { en: 'Too many requests', ny: 'Zopempha zachuluka kwambiri' },
+  'title.businessRule': { en: 'Request refused', ny: 'Pempho lakanidwa' },
+  'title.connector': { en: 'Connector failed', ny: 'Cholumikizira chalephera' },
+  'title.internal': { en: 'Internal error', ny: 'Vuto la mkati' },
+  'title.unavailable': { en: 'Service unavailable', ny: 'Ntchitoyi sikupezeka pakali pano' },
+
+  // problem details
+  'detail.validation': { en: 'The request is not valid; see errors for each field.', ny: 'Pempholi silili bwino; onani zolakwika pa gawo lililonse.' },
+  'detail.badJson': { en: 'The request body is not valid JSON.', ny: 'Thupi la pempholi si JSON yoyenera.' },
+  'detail.emptyJson': { en: 'The request body is empty but JSON was declared.', ny: 'Thupi la pempholi lilibe kanthu koma JSON inalengezedwa.' },
+  'detail.tooLarge': { en: 'The request body is larger than {limit} bytes.', ny: 'Thupi la pempholi ndi lalikulu kuposa ma byte {limit}.' },
+  'detail.unsupportedMediaType': { en: 'Content-Type {type} is not supported; send application/json.', ny: 'Content-Type {type} sikuvomerezedwa; tumizani application/json.' },
+  'detail.missingToken': { en: 'Send an access token: Authorization: Bearer <token>.', ny: 'Tumizani chiphaso: Authorization: Bearer <token>.' },
+  'detail.invalidToken': { en: 'The access token is invalid or has expired; request a new one.', ny: 'Chiphaso sichili bwino kapena nthawi yake yatha; pemphani china.' },
+  'detail.revokedKey': { en: 'The API key behind this token is no longer active.', ny: 'Kiyi ya API ya chiphasochi siikugwiranso ntchito.' },
+  'detail.badCredentials': { en: 'The API key, secret, organisation or merchant account is wrong, inactive or expired.', ny: 'Kiyi, chinsinsi, bungwe kapena akaunti ya wamalonda sizolondola, sizikugwira ntchito kapena nthawi yake yatha.' },
+  'detail.adminToken': { en: 'A valid operator token is required.', ny: 'Chiphaso choyenera cha woyang\'anira chikufunika.' },
+  'detail.routeNotFound': { en: 'No operation exists at {method} {path}.', ny: 'Palibe ntchito pa {method} {path}.' },
+  'detail.merchantNotFound': { en: 'Merchant account {merchantAccountNumber} was not found.', ny: 'Akaunti ya wamalonda {merchantAccountNumber} sinapezeke.' },
+  'detail.organisationNotFound': { en: 'Organisation {organisationId} was not found.', ny: 'Bungwe {organisationId} silinapezeke.' },
+  'detail.apiKeyNotFound': { en: 'API key {clientKey} was not found.', ny: 'Kiyi ya API {clientKey} sinapezeke.' },
+  'detail.connectorNotFound': { en: 'Connector {connectorId} was not found.', ny: 'Cholumikizira {connectorId} sichinapezeke.' },
+  'detail.apiKeyExists': { en: 'API key {clientKey} already exists.', ny: 'Kiyi ya API {clientKey} ilipo kale.' },
+  'detail.idempotencyMismatch': { en: 'Idempotency key {key} was already used with a different request.', ny: 'Kiyi ya idempotency {key} inagwiritsidwa kale ntchito pa pempho lina.' },
+  'detail.idempotencyInProgress': { en: 'A request with idempotency key {key} is still being processed; retry shortly.', ny: 'Pempho la kiyi ya idempotency {key} likukonzedwabe; yesaninso posachedwa.' },
+  'detail.rateLimited': { en: 'More than {limit} requests per second for this merchant account; retry after {retryAfter} s.', ny: 'Zopempha zoposa {limit} pa sekondi imodzi pa akaunti iyi; yesaninso pakadutsa masekondi {retryAfter}.' },
+  'detail.internal': { en: 'Something went wrong on our side. Quote request id {requestId} when you contact support.', ny: 'Pali vuto kumbali yathu. Tchulani nambala ya pempho {requestId} polankhula nafe.' },
+  'detail.unavailable': { en: 'The service cannot take requests right now; retry shortly.', ny: 'Ntchitoyi siingalandire zopempha pakali pano; yesaninso posachedwa.' },
+  'detail.shuttingDown': { en: 'The server is shutting down; retry on another instance.', ny: 'Seva ikutseka; yesaninso pa seva ina.' },
+  'detail.connectorInactive': { en: 'Connector {connectorId} is not active.', ny: 'Cholumikizira {connectorId} sichikugwira ntchito.' },
+  'detail.merchantInactive': { en: 'Merchant account {merchantAccountNumber} is not active.', ny: 'Akaunti ya wamalonda {merchantAccountNumber} siikugwira ntchito.' },
+  'detail.amountOutOfRange': { en: 'Amount {amount} is outside the allowed range {min} to {max}.', ny: 'Ndalama {amount} ili kunja kwa malire ovomerezeka {min} mpaka {max}.' },
+  'detail.insufficientBalance': { en: 'The account balance is too low for this transaction.', ny: 'Ndalama za mu akaunti sizikwanira kuchita izi.' },
+  'detail.balanceTooLarge': { en: 'The balance would exceed the largest amount an account may hold.', ny: 'Ndalama za mu akaunti zingapitirire kuchuluka kovomerezeka.' },
+  'detail.expiryInPast': { en: 'Expiry date {expiryDate} is in the past.', ny: 'Tsiku lotha ntchito {expiryDate} ladutsa kale.' },
+  'detail.demoRefused': { en: 'The demo merchant does not exist in production mode.', ny: 'Wamalonda woyesera sapezeka pa ntchito yeniyeni.' },
+
+  // field validation messages (errors[])
+  'field.required': { en: '{field} is required.', ny: '{field} ikufunika.' },
+  'field.type': { en: '{field} must be {type}.', ny: '{field} iyenera kukhala {type}.' },
+  'field.minimum': { en: '{field} must be at least {limit}.', ny: '{field} isachepe {limit}.' },
+  'field.maximum': { en: '{field} must be at most {limit}.', ny: '{field} isapitirire {limit}.' },
+  'field.minLength': { en: '{field} must be at least {limit} characters long.', ny: '{field} ikhale ndi zilembo zosachepera {limit}.' },
+  'field.maxLength': { en: '{field} must be at most {limit} characters long.', ny: '{field} ikhale ndi zilembo zosapitirira {limit}.' },
+  'field.minItems': { en: '{field} must have at least {limit} items.', ny: '{field} ikhale ndi zinthu zosachepera {limit}.' },
+  'field.maxItems': { en: '{field} must have at most {limit} items.', ny: '{field} ikhale ndi zinthu zosapitirira {limit}.' },
+  'field.pattern': { en: '{field} has an invalid format.', ny: '{field} sinalembedwe moyenera.' },
+  'field.format': { en: '{field} must be a valid {format}.', ny: '{field} iyenera kukhala {format} yoyenera.' },
+  'field.enum': { en: '{field} must be one of: {values}.', ny: '{field} iyenera kukhala imodzi mwa: {values}.' },
+  'field.money': { en: '{field} must be an amount from {min} to {max} with at most 2 decimals.', ny: '{field} iyenera kukhala ndalama kuyambira {min} mpaka {max} yokhala ndi madesimali osapitirira 2.' },
+  'field.invalid': { en: '{field} is invalid.', ny: '{field} sili bwino.' },
+  'field.merchantAccountNumber': { en: 'Merchant Account Number should be 8 numbers only.', ny: 'Nambala ya Akaunti ya Wamalonda ikhale ya manambala 8 okha.' },
+  'field.email': { en: '{field} must be a valid e-mail address of at most {limit} characters.', ny: '{field} ikhale imelo yoyenera ya zilembo zosapitirira {limit}.' },
+  'field.idempotencyKey': { en: 'X-Idempotency-Key must be 15 to 80 characters of letters, digits and hyphens.', ny: 'X-Idempotency-Key ikhale ya zilembo 15 mpaka 80: malembo, manambala ndi mizere.' },
+  'field.headerMismatch': { en: 'Header {header} must equal {field} in the body.', ny: 'Mutu {header} ufanane ndi {field} wa m\'thupi.' },
+
+  // type names used in field.type
+  'type.integer': { en: 'a whole number', ny: 'nambala yathunthu' },
+  'type.number': { en: 'a number', ny: 'nambala' },
+  'type.string': { en: 'text', ny: 'mawu' },
+  'type.boolean': { en: 'true or false', ny: 'true kapena false' },
+  'type.object': { en: 'an object', ny: 'chinthu (object)' },
+  'type.array': { en: 'a list', ny: 'mndandanda' },
+
+  // success messages (bare JSON strings)
+  'ok.apiKeyCreated': { en: 'API key has been created successfully', ny: 'Kiyi ya API yapangidwa bwino' },
+  'ok.apiKeyActivated': { en: 'API key has been activated successfully', ny: 'Kiyi ya API yayambitsidwa bwino' },
+  'ok.apiKeyDeactivated': { en: 'API key has been deactivated successfully', ny: 'Kiyi ya API yaimitsidwa bwino' },
+  'ok.apiKeyDeleted': { en: 'API key has been deleted successfully', ny: 'Kiyi ya API yachotsedwa bwino' },
+
+  // names shown to people
+  'status.A': { en: 'Active', ny: 'Ikugwira ntchito' },
+  'status.I': { en: 'Inactive', ny: 'Siikugwira ntchito' },
+  'status.C': { en: 'Closed', ny: 'Yatsekedwa' },
+  'level.1': { en: 'Initiator', ny: 'Woyambitsa' },
+  'level.2': { en: 'Initiator and approver', ny: 'Woyambitsa ndi wovomereza' },
+  'level.3': { en: 'Initiator, reviewer and approver', ny: 'Woyambitsa, woona ndi wovomereza' },
+} satisfies Record<string, Entry>;
+
+export type MessageKey = keyof typeof MESSAGES;
+
+export function t(lang: Lang, key: MessageKey, params: Params = {}): string {
+  const template = MESSAGES[key][lang] ?? MESSAGES[key].en;
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+export function hasMessage(key: string): key is MessageKey {
+  return Object.prototype.hasOwnProperty.call(MESSAGES, key);
+}
+
+/** Picks the best supported language from an Accept-Language header; unknown → en. */
+export function negotiateLanguage(header: string | undefined): Lang {
+  if (!header) return 'en';
+  let best: Lang = 'en';
+  let bestQ = -1;
+  // Bounded: a header with thousands of entries is only read up to its first 20.
+  for (const part of header.split(',').slice(0, 20)) {
+    const [tag, ...attrs] = part.trim().toLowerCase().split(';');
+    const primary = tag.split('-')[0] as Lang;
+    if (!(LANGUAGES as readonly string[]).includes(primary)) continue;
+    const qAttr = attrs.find((a) => a.trim().startsWith('q='));
+    const q = qAttr ? Number(qAttr.trim().slice(2)) : 1;
+    if (Number.isFinite(q) && q > bestQ) {
+      best = primary;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
+/** "merchantAccountNumber" → "Merchant Account Number": how a field is named in messages. */
+export function fieldLabel(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

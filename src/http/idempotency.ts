@@ -1,0 +1,137 @@
+// X-Idempotency-Key (product.md §4). A key is claimed before the handler runs (insert … on
+// conflict do nothing, so two concurrent requests cannot both claim it). A handler that moves
+// money stores its response in the same transaction as the effect (`storeResponse`), so a crash
+// can never leave an effect without its record, or a record without its effect. Responses of
+// handlers that fail before any effect (4xx) are stored when sent; 5xx and 409/429 release the
+// key so the client can retry.
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import type { Db } from '../db/pool.ts';
+import { AppError } from './errors.ts';
+import type { IdempotencyContext } from './types.ts';
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9-]{15,80}$/;
+/** How long a claim protects an in-flight request; after it, a retry may take the key over. */
+export const IDEMPOTENCY_LOCK_SECONDS = 60;
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export type ClaimResult =
+  | { kind: 'proceed'; context: IdempotencyContext }
+  | { kind: 'replay'; status: number; body: string; contentType: string }
+  | { kind: 'mismatch' }
+  | { kind: 'inProgress' };
+
+/** JSON with sorted keys: the same request always gives the same fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value as object).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function fingerprint(method: string, route: string, query: unknown, body: unknown): string {
+  return createHash('sha256').update(`${method} ${route}\n${canonicalJson(query ?? {})}\n${canonicalJson(body ?? null)}`).digest('hex');
+}
+
+interface Row {
+  request_fingerprint: string;
+  state: 'in_progress' | 'completed';
+  locked: boolean;
+  expired: boolean;
+  response_status: number | null;
+  response_body: string | null;
+  response_content_type: string | null;
+}
+
+export async function claimKey(db: Db, merchantAccountNumber: number, key: string, print: string, retentionHours: number): Promise<ClaimResult> {
+  const ownerToken = randomUUID();
+  const context: IdempotencyContext = { merchantAccountNumber, key, fingerprint: print, ownerToken, completed: false };
+  const params = [merchantAccountNumber, key, print, ownerToken, IDEMPOTENCY_LOCK_SECONDS, retentionHours];
+  const inserted = await db.query(
+    `insert into idempotency_keys (merchant_account_number, idempotency_key, request_fingerprint, state, owner_token, locked_until, expires_at)
+     values ($1, $2, $3, 'in_progress', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
+     on conflict do nothing`,
+    params,
+  );
+  if (inserted.rowCount === 1) return { kind: 'proceed', context };
+
+  const { rows } = await db.query<Row>(
+    `select request_fingerprint, state, locked_until > now() as locked, expires_at <= now() as expired,
+            response_status, response_body, response_content_type
+       from idempotency_keys where merchant_account_number = $1 and idempotency_key = $2`,
+    [merchantAccountNumber, key],
+  );
+  const row = rows[0];
+  // Gone between the two statements (cleanup), expired, or abandoned by a dead owner: take it over.
+  // The conditional update is the arbiter when several retries race for it.
+  if (!row || row.expired || (row.state === 'in_progress' && !row.locked && row.request_fingerprint === print)) {
+    const taken = await db.query(
+      `insert into idempotency_keys (merchant_account_number, idempotency_key, request_fingerprint, state, owner_token, locked_until, expires_at)
+       values ($1, $2, $3, 'in_progress', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
+       on conflict (merchant_account_number, idempotency_key) do update
+          set request_fingerprint = excluded.request_fingerprint, state = 'in_progress', owner_token = excluded.owner_token,
+              locked_until = excluded.locked_until, expires_at = excluded.expires_at, created_at = now(),
+              response_status = null, response_body = null, response_content_type = null
+        where idempotency_keys.expires_at <= now()
+           or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= now())`,
+      params,
+    );
+    return taken.rowCount === 1 ? { kind: 'proceed', context } : { kind: 'inProgress' };
+  }
+  if (row.request_fingerprint !== print) return { kind: 'mismatch' };
+  if (row.state === 'completed') {
+    return { kind: 'replay', status: row.response_status ?? 200, body: row.response_body ?? '', contentType: row.response_content_type ?? JSON_CONTENT_TYPE };
+  }
+  return { kind: 'inProgress' };
+}
+
+/** Marks the key completed with its response; throws (rolling back `tx`) if we lost the key. */
+export async function completeKey(q: Db | pg.PoolClient, context: IdempotencyContext, status: number, body: string, contentType: string): Promise<void> {
+  const result = await q.query(
+    `update idempotency_keys set state = 'completed', response_status = $4, response_body = $5, response_content_type = $6
+      where merchant_account_number = $1 and idempotency_key = $2 and owner_token = $3 and state = 'in_progress'`,
+    [context.merchantAccountNumber, context.key, context.ownerToken, status, body, contentType],
+  );
+  if (result.rowCount !== 1) throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
+  context.completed = true;
+}
+
+export async function releaseKey(db: Db, context: IdempotencyContext): Promise<void> {
+  await db.query(
+    `delete from idempotency_keys where merchant_account_number = $1 and idempotency_key = $2 and owner_token = $3 and state = 'in_progress'`,
+    [context.merchantAccountNumber, context.key, context.ownerToken],
+  );
+}
+
+/**
+ * Serialises `payload` with the route's response schema for `status` and, when the request
+ * carries an idempotency key, records that exact body in `tx`, the effect's own transaction.
+ * Send the returned string with `sendSerialized`.
+ */
+export async function storeResponse(tx: pg.PoolClient, request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): Promise<string> {
+  reply.code(status);
+  const body = String(reply.serialize(payload));
+  if (request.idempotency) await completeKey(tx, request.idempotency, status, body, JSON_CONTENT_TYPE);
+  return body;
+}
+
+export function sendSerialized(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type(JSON_CONTENT_TYPE).send(body);
+}
+
+/** Deletes records past their retention; run by the `idempotency_cleanup` job. */
+export async function deleteExpiredKeys(db: Db, batchSize = 10_000): Promise<number> {
+  let total = 0;
+  // In bounded batches, so a large backlog never holds one long transaction.
+  for (;;) {
+    const { rowCount } = await db.query(
+      `delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at <= now() limit $1)`,
+      [batchSize],
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < batchSize) return total;
+  }
+}

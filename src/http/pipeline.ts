@@ -1,0 +1,221 @@
+// Cross-cutting HTTP behaviour, registered once for every route: request ids, language,
+// authentication, merchant scoping, rate limiting, case-insensitive names, idempotency,
+// problem+json errors and metrics. Route files only declare `config` and schemas.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorObject } from 'ajv';
+import { verifyAccessToken } from '../modules/auth/tokens.ts';
+import type { KeyStatusCache } from '../modules/auth/key-status.ts';
+import { compileNormalizer } from './case-insensitive.ts';
+import { AppError, problem, problemFromAppError, type ErrorName } from './errors.ts';
+import { negotiateLanguage, t } from './i18n.ts';
+import { claimKey, fingerprint, IDEMPOTENCY_KEY_PATTERN, releaseKey, completeKey } from './idempotency.ts';
+import type { Metrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { ProblemSchema } from './schemas.ts';
+import type { App, Deps } from './types.ts';
+import { fieldMessages } from './validation.ts';
+
+export interface PipelineOptions {
+  deps: Deps;
+  keyStatus: KeyStatusCache;
+  rateLimiter: RateLimiter;
+  metrics: Metrics;
+  isShuttingDown: () => boolean;
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, kind: ErrorName, detail: string, errors: string[] = [detail]): FastifyReply {
+  const body = problem(kind, request.lang ?? 'en', detail, errors, request.url.split('?')[0], String(request.id));
+  return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  // Hash first so the comparison takes the same time whatever the lengths.
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{1,4096})\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** Every merchant account number or organisation the request names, wherever it names it. */
+function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisations: unknown[] } {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const header = (body.header ?? {}) as Record<string, unknown>;
+  const merchants = [body.merchantAccountNumber, header.merchantAccountNumber, query.merchantAccountNumber, request.headers['x-merchant-account-number'], request.headers['merchantaccountnumber']];
+  const organisations = [body.organisationId, query.organisationId, request.headers['x-organisation-id']];
+  return { merchants: merchants.filter((v) => v !== undefined && v !== null && v !== ''), organisations: organisations.filter((v) => v !== undefined && v !== null && v !== '') };
+}
+
+export function registerPipeline(app: App, options: PipelineOptions): void {
+  const { deps, keyStatus, rateLimiter, metrics } = options;
+
+  app.decorateRequest('lang', 'en');
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('idempotency', undefined);
+
+  // Compile per-route key normalisers and give every route its error responses in the docs.
+  app.addHook('onRoute', (route) => {
+    // Merchant API routes need a merchant's token unless they say otherwise; the rest (docs,
+    // health, metrics) are open unless they ask for the operator token.
+    if (route.config?.auth === undefined) {
+      const merchantApi = route.url.startsWith('/sandbox/') || route.url.startsWith('/live/');
+      route.config = { ...route.config, auth: merchantApi ? 'merchant' : 'none' };
+    }
+    const schema = (route.schema ??= {});
+    if (schema.hide) return;
+    const compiled = {
+      body: compileNormalizer(schema.body as never),
+      query: compileNormalizer(schema.querystring as never),
+    };
+    if (compiled.body || compiled.query) route.config = { ...route.config, normalize: compiled };
+    const responses = (schema.response ??= {}) as Record<string, unknown>;
+    responses['4xx'] ??= ProblemSchema;
+    responses['5xx'] ??= ProblemSchema;
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.lang = negotiateLanguage(request.headers['accept-language']);
+    reply.header('x-request-id', String(request.id));
+    reply.header('content-language', request.lang);
+    if (options.isShuttingDown()) {
+      reply.header('connection', 'close');
+      return sendProblem(request, reply, 'unavailable', t(request.lang, 'detail.shuttingDown'));
+    }
+    const mode = request.routeOptions.config?.auth ?? 'merchant';
+    if (mode === 'none') return;
+    if (mode === 'admin') {
+      const token = bearer(request);
+      if (!deps.config.adminToken) return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0] }));
+      if (!token || !sameSecret(token, deps.config.adminToken)) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.adminToken'));
+      return;
+    }
+    const token = bearer(request);
+    if (!token) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.missingToken'));
+    const principal = await verifyAccessToken(deps.jwtSecret, token, deps.clock.now());
+    if (!principal) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.invalidToken'));
+    if (!(await keyStatus.isUsable(principal.clientId))) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.revokedKey'));
+    request.principal = principal;
+    if (rateLimiter.enabled) {
+      const decision = rateLimiter.take(`m:${principal.merchantAccountNumber}`, deps.clock.now().getTime());
+      reply.header('x-ratelimit-limit', decision.limit);
+      reply.header('x-ratelimit-remaining', decision.remaining);
+      reply.header('x-ratelimit-reset', decision.resetUnixSeconds);
+      if (!decision.allowed) {
+        reply.header('retry-after', decision.retryAfterSeconds);
+        return sendProblem(request, reply, 'rateLimited', t(request.lang, 'detail.rateLimited', { limit: decision.limit, retryAfter: decision.retryAfterSeconds }));
+      }
+    }
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const compiled = request.routeOptions.config?.normalize;
+    if (!compiled) return;
+    compiled.body?.(request.body);
+    compiled.query?.(request.query);
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const principal = request.principal;
+    if (!principal) return;
+    // Merchant scoping: a token is bound to one merchant account; naming another one answers 404,
+    // exactly as if it did not exist, so account numbers cannot be probed.
+    const { merchants, organisations } = namedScopes(request);
+    for (const value of merchants) {
+      const text = String(value);
+      if (!/^\d{8}$/.test(text)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.merchantAccountNumber', params: {} }] });
+      if (Number(text) !== principal.merchantAccountNumber) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: text });
+    }
+    for (const value of organisations) {
+      if (String(value).toUpperCase() !== principal.organisationId) throw new AppError('notFound', 'detail.organisationNotFound', { organisationId: String(value).slice(0, 40) });
+    }
+
+    if (!request.routeOptions.config?.idempotent) return;
+    const rawKey = request.headers['x-idempotency-key'] ?? request.headers['idempotency-key'];
+    if (rawKey === undefined) return;
+    const key = Array.isArray(rawKey) ? rawKey[0] : rawKey;
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKey', params: {} }] });
+    const print = fingerprint(request.method, request.routeOptions.url ?? request.url, request.query, request.body);
+    const claim = await claimKey(deps.db, principal.merchantAccountNumber, key, print, deps.config.idempotencyRetentionHours);
+    switch (claim.kind) {
+      case 'proceed':
+        request.idempotency = claim.context;
+        return;
+      case 'replay':
+        reply.header('idempotent-replayed', 'true');
+        return reply.code(claim.status).type(claim.contentType).send(claim.body);
+      case 'mismatch':
+        throw new AppError('idempotencyMismatch', 'detail.idempotencyMismatch', { key });
+      case 'inProgress':
+        throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key }, { headers: { 'retry-after': '1' } });
+    }
+  });
+
+  // Responses that were not stored inside the effect's transaction: a refusal (4xx) is final and
+  // replayed like a success; a server error, a rate limit or a conflict frees the key for a retry.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const context = request.idempotency;
+    if (!context || context.completed) return payload;
+    context.completed = true;
+    const status = reply.statusCode;
+    try {
+      if (status >= 500 || status === 409 || status === 429 || typeof payload !== 'string') await releaseKey(deps.db, context);
+      else await completeKey(deps.db, context, status, payload, String(reply.getHeader('content-type') ?? 'application/json'));
+    } catch (err) {
+      request.log.warn({ err }, 'could not finish the idempotency record');
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    request.lang = negotiateLanguage(request.headers['accept-language']);
+    return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0].slice(0, 200) }));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const lang = request.lang ?? 'en';
+    const instance = request.url.split('?')[0];
+    if (error instanceof AppError) {
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      const body = problemFromAppError(error, lang, instance, String(request.id));
+      return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body);
+    }
+    if (error.validation) {
+      return sendProblem(request, reply, 'validation', t(lang, 'detail.validation'), fieldMessages(lang, error.validation as ErrorObject[]));
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendProblem(request, reply, 'tooLarge', t(lang, 'detail.tooLarge', { limit: request.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes }));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendProblem(request, reply, 'unsupportedMediaType', t(lang, 'detail.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) || '(none)' }));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendProblem(request, reply, 'validation', t(lang, 'detail.emptyJson'));
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return sendProblem(request, reply, 'validation', t(lang, 'detail.badJson'));
+    }
+    if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+      // Any other client error Fastify detected (bad content length, malformed body…).
+      const kind: ErrorName = error.statusCode === 413 ? 'tooLarge' : error.statusCode === 415 ? 'unsupportedMediaType' : error.statusCode === 404 ? 'notFound' : 'validation';
+      return sendProblem(request, reply, kind, error instanceof SyntaxError ? t(lang, 'detail.badJson') : t(lang, 'detail.validation'));
+    }
+    if ((error as { code?: string }).code === 'ECONNREFUSED' || (error as { code?: string }).code === '57P01') {
+      return sendProblem(request, reply, 'unavailable', t(lang, 'detail.unavailable'));
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendProblem(request, reply, 'internal', t(lang, 'detail.internal', { requestId: String(request.id) }));
+  });
+}
+
+export function requestIdFrom(header: unknown, fallback: () => string): string {
+  return typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : fallback();
+}

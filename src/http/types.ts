@@ -1,0 +1,65 @@
+// The app's types: the Fastify instance with the TypeBox provider, the dependencies every
+// service receives, and what hooks attach to a request.
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/pool.ts';
+import type { Lang } from './i18n.ts';
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface Deps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  jwtSecret: Uint8Array;
+}
+
+/** Who is calling: set by the auth hook from a verified access token. */
+export interface Principal {
+  clientId: number;
+  organisationId: string;
+  merchantAccountNumber: number;
+}
+
+export interface IdempotencyContext {
+  merchantAccountNumber: number;
+  key: string;
+  fingerprint: string;
+  ownerToken: string;
+  /** Set once the response was stored in the same transaction as the effect. */
+  completed: boolean;
+}
+
+export type AuthMode = 'merchant' | 'none' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    lang: Lang;
+    principal: Principal | undefined;
+    idempotency: IdempotencyContext | undefined;
+  }
+  interface FastifyContextConfig {
+    /** Who may call: a merchant's access token (default), nobody in particular, or the operator. */
+    auth?: AuthMode;
+    /** Honour X-Idempotency-Key (product.md §4). */
+    idempotent?: boolean;
+    /** Set by the pipeline: renames differently-cased keys to the schema's names. */
+    normalize?: { body?: (value: unknown) => void; query?: (value: unknown) => void };
+  }
+}
+
+/** What route files receive: the dependencies and the per-process key-status cache. */
+export interface RouteContext {
+  deps: Deps;
+  keyStatus: import('../modules/auth/key-status.ts').KeyStatusCache;
+}
+
+export type RouteModule = (app: App, ctx: RouteContext) => void;

@@ -1,0 +1,109 @@
+// Ajv set-up and the translation of schema failures into one message per invalid field.
+import type { Ajv, ErrorObject } from 'ajv';
+import { parseMinor, formatMajor } from '../lib/money.ts';
+import { fieldLabel, hasMessage, t, type Lang, type MessageKey } from './i18n.ts';
+
+/** At most this many field messages in one problem: a 50,000-line body must not echo 50,000. */
+export const MAX_FIELD_ERRORS = 100;
+
+interface MoneyBounds {
+  min: string;
+  max: string;
+}
+
+export function ajvPlugins(ajv: Ajv): Ajv {
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'x-message-limit', schemaType: 'number' });
+  ajv.addKeyword({
+    keyword: 'x-money',
+    schemaType: 'object',
+    validate: (bounds: MoneyBounds, data: unknown) => {
+      if (typeof data !== 'number' && typeof data !== 'string') return true; // `type` reports it
+      const minor = parseMinor(data);
+      if (minor === undefined) return false;
+      return minor >= (parseMinor(bounds.min) ?? 0) && minor <= (parseMinor(bounds.max) ?? 0);
+    },
+  });
+  return ajv;
+}
+
+export const AJV_OPTIONS = {
+  // Report every invalid field, not just the first; bodies are size-limited and arrays capped.
+  allErrors: true,
+  // parentSchema in errors lets us find the field's own message (`x-message`).
+  verbose: true,
+  coerceTypes: 'array' as const,
+  useDefaults: true,
+  removeAdditional: true,
+  // Amounts are `number | string` (product.md §1).
+  allowUnionTypes: true,
+};
+
+function pathLabel(segments: string[]): string {
+  const last = [...segments].reverse().find((s) => !/^\d+$/.test(s)) ?? 'body';
+  const label = fieldLabel(last);
+  if (!segments.some((s) => /^\d+$/.test(s))) return label;
+  const where = segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
+  return `${label} (${where})`;
+}
+
+function typeName(lang: Lang, type: unknown): string {
+  const types = Array.isArray(type) ? type : String(type).split(',');
+  return types.map((x) => (hasMessage(`type.${x}`) ? t(lang, `type.${x}` as MessageKey) : String(x))).join(' / ');
+}
+
+function messageFor(lang: Lang, err: ErrorObject, label: string): string {
+  const own = (err.parentSchema as Record<string, unknown> | undefined) ?? {};
+  const params = err.params as Record<string, unknown>;
+  if (err.keyword === 'required') {
+    return t(lang, 'field.required', { field: label });
+  }
+  const custom = own['x-message'];
+  if (typeof custom === 'string' && hasMessage(custom)) {
+    return t(lang, custom, { field: label, limit: Number(own['x-message-limit'] ?? own.maxLength ?? 0) });
+  }
+  switch (err.keyword) {
+    case 'type':
+      return t(lang, 'field.type', { field: label, type: typeName(lang, params.type) });
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return t(lang, 'field.minimum', { field: label, limit: String(params.limit) });
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return t(lang, 'field.maximum', { field: label, limit: String(params.limit) });
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return t(lang, `field.${err.keyword}`, { field: label, limit: String(params.limit) });
+    case 'pattern':
+      return t(lang, 'field.pattern', { field: label });
+    case 'format':
+      return t(lang, 'field.format', { field: label, format: String(params.format) });
+    case 'enum':
+      return t(lang, 'field.enum', { field: label, values: ((params.allowedValues as unknown[]) ?? []).join(', ') });
+    case 'x-money': {
+      const bounds = own['x-money'] as MoneyBounds;
+      return t(lang, 'field.money', { field: label, min: formatMajor(parseMinor(bounds.min) ?? 0), max: formatMajor(parseMinor(bounds.max) ?? 0) });
+    }
+    default:
+      return t(lang, 'field.invalid', { field: label });
+  }
+}
+
+/** One message per invalid field, in document order, at most MAX_FIELD_ERRORS. */
+export function fieldMessages(lang: Lang, errors: ErrorObject[]): string[] {
+  const seen = new Set<string>();
+  const messages: string[] = [];
+  for (const err of errors) {
+    const segments = err.instancePath.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (err.keyword === 'required') segments.push(String((err.params as { missingProperty: string }).missingProperty));
+    const path = segments.join('/');
+    // anyOf/oneOf wrappers repeat what their branches already said.
+    if (seen.has(path) || err.keyword === 'anyOf' || err.keyword === 'oneOf') continue;
+    seen.add(path);
+    messages.push(messageFor(lang, err, pathLabel(segments)));
+    if (messages.length >= MAX_FIELD_ERRORS) break;
+  }
+  return messages;
+}

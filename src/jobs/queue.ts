@@ -1,0 +1,69 @@
+// The job queue: graphile-worker on the same PostgreSQL. Jobs are added with plain SQL inside the
+// caller's transaction, so a job exists exactly when the data it works on was committed.
+import type pg from 'pg';
+import { Logger, run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import type { Db } from '../db/pool.ts';
+import type { Deps } from '../http/types.ts';
+import { deleteExpiredKeys } from '../http/idempotency.ts';
+
+export interface EnqueueOptions {
+  /** Not before this time (scheduled batches, timed-account expiry). */
+  runAt?: Date;
+  /** Retries before the job is given up; graphile-worker backs off exponentially between them. */
+  maxAttempts?: number;
+  /** A second job with the same key replaces the first instead of adding a duplicate. */
+  jobKey?: string;
+  /** Jobs in one named queue run one at a time, in order. */
+  queueName?: string;
+  priority?: number;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 10;
+
+export async function enqueue(tx: pg.PoolClient | Db, task: string, payload: object, options: EnqueueOptions = {}): Promise<void> {
+  await tx.query(
+    `select graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7)`,
+    [task, JSON.stringify(payload), options.queueName ?? null, options.runAt ?? null, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, options.jobKey ?? null, options.priority ?? null],
+  );
+}
+
+/** Installs or upgrades the queue's own schema (graphile_worker), under its own lock. */
+export async function migrateQueue(db: Db): Promise<void> {
+  await runMigrations({ pgPool: db, logger: quietLogger() });
+}
+
+/** Every task the worker knows. Later features add theirs here. */
+export function taskList(deps: Deps): TaskList {
+  return {
+    idempotency_cleanup: async () => {
+      const deleted = await deleteExpiredKeys(deps.db);
+      if (deleted > 0) deps.log.info({ deleted }, 'expired idempotency records deleted');
+    },
+  };
+}
+
+// Recurring jobs (graphile-worker crontab syntax). Hourly: records live 24 h, so an hour's delay
+// in deleting them is harmless, and the delete runs in bounded batches.
+export const CRONTAB = '7 * * * * idempotency_cleanup ?max=1';
+
+export async function startWorker(deps: Deps, concurrency: number): Promise<Runner> {
+  return run({
+    pgPool: deps.db,
+    concurrency,
+    taskList: taskList(deps),
+    crontab: CRONTAB,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    logger: quietLogger(deps),
+  });
+}
+
+function quietLogger(deps?: Pick<Deps, 'log'>): Logger {
+  return new Logger(() => (level, message, meta) => {
+    if (!deps) return;
+    const log = deps.log;
+    if (level === 'error') log.error({ meta }, message);
+    else if (level === 'warning') log.warn({ meta }, message);
+    else log.debug({ meta }, message);
+  });
+}

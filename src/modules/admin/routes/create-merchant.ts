@@ -1,0 +1,38 @@
+// POST /admin/v1/merchants — the operator creates a merchant (organisation, account, ledger
+// accounts, default limits and a first key pair). Bearer ADMIN_TOKEN; 404 when no token is set.
+import { Type } from '@sinclair/typebox';
+import { OrganisationId } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { createMerchant } from '../../merchants/service.ts';
+
+const Body = Type.Object({
+  accountName: Type.String({ minLength: 1, maxLength: 200 }),
+  levelNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+  currencyCode: Type.Optional(Type.Union([Type.Literal('MWK')], { default: 'MWK' })),
+  organisationId: Type.Optional(OrganisationId),
+});
+
+export const Credentials = Type.Object({
+  organisationId: Type.String(),
+  merchantAccountNumber: Type.Integer(),
+  paymentAccountNumber: Type.String(),
+  accountName: Type.String(),
+  levelNumber: Type.Integer(),
+  currencyCode: Type.String(),
+  clientId: Type.Integer(),
+  apiKey: Type.String(),
+  apiSecret: Type.String({ description: 'Shown once; only its hash is stored.' }),
+});
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/admin/v1/merchants', {
+    config: { auth: 'admin' },
+    schema: { tags: ['Operator'], summary: 'Create a merchant', security: [{ adminToken: [] }], body: Body, response: { 201: Credentials } },
+    handler: async (request, reply) => {
+      const created = await createMerchant(deps, { ...request.body, organisationId: request.body.organisationId?.toUpperCase() });
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send(created);
+    },
+  });
+};
+export default route;

@@ -1,0 +1,92 @@
+// SQL for API key pairs. Secrets are stored only as SHA-256 hashes.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
+import { randomAlnum } from '../../lib/ids.ts';
+
+export const CLIENT_KEY_LENGTH = 30;
+export const CLIENT_SECRET_LENGTH = 45;
+
+export interface ApiKeyRow {
+  client_id: number;
+  merchant_account_number: number;
+  organisation_id: string;
+  client_key: string;
+  secret_hash: Buffer;
+  status_code: 'A' | 'I';
+  captured_by: string;
+  date_captured: Date;
+  expiry_date: Date | null;
+  modified_by: string | null;
+  date_modified: Date | null;
+}
+
+export function newKeyPair(): { key: string; secret: string } {
+  return { key: randomAlnum(CLIENT_KEY_LENGTH), secret: randomAlnum(CLIENT_SECRET_LENGTH) };
+}
+
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+export function secretMatches(secret: string, hash: Buffer): boolean {
+  return timingSafeEqual(hashSecret(secret), hash);
+}
+
+export async function insertApiKey(
+  q: Queryable,
+  k: { merchantAccountNumber: number; organisationId: string; clientKey: string; secret: string; capturedBy: string; expiryDate: Date | null },
+): Promise<ApiKeyRow> {
+  const { rows } = await q.query<ApiKeyRow>(
+    `insert into api_keys (merchant_account_number, organisation_id, client_key, secret_hash, captured_by, expiry_date)
+     values ($1, $2, $3, $4, $5, $6) returning *`,
+    [k.merchantAccountNumber, k.organisationId, k.clientKey, hashSecret(k.secret), k.capturedBy, k.expiryDate],
+  );
+  return rows[0];
+}
+
+export async function listApiKeys(q: Queryable, merchantAccountNumber: number): Promise<ApiKeyRow[]> {
+  const { rows } = await q.query<ApiKeyRow>(
+    'select * from api_keys where merchant_account_number = $1 and date_deleted is null order by client_id',
+    [merchantAccountNumber],
+  );
+  return rows;
+}
+
+export async function findApiKey(q: Queryable, merchantAccountNumber: number, clientKey: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await q.query<ApiKeyRow>(
+    'select * from api_keys where merchant_account_number = $1 and client_key = $2 and date_deleted is null',
+    [merchantAccountNumber, clientKey],
+  );
+  return rows[0];
+}
+
+/** The live key with this client key, whatever its merchant: used to issue tokens. */
+export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: string }) | undefined> {
+  const { rows } = await q.query<ApiKeyRow & { merchant_status: string }>(
+    `select k.*, m.status_code as merchant_status
+       from api_keys k join merchants m on m.merchant_account_number = k.merchant_account_number
+      where k.client_key = $1 and k.date_deleted is null`,
+    [clientKey],
+  );
+  return rows[0];
+}
+
+export async function setApiKeyStatus(q: Queryable, merchantAccountNumber: number, clientKey: string, status: 'A' | 'I', changedBy: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await q.query<ApiKeyRow>(
+    `update api_keys set status_code = $3, modified_by = $4, date_modified = now()
+      where merchant_account_number = $1 and client_key = $2 and date_deleted is null returning *`,
+    [merchantAccountNumber, clientKey, status, changedBy],
+  );
+  return rows[0];
+}
+
+export async function deleteApiKey(q: Queryable, merchantAccountNumber: number, clientKey: string, deletedBy: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await q.query<ApiKeyRow>(
+    `update api_keys set date_deleted = now(), deleted_by = $3, status_code = 'I'
+      where merchant_account_number = $1 and client_key = $2 and date_deleted is null returning *`,
+    [merchantAccountNumber, clientKey, deletedBy],
+  );
+  return rows[0];
+}
+

@@ -1,0 +1,22 @@
+// E1 GET /security/apiKeys/generate — a new key pair. Nothing is stored: `add` stores one.
+import { Type } from '@sinclair/typebox';
+import { MerchantQuery } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { generate } from '../service.ts';
+
+const route: RouteModule = (app) => {
+  app.get('/security/apiKeys/generate', {
+    schema: {
+      tags: ['API keys'],
+      summary: 'Generate an API key pair (E1)',
+      description: 'Returns a random key (30 characters) and secret (45 characters). Nothing is persisted; store the pair with Add API Key.',
+      querystring: MerchantQuery,
+      response: { 200: Type.Object({ key: Type.String(), secret: Type.String() }) },
+    },
+    handler: async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return generate();
+    },
+  });
+};
+export default route;

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { Email, MerchantAccountNumber, NullableDateTime, OrganisationId } from '../../http/schemas.ts';
+
+export const ClientKey = Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The API key (clientKey), 16–64 characters.' });
+
+export const ApiKeyRecord = Type.Object({
+  clientId: Type.Integer(),
+  organisationId: Type.String(),
+  merchantAccountNumber: Type.Integer(),
+  clientKey: Type.String(),
+  clientSecret: Type.Null({ description: 'Always null: secrets are shown only once, when generated.' }),
+  capturedBy: Type.String(),
+  createdBy: Type.String({ description: 'Same as capturedBy (the gateway\'s sample uses this name).' }),
+  statusCode: Type.String({ description: 'A Active, I Inactive.' }),
+  statusName: Type.String(),
+  dateCaptured: Type.String({ format: 'date-time' }),
+  dateCreated: Type.String({ format: 'date-time', description: 'Same as dateCaptured.' }),
+  expiryDate: NullableDateTime,
+  modifiedBy: Type.Union([Type.String(), Type.Null()]),
+  dateModified: NullableDateTime,
+});
+
+export const KeyAction = (actor: 'changedBy' | 'deletedBy') =>
+  Type.Object({
+    merchantAccountNumber: MerchantAccountNumber,
+    clientKey: ClientKey,
+    [actor]: Email(),
+  } as { merchantAccountNumber: typeof MerchantAccountNumber; clientKey: typeof ClientKey } & Record<typeof actor, ReturnType<typeof Email>>);
+
+export { OrganisationId };

@@ -1,0 +1,31 @@
+// Access tokens for key pairs (product.md §2).
+import { AppError } from '../../http/errors.ts';
+import type { Deps } from '../../http/types.ts';
+import { findLiveKeyByClientKey, secretMatches } from '../api-keys/repository.ts';
+import { signAccessToken } from './tokens.ts';
+
+export interface TokenRequest {
+  apiKey: string;
+  apiSecret: string;
+  organisationId: string;
+  merchantAccountNumber: number;
+}
+
+export async function getAccessToken(deps: Deps, input: TokenRequest) {
+  const key = await findLiveKeyByClientKey(deps.db, input.apiKey);
+  const now = deps.clock.now();
+  // One answer for every way this can fail, so the endpoint reveals nothing about which part
+  // (key, secret, organisation, account, status) was wrong.
+  const ok =
+    key !== undefined &&
+    secretMatches(input.apiSecret, key.secret_hash) &&
+    key.organisation_id === input.organisationId.toUpperCase() &&
+    key.merchant_account_number === input.merchantAccountNumber &&
+    key.status_code === 'A' &&
+    key.merchant_status === 'A' &&
+    (key.expiry_date === null || key.expiry_date.getTime() > now.getTime());
+  if (!ok) throw new AppError('unauthorized', 'detail.badCredentials');
+  const minutes = deps.config.accessTokenMinutes;
+  const { token, expiresOn } = await signAccessToken(deps.jwtSecret, { clientId: key.client_id, organisationId: key.organisation_id, merchantAccountNumber: key.merchant_account_number }, now, minutes);
+  return { accessToken: token, expiresOn: expiresOn.toISOString(), expiryInMinutes: minutes };
+}

@@ -1,0 +1,44 @@
+// Access tokens: HS256 JWTs (algorithm pinned on both sides) naming the key, organisation and
+// merchant account. Five minutes, no refresh (product.md §2).
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Principal } from '../../http/types.ts';
+
+const ALGORITHM = 'HS256';
+const ISSUER = 'onekhusa-sandbox';
+const AUDIENCE = 'merchant-api';
+
+export async function signAccessToken(secret: Uint8Array, principal: Principal, now: Date, lifetimeMinutes: number): Promise<{ token: string; expiresOn: Date }> {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const expiresAt = issuedAt + lifetimeMinutes * 60;
+  const token = await new SignJWT({ org: principal.organisationId, mac: principal.merchantAccountNumber })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(String(principal.clientId))
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .setJti(randomUUID())
+    .sign(secret);
+  return { token, expiresOn: new Date(expiresAt * 1000) };
+}
+
+/** Verifies signature, algorithm, issuer, audience and expiry; undefined when any fails. */
+export async function verifyAccessToken(secret: Uint8Array, token: string, now: Date): Promise<Principal | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: [ALGORITHM],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      currentDate: now,
+      requiredClaims: ['sub', 'exp', 'iat'],
+    });
+    const clientId = Number(payload.sub);
+    const merchantAccountNumber = payload.mac;
+    const organisationId = payload.org;
+    if (!Number.isSafeInteger(clientId) || typeof merchantAccountNumber !== 'number' || typeof organisationId !== 'string') return undefined;
+    return { clientId, merchantAccountNumber, organisationId };
+  } catch {
+    return undefined;
+  }
+}

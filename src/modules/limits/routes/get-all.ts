@@ -1,0 +1,22 @@
+// E10 GET /merchants/limits/getAll — the merchant's per-transaction and daily limits.
+import { Type } from '@sinclair/typebox';
+import { MerchantQuery } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { limitView, listLimits } from '../repository.ts';
+
+const Limit = Type.Object({
+  currencyCode: Type.String(),
+  transactionCode: Type.String({ description: 'MMW, MBA, BAM, RTP.' }),
+  transactionDescription: Type.String(),
+  transactionMinimumAmount: Type.Number(),
+  transactionMaximumAmount: Type.Number(),
+  dailyLimit: Type.Number(),
+});
+
+const route: RouteModule = (app, { deps }) => {
+  app.get('/merchants/limits/getAll', {
+    schema: { tags: ['Limits'], summary: 'Transaction limits (E10)', querystring: MerchantQuery, response: { 200: Type.Array(Limit) } },
+    handler: async (request) => (await listLimits(deps.db, request.query.merchantAccountNumber)).map(limitView),
+  });
+};
+export default route;

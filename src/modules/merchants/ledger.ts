@@ -1,0 +1,77 @@
+// The double-entry ledger (product.md §6). Every money movement is one balanced transfer posted by
+// the database function ledger_post, inside the caller's transaction.
+import type pg from 'pg';
+import { AppError } from '../../http/errors.ts';
+
+export type MerchantAccountKind = 'collection' | 'disbursement';
+export type SystemAccountKind = 'funding' | 'fees' | 'customer_payments' | 'payouts_in_flight' | 'payouts_settled';
+
+export interface Entry {
+  accountId: number;
+  amountMinor: number;
+}
+
+export interface Transfer {
+  merchantAccountNumber: number;
+  type: string;
+  reference: string;
+  metadata?: object;
+  entries: Entry[];
+}
+
+export async function postTransfer(tx: pg.PoolClient, transfer: Transfer): Promise<number> {
+  const sum = transfer.entries.reduce((s, e) => s + e.amountMinor, 0);
+  if (sum !== 0) throw new Error(`unbalanced transfer ${transfer.reference}: entries sum to ${sum}`);
+  try {
+    const { rows } = await tx.query<{ transfer_id: number }>('select ledger_post($1, $2, $3, $4::jsonb, $5::bigint[], $6::bigint[]) as transfer_id', [
+      transfer.merchantAccountNumber,
+      transfer.type,
+      transfer.reference,
+      JSON.stringify(transfer.metadata ?? {}),
+      transfer.entries.map((e) => e.accountId),
+      transfer.entries.map((e) => e.amountMinor),
+    ]);
+    return rows[0].transfer_id;
+  } catch (err) {
+    const e = err as { code?: string; constraint?: string };
+    if (e.code === '23514' && e.constraint === 'ledger_balance_in_range') {
+      // The only way a posting can leave the range: a debit below zero or a credit past the cap.
+      const debit = transfer.entries.some((x) => x.amountMinor < 0);
+      throw debit ? new AppError('insufficientBalance', 'detail.insufficientBalance') : new AppError('balanceTooLarge', 'detail.balanceTooLarge');
+    }
+    throw err;
+  }
+}
+
+export async function merchantAccountId(tx: pg.PoolClient, merchantAccountNumber: number, kind: MerchantAccountKind, currencyCode: string): Promise<number> {
+  const { rows } = await tx.query<{ account_id: number }>(
+    'select account_id from ledger_accounts where merchant_account_number = $1 and kind = $2 and currency_code = $3',
+    [merchantAccountNumber, kind, currencyCode],
+  );
+  if (!rows[0]) throw new Error(`merchant ${merchantAccountNumber} has no ${kind} account in ${currencyCode}`);
+  return rows[0].account_id;
+}
+
+export async function systemAccountId(tx: pg.PoolClient, kind: SystemAccountKind, currencyCode: string): Promise<number> {
+  const { rows } = await tx.query<{ account_id: number }>(
+    'select account_id from ledger_accounts where merchant_account_number is null and kind = $1 and currency_code = $2',
+    [kind, currencyCode],
+  );
+  if (rows[0]) return rows[0].account_id;
+  // A currency seen for the first time gets its system accounts on demand.
+  const inserted = await tx.query<{ account_id: number }>(
+    `insert into ledger_accounts (merchant_account_number, kind, currency_code) values (null, $1, $2)
+     on conflict (merchant_account_number, kind, currency_code) do update set kind = excluded.kind returning account_id`,
+    [kind, currencyCode],
+  );
+  return inserted.rows[0].account_id;
+}
+
+/** Opens a new merchant's ledger accounts at zero. */
+export async function openMerchantAccounts(tx: pg.PoolClient, merchantAccountNumber: number, currencyCode: string): Promise<void> {
+  await tx.query(
+    `insert into ledger_accounts (merchant_account_number, kind, currency_code, balance_minor)
+     select $1, kind, $2, 0 from unnest(array['collection', 'disbursement']) as kind`,
+    [merchantAccountNumber, currencyCode],
+  );
+}

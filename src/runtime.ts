@@ -1,0 +1,120 @@
+// Everything a process needs before it can serve or work: the database (embedded or external),
+// migrations, the queue's schema, the token-signing secret and, on a new embedded database, the
+// demo merchant. Shared by server.ts, worker.ts and the tests.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino, type Logger } from 'pino';
+import type { Config } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import { createPool, withTransaction, type Db } from './db/pool.ts';
+import { migrateQueue } from './jobs/queue.ts';
+import { systemClock, type Clock, type Deps } from './http/types.ts';
+import { createMerchant, type MerchantCredentials } from './modules/merchants/service.ts';
+
+export const EMBEDDED_DATABASE = 'onekhusa';
+// Serialises the one-time demo-merchant creation between processes starting together.
+const DEMO_LOCK_ID = 7_204_118_302;
+
+export interface Runtime {
+  deps: Deps;
+  embedded: EmbeddedServer | undefined;
+  /** Credentials of the demo merchant, when this start created it. */
+  demo: MerchantCredentials | undefined;
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    // Secrets never reach the logs, whatever a future log line includes.
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        '*.apiSecret',
+        '*.clientSecret',
+        '*.secret',
+        '*.accessToken',
+        '*.password',
+        'apiSecret',
+        'clientSecret',
+        'accessToken',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (rowCount === 0) await client.query(`create database ${client.escapeIdentifier(name)}`).catch((err: { code?: string }) => {
+      if (err.code !== '42P04') throw err; // created meanwhile by another process
+    });
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** The token-signing secret: from config, or generated once and kept in the database. */
+async function loadJwtSecret(db: Db, configured: string | undefined): Promise<Uint8Array> {
+  if (configured) return new TextEncoder().encode(configured);
+  await db.query(`insert into settings (key, value) values ('jwt_secret', $1) on conflict (key) do nothing`, [randomBytes(48).toString('base64url')]);
+  const { rows } = await db.query<{ value: string }>(`select value from settings where key = 'jwt_secret'`);
+  return new TextEncoder().encode(rows[0].value);
+}
+
+async function ensureDemoMerchant(deps: Deps): Promise<MerchantCredentials | undefined> {
+  return withTransaction(deps.db, async (tx) => {
+    await tx.query('select pg_advisory_xact_lock($1)', [DEMO_LOCK_ID]);
+    const { rowCount } = await tx.query(`select 1 from settings where key = 'demo_merchant'`);
+    if (rowCount === 1) return undefined;
+    const demo = await createMerchant(deps, { accountName: 'Demo Shop', levelNumber: 1, capturedBy: 'demo@onekhusa.local', isDemo: true });
+    await tx.query(`insert into settings (key, value) values ('demo_merchant', $1)`, [String(demo.merchantAccountNumber)]);
+    return demo;
+  });
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Create the demo merchant on a new embedded database (default true). */
+  createDemo?: boolean;
+}
+
+export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const log = options.log ?? createLogger(config);
+  let embedded: EmbeddedServer | undefined;
+  let connectionString = config.databaseUrl;
+  if (!connectionString) {
+    embedded = await startEmbeddedPostgres(config.dataDir, (msg) => log.info(msg));
+    connectionString = await ensureDatabase(embedded.connectionString, EMBEDDED_DATABASE);
+  }
+  const db = createPool(connectionString, config.dbPoolSize);
+  try {
+    const applied = await migrate(db);
+    if (applied.length) log.info({ applied }, 'database migrations applied');
+    await migrateQueue(db);
+    const deps: Deps = { db, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
+    const demo = embedded && config.mode === 'sandbox' && options.createDemo !== false ? await ensureDemoMerchant(deps) : undefined;
+    return {
+      deps,
+      embedded,
+      demo,
+      close: async () => {
+        await db.end();
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await db.end().catch(() => undefined);
+    await embedded?.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+// `npm start`: API and worker in one process. Listens, and on SIGTERM/SIGINT stops taking new
+// requests, lets in-flight requests and jobs finish (up to SHUTDOWN_GRACE_MS), then exits 0.
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { startWorker } from './jobs/queue.ts';
+import { createLogger, startRuntime } from './runtime.ts';
+
+function printDemo(config: Config, demo: NonNullable<Awaited<ReturnType<typeof startRuntime>>['demo']>, port: number): void {
+  const base = `http://localhost:${port}/sandbox/v1`;
+  process.stdout.write(
+    [
+      '',
+      'Demo merchant created (shown once; the secret is stored only as a hash):',
+      `  organisationId        ${demo.organisationId}`,
+      `  merchantAccountNumber ${demo.merchantAccountNumber}`,
+      `  paymentAccountNumber  ${demo.paymentAccountNumber}`,
+      `  apiKey                ${demo.apiKey}`,
+      `  apiSecret             ${demo.apiSecret}`,
+      '',
+      'Get a token:',
+      `  curl -s -X POST ${base}/account/getAccessToken -H 'Content-Type: application/json' \\`,
+      `    -d '{"apiKey":"${demo.apiKey}","apiSecret":"${demo.apiSecret}","organisationId":"${demo.organisationId}","merchantAccountNumber":${demo.merchantAccountNumber}}'`,
+      `API reference: http://localhost:${port}/docs   (data in ${config.dataDir})`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config);
+  const runtime = await startRuntime(config, { log });
+  // Printed before anything else can fail: the secret exists nowhere else.
+  if (runtime.demo) printDemo(config, runtime.demo, config.port);
+  const built = await buildApp(runtime.deps);
+  const worker = await startWorker(runtime.deps, config.workerConcurrency);
+  await built.app.listen({ port: config.port, host: config.host });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: draining requests and jobs');
+    const force = setTimeout(() => {
+      log.error('shutdown grace period exceeded; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 5_000);
+    force.unref();
+    built.beginShutdown();
+    // close() stops accepting connections and waits for in-flight requests.
+    await built.app.close();
+    // stop() lets running jobs finish; unstarted jobs stay in the queue for the next worker.
+    await worker.stop();
+    await runtime.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

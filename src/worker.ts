@@ -1,0 +1,27 @@
+// `npm run worker`: a worker alone (any number may run; jobs are claimed with SKIP LOCKED).
+import { loadConfig, ConfigError } from './config.ts';
+import { startWorker } from './jobs/queue.ts';
+import { startRuntime } from './runtime.ts';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const runtime = await startRuntime(config, { createDemo: false });
+  const worker = await startWorker(runtime.deps, config.workerConcurrency);
+  runtime.deps.log.info({ concurrency: config.workerConcurrency }, 'worker started');
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await worker.stop();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  await worker.promise;
+}
+
+main().catch((err) => {
+  process.stderr.write(err instanceof ConfigError ? `configuration error: ${err.message}\n` : `worker failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+});
