@@ -1,0 +1,73 @@
+// Once per test run: a PostgreSQL server (DATABASE_URL's, or an embedded one under .test-data/)
+// and a template database with every migration applied. Each test file clones the template.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded.ts';
+import { migrate, readMigrations } from '../src/db/migrate.ts';
+import { createPool } from '../src/db/pool.ts';
+import { migrateQueue } from '../src/jobs/queue.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+  }
+}
+
+let embedded: EmbeddedServer | undefined;
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export default async function setup(project: TestProject) {
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    embedded = await startEmbeddedPostgres(path.resolve('.test-data'));
+    adminUrl = embedded.connectionString;
+  }
+  // The template's name carries a hash of the migrations: a changed migration gets a new one.
+  const hash = createHash('sha256').update(readMigrations().map((m) => m.sql).join('\n')).digest('hex').slice(0, 10);
+  const template = `onekhusa_test_tpl_${hash}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [template]);
+    if (rowCount === 0) {
+      const building = `${template}_building_${process.pid}`;
+      await admin.query(`create database ${building}`);
+      const db = createPool(withDatabase(adminUrl, building), 2);
+      try {
+        await migrate(db);
+        await migrateQueue(db);
+      } finally {
+        await db.end();
+      }
+      await admin.query(`alter database ${building} rename to ${template}`).catch(async (err) => {
+        await admin.query(`drop database if exists ${building}`);
+        if ((err as { code?: string }).code !== '42P04') throw err;
+      });
+    }
+    // Databases left behind by an interrupted run at least an hour ago (names carry their birth
+    // time, so a run going on in parallel keeps its own).
+    const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'onekhusa_t\\_%'`);
+    const hourAgo = Date.now() - 3_600_000;
+    for (const row of rows) {
+      const born = Number(row.datname.split('_')[2]);
+      if (born < hourAgo) await admin.query(`drop database if exists ${admin.escapeIdentifier(row.datname)} with (force)`).catch(() => undefined);
+    }
+  } finally {
+    await admin.end();
+  }
+  fs.mkdirSync('.test-data', { recursive: true });
+  project.provide('adminDatabaseUrl', adminUrl);
+  project.provide('templateDatabase', template);
+  return async () => {
+    await embedded?.stop();
+  };
+}

@@ -1,0 +1,144 @@
+// Test harness: a fresh database per test file (cloned from the migrated template), the real app
+// on it, and helpers to create merchants and tokens. Nothing of our own stack is mocked.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { buildApp, type BuiltApp } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { createPool, type Db } from '../src/db/pool.ts';
+import type { Clock, Deps } from '../src/http/types.ts';
+import { signAccessToken } from '../src/modules/auth/tokens.ts';
+import { createMerchant, type CreateMerchantInput, type MerchantCredentials } from '../src/modules/merchants/service.ts';
+
+export const BASE = '/sandbox/v1';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** A new, migrated, empty database; dropped by the returned cleanup. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `onekhusa_t_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    // Two files cloning at the same instant can collide on the template; retry briefly.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`create database ${name} template ${inject('templateDatabase')}`);
+        break;
+      } catch (err) {
+        if (attempt >= 20 || (err as { code?: string }).code !== '55006') throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(adminUrl, name),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
+      await c.end();
+    },
+  };
+}
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface TestApp {
+  built: BuiltApp;
+  app: BuiltApp['app'];
+  db: Db;
+  deps: Deps;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, configOverrides: Partial<Config> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config: Config = {
+    ...loadConfig({ DATABASE_URL: database.url, ADMIN_TOKEN, LOG_LEVEL: 'silent', RATE_LIMIT_PER_SECOND: '0', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789', ...env }),
+    ...configOverrides,
+  };
+  const db = createPool(database.url, 10);
+  const clock = new TestClock();
+  const deps: Deps = { db, config, clock, log: pino({ level: 'silent' }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
+  const built = await buildApp(deps);
+  await built.app.ready();
+  return {
+    built,
+    app: built.app,
+    db,
+    deps,
+    clock,
+    close: async () => {
+      await built.app.close();
+      await db.end();
+      await database.drop();
+    },
+  };
+}
+
+export interface TestMerchant extends MerchantCredentials {
+  token: string;
+  auth: { authorization: string };
+}
+
+export async function newMerchant(t: TestApp, input: Partial<CreateMerchantInput> = {}): Promise<TestMerchant> {
+  const creds = await createMerchant(t.deps, { accountName: 'Test Shop', ...input });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `${BASE}/account/getAccessToken`,
+    payload: { apiKey: creds.apiKey, apiSecret: creds.apiSecret, organisationId: creds.organisationId, merchantAccountNumber: creds.merchantAccountNumber },
+  });
+  if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`);
+  const token = res.json().accessToken as string;
+  return { ...creds, token, auth: { authorization: `Bearer ${token}` } };
+}
+
+/** A correctly signed token whose lifetime ended `minutesAgo` minutes ago. */
+export async function expiredToken(t: TestApp, m: MerchantCredentials, minutesAgo = 10): Promise<string> {
+  const { token } = await signAccessToken(t.deps.jwtSecret, { clientId: m.clientId, organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber }, new Date(Date.now() - minutesAgo * 60_000), 5);
+  return token;
+}
+
+/** Asserts the RFC 9457 problem shape and returns the parsed body. */
+export function problemOf(res: { statusCode: number; headers: Record<string, unknown>; body: string }) {
+  const body = JSON.parse(res.body);
+  if (!String(res.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers['content-type']} ${res.body}`);
+  for (const field of ['type', 'title', 'status', 'errorCode', 'detail', 'instance', 'errors', 'requestId']) {
+    if (!(field in body)) throw new Error(`problem lacks ${field}: ${res.body}`);
+  }
+  if (body.status !== res.statusCode) throw new Error(`problem status ${body.status} != HTTP ${res.statusCode}`);
+  return body as { type: string; title: string; status: number; errorCode: string; detail: string; instance: string; errors: string[]; requestId: string };
+}
+
+/** Sum of all ledger entries (must always be zero) and merchant balances vs. their entries. */
+export async function ledgerInvariants(db: Db): Promise<{ total: number; mismatched: number }> {
+  const total = (await db.query<{ s: number }>('select coalesce(sum(amount_minor), 0)::bigint as s from ledger_entries')).rows[0].s;
+  const mismatched = (
+    await db.query<{ n: number }>(
+      `select count(*)::int as n from ledger_accounts a
+        where a.balance_minor is not null
+          and a.balance_minor <> coalesce((select sum(e.amount_minor) from ledger_entries e where e.account_id = a.account_id), 0)`,
+    )
+  ).rows[0].n;
+  return { total, mismatched };
+}
