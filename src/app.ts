@@ -55,6 +55,8 @@ export interface BuiltApp {
   keyStatus: KeyStatusCache;
   /** Starts refusing new requests (503) while in-flight ones finish. */
   beginShutdown(): void;
+  /** Resolves once no request is in flight, or after `timeoutMs`; false on timeout. */
+  drain(timeoutMs: number): Promise<boolean>;
 }
 
 export async function buildApp(deps: Deps): Promise<BuiltApp> {
@@ -73,6 +75,16 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     return503OnClosing: true,
     ajv: { customOptions: AJV_OPTIONS, plugins: [ajvPlugins as never] },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // In-flight requests, for a graceful shutdown: counted from the first hook to the socket's
+  // response 'close', which fires whether the response completed or the client went away.
+  let inFlight = 0;
+  app.addHook('onRequest', async (_request, reply) => {
+    inFlight += 1;
+    reply.raw.once('close', () => {
+      inFlight -= 1;
+    });
+  });
 
   // JSON only: a text/plain body is refused with 415 rather than validated as a string.
   app.removeContentTypeParser('text/plain');
@@ -126,6 +138,14 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     keyStatus,
     beginShutdown: () => {
       shuttingDown = true;
+    },
+    drain: async (timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight > 0) {
+        if (Date.now() >= deadline) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return true;
     },
   };
 }

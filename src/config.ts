@@ -59,9 +59,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
-  const mode = (optional(env, 'MODE') ?? 'sandbox') as Mode;
+  // APP_MODE, not MODE: tools such as Vite set MODE for their own purposes.
+  const mode = (optional(env, 'APP_MODE') ?? 'sandbox') as Mode;
   if (mode !== 'sandbox' && mode !== 'production') {
-    throw new ConfigError(`MODE must be sandbox or production, got "${mode}"`);
+    throw new ConfigError(`APP_MODE must be sandbox or production, got "${mode}"`);
   }
   const host = optional(env, 'HOST') ?? '0.0.0.0';
   return {

@@ -56,10 +56,13 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs + 5_000);
     force.unref();
     built.beginShutdown();
-    // close() stops accepting connections and waits for in-flight requests.
+    // New requests now get 503 E952; the ones already running finish first.
+    if (!(await built.drain(config.shutdownGraceMs))) log.warn('requests still running after the grace period; closing anyway');
     await built.app.close();
+    log.info('http server closed');
     // stop() lets running jobs finish; unstarted jobs stay in the queue for the next worker.
     await worker.stop();
+    log.info('worker stopped');
     await runtime.close();
     log.info('stopped');
     process.exit(0);

@@ -62,9 +62,9 @@ export async function findApiKey(q: Queryable, merchantAccountNumber: number, cl
 }
 
 /** The live key with this client key, whatever its merchant: used to issue tokens. */
-export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: string }) | undefined> {
-  const { rows } = await q.query<ApiKeyRow & { merchant_status: string }>(
-    `select k.*, m.status_code as merchant_status
+export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: string; merchant_is_demo: boolean }) | undefined> {
+  const { rows } = await q.query<ApiKeyRow & { merchant_status: string; merchant_is_demo: boolean }>(
+    `select k.*, m.status_code as merchant_status, m.is_demo as merchant_is_demo
        from api_keys k join merchants m on m.merchant_account_number = k.merchant_account_number
       where k.client_key = $1 and k.date_deleted is null`,
     [clientKey],

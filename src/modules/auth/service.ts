@@ -23,6 +23,8 @@ export async function getAccessToken(deps: Deps, input: TokenRequest) {
     key.merchant_account_number === input.merchantAccountNumber &&
     key.status_code === 'A' &&
     key.merchant_status === 'A' &&
+    // The demo merchant's printed credentials must never open a production deployment.
+    !(key.merchant_is_demo && deps.config.mode === 'production') &&
     (key.expiry_date === null || key.expiry_date.getTime() > now.getTime());
   if (!ok) throw new AppError('unauthorized', 'detail.badCredentials');
   const minutes = deps.config.accessTokenMinutes;

@@ -1,0 +1,116 @@
+// The real process, as an operator runs it: `src/server.ts` on the embedded PostgreSQL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-server-test-'));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startServer(extraEnv: Record<string, string> = {}): Promise<Running> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_TOKEN: 'server-test-admin-token-123', ...extraEnv };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Ready when /health/ready says so (polling; the test asserts behaviour, not time).
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${out}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok).catch(() => false);
+    if (ok) return { child, port, output: () => out, exited };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not become ready: ${out}`);
+}
+
+afterAll(() => {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start on the embedded database', () => {
+  let demo: { organisationId: string; merchantAccountNumber: number; apiKey: string; apiSecret: string };
+
+  it('first start creates the database and prints the demo merchant once', async () => {
+    const server = await startServer();
+    const out = server.output();
+    const field = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(out)?.[1];
+    demo = { organisationId: field('organisationId')!, merchantAccountNumber: Number(field('merchantAccountNumber')), apiKey: field('apiKey')!, apiSecret: field('apiSecret')! };
+    expect(demo.apiSecret).toHaveLength(45);
+    const token = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/account/getAccessToken`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(demo),
+    });
+    expect(token.status).toBe(200);
+    const { accessToken } = (await token.json()) as { accessToken: string };
+    const topup = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/topup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body: JSON.stringify({ merchantAccountNumber: demo.merchantAccountNumber, connectorId: 212188, topupAmount: 250.75, createdBy: 'ops@demo.mw' }),
+    });
+    expect(topup.status).toBe(200);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('a restart keeps the data and does not print new credentials', async () => {
+    const server = await startServer();
+    expect(server.output()).not.toContain('Demo merchant created');
+    const token = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/account/getAccessToken`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(demo),
+    });
+    expect(token.status).toBe(200);
+    const { accessToken } = (await token.json()) as { accessToken: string };
+    const account = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/get?merchantAccountNumber=${demo.merchantAccountNumber}`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(((await account.json()) as { disbursmentBalance: number }).disbursmentBalance).toBe(250.75);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('SIGTERM lets an in-flight request finish before exiting 0', async () => {
+    const server = await startServer();
+    // /metrics queries the database; several in flight when the signal lands must all complete.
+    const inflight = Array.from({ length: 5 }, () => fetch(`http://127.0.0.1:${server.port}/metrics`).then((r) => r.status));
+    await new Promise((r) => setTimeout(r, 5));
+    server.child.kill('SIGTERM');
+    const statuses = await Promise.all(inflight.map((p) => p.catch(() => 'refused')));
+    for (const s of statuses) expect([200, 503, 'refused']).toContain(s);
+    expect(statuses).toContain(200);
+    const code = await server.exited;
+    if (code !== 0) console.error(server.output());
+    expect(code).toBe(0);
+  });
+
+  it('refuses a bad configuration with a clear message and exit code 2', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('PORT must be a whole number');
+  });
+});
