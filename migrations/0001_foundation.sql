@@ -127,7 +127,9 @@ create table ledger_accounts (
   balance_minor bigint,
   unique nulls not distinct (merchant_account_number, kind, currency_code),
   check ((merchant_account_number is null) = (balance_minor is null)),
-  constraint ledger_balance_in_range check (balance_minor is null or balance_minor between 0 and 1000000000000000)
+  -- Two constraints, so that a violation names its cause (insufficient balance vs. cap).
+  constraint ledger_balance_non_negative check (balance_minor >= 0),
+  constraint ledger_balance_cap check (balance_minor <= 1000000000000000)
 );
 
 insert into ledger_accounts (merchant_account_number, kind, currency_code) values
@@ -163,10 +165,12 @@ begin
 end $$;
 create trigger ledger_entries_no_update before update or delete on ledger_entries
   for each row execute function ledger_entries_immutable();
+create trigger ledger_entries_no_truncate before truncate on ledger_entries
+  for each statement execute function ledger_entries_immutable();
 
 -- Posts one balanced transfer: entries (account_ids[i], amounts[i]) that must sum to zero.
--- Raises check_violation (23514, constraint ledger_balance_in_range) when a merchant
--- balance would go below zero; callers map that to "insufficient balance".
+-- Raises check_violation (23514) naming ledger_balance_non_negative when a merchant balance
+-- would go below zero (callers answer "insufficient balance"), or ledger_balance_cap.
 create function ledger_post(p_merchant integer, p_type text, p_reference text, p_metadata jsonb,
                             p_account_ids bigint[], p_amounts bigint[]) returns bigint
 language plpgsql as $$

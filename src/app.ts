@@ -113,7 +113,13 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     },
   });
   registerPipeline(app, { deps, keyStatus, rateLimiter: new RateLimiter(deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    staticCSP: true,
+    // Served over plain http on localhost: do not tell browsers to upgrade asset requests to https.
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+  });
 
   const prefixes = deps.config.mode === 'production' ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
   for (const prefix of prefixes) {

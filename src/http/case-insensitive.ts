@@ -28,10 +28,15 @@ export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalize
       if (!isPlainObject(value)) return;
       for (const key of Object.keys(value)) {
         const name = canonical.get(key.toLowerCase());
-        // An exact match wins over a differently-cased duplicate of the same field.
         if (name !== undefined && name !== key) {
-          if (!Object.prototype.hasOwnProperty.call(value, name)) value[name] = value[key];
-          delete value[key];
+          if (!Object.prototype.hasOwnProperty.call(value, name)) {
+            value[name] = value[key];
+            delete value[key];
+          } else if (value[name] === value[key]) {
+            delete value[key];
+          }
+          // Two spellings with different values: both stay, so the merchant-scoping check sees
+          // the second one too (a foreign account number answers 404 however it is spelled).
         }
       }
       for (const [name, nested] of children) nested(value[name]);

@@ -4,11 +4,12 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { verifyAccessToken } from '../modules/auth/tokens.ts';
+import { VerifiedTokenCache } from '../modules/auth/tokens.ts';
 import type { KeyStatusCache } from '../modules/auth/key-status.ts';
 import { compileNormalizer } from './case-insensitive.ts';
 import { AppError, problem, problemFromAppError, type ErrorName } from './errors.ts';
 import { negotiateLanguage, t } from './i18n.ts';
+import { checkInput } from './input-guard.ts';
 import { claimKey, fingerprint, IDEMPOTENCY_KEY_PATTERN, releaseKey, completeKey } from './idempotency.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -43,18 +44,37 @@ function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/**
+ * Values of `source` under `name`, whatever the casing (product.md §1): a route whose schema
+ * lacks the field never had its keys normalised, and `?MerchantAccountNumber=` names a merchant
+ * as much as `?merchantAccountNumber=` does.
+ */
+function valuesNamed(source: unknown, name: string): unknown[] {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) return [];
+  const values: unknown[] = [];
+  for (const [key, value] of Object.entries(source)) if (key.toLowerCase() === name) values.push(value);
+  return values;
+}
+
 /** Every merchant account number or organisation the request names, wherever it names it. */
 function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisations: unknown[] } {
-  const body = (request.body ?? {}) as Record<string, unknown>;
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  const header = (body.header ?? {}) as Record<string, unknown>;
-  const merchants = [body.merchantAccountNumber, header.merchantAccountNumber, query.merchantAccountNumber, request.headers['x-merchant-account-number'], request.headers['merchantaccountnumber']];
-  const organisations = [body.organisationId, query.organisationId, request.headers['x-organisation-id']];
+  const body = request.body;
+  const query = request.query;
+  const headers = valuesNamed(body, 'header');
+  const merchants = [
+    ...valuesNamed(body, 'merchantaccountnumber'),
+    ...headers.flatMap((h) => valuesNamed(h, 'merchantaccountnumber')),
+    ...valuesNamed(query, 'merchantaccountnumber'),
+    request.headers['x-merchant-account-number'],
+    request.headers['merchantaccountnumber'],
+  ];
+  const organisations = [...valuesNamed(body, 'organisationid'), ...valuesNamed(query, 'organisationid'), request.headers['x-organisation-id']];
   return { merchants: merchants.filter((v) => v !== undefined && v !== null && v !== ''), organisations: organisations.filter((v) => v !== undefined && v !== null && v !== '') };
 }
 
 export function registerPipeline(app: App, options: PipelineOptions): void {
   const { deps, keyStatus, rateLimiter, metrics } = options;
+  const tokens = new VerifiedTokenCache(deps.jwtSecret);
 
   app.decorateRequest('lang', 'en');
   app.decorateRequest('principal', undefined);
@@ -88,8 +108,14 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
       reply.header('connection', 'close');
       return sendProblem(request, reply, 'unavailable', t(request.lang, 'detail.shuttingDown'));
     }
+    // An unknown route answers 404 whoever asks: the not-found handler has no route config.
+    if (request.is404) return;
     const mode = request.routeOptions.config?.auth ?? 'merchant';
-    if (mode === 'none') return;
+    if (mode === 'none') {
+      // Unauthenticated merchant-API calls (the token endpoint) are limited per client address.
+      if (request.url.startsWith('/sandbox/') || request.url.startsWith('/live/')) return applyRateLimit(request, reply, `ip:${request.ip}`);
+      return;
+    }
     if (mode === 'admin') {
       const token = bearer(request);
       if (!deps.config.adminToken) return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0] }));
@@ -98,21 +124,23 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     }
     const token = bearer(request);
     if (!token) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.missingToken'));
-    const principal = await verifyAccessToken(deps.jwtSecret, token, deps.clock.now());
+    const principal = await tokens.verify(token, deps.clock.now());
     if (!principal) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.invalidToken'));
     if (!(await keyStatus.isUsable(principal.clientId))) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.revokedKey'));
     request.principal = principal;
-    if (rateLimiter.enabled) {
-      const decision = rateLimiter.take(`m:${principal.merchantAccountNumber}`, deps.clock.now().getTime());
-      reply.header('x-ratelimit-limit', decision.limit);
-      reply.header('x-ratelimit-remaining', decision.remaining);
-      reply.header('x-ratelimit-reset', decision.resetUnixSeconds);
-      if (!decision.allowed) {
-        reply.header('retry-after', decision.retryAfterSeconds);
-        return sendProblem(request, reply, 'rateLimited', t(request.lang, 'detail.rateLimited', { limit: decision.limit, retryAfter: decision.retryAfterSeconds }));
-      }
-    }
+    return applyRateLimit(request, reply, `m:${principal.merchantAccountNumber}`);
   });
+
+  function applyRateLimit(request: FastifyRequest, reply: FastifyReply, key: string): FastifyReply | undefined {
+    if (!rateLimiter.enabled) return undefined;
+    const decision = rateLimiter.take(key, deps.clock.now().getTime());
+    reply.header('x-ratelimit-limit', decision.limit);
+    reply.header('x-ratelimit-remaining', decision.remaining);
+    reply.header('x-ratelimit-reset', decision.resetUnixSeconds);
+    if (decision.allowed) return undefined;
+    reply.header('retry-after', decision.retryAfterSeconds);
+    return sendProblem(request, reply, 'rateLimited', t(request.lang, 'detail.rateLimited', { limit: decision.limit, retryAfter: decision.retryAfterSeconds }));
+  }
 
   app.addHook('preValidation', async (request) => {
     const compiled = request.routeOptions.config?.normalize;
@@ -122,6 +150,8 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
   });
 
   app.addHook('preHandler', async (request, reply) => {
+    checkInput(request.body, 'body');
+    checkInput(request.query, 'query');
     const principal = request.principal;
     if (!principal) return;
     // Merchant scoping: a token is bound to one merchant account; naming another one answers 404,

@@ -37,9 +37,11 @@ export const ConnectorId = Type.Integer({ minimum: 100000, maximum: 999999, desc
  * An amount: a JSON number or a numeric string ("8375000.00"), at most 2 decimals, within
  * [min, max] (in major units, MWK). Checked by the `x-money` keyword without floating point; the
  * service converts it to integer minor units with `toMinor`.
+ * `string` comes first on purpose: Ajv (coerceTypes) coerces a value of neither type to the first
+ * listed one, and true → "true" fails `x-money`, where true → 1 would have credited 1.00.
  */
 export function Money(min: string, max: string, description = 'Amount, at most 2 decimals.'): TUnsafe<number | string> {
-  return Type.Unsafe<number | string>({ type: ['number', 'string'], description, examples: [min === '0.01' ? 1500 : Number(min)], 'x-money': { min, max } });
+  return Type.Unsafe<number | string>({ type: ['string', 'number'], description, examples: [min === '0.01' ? 1500 : Number(min)], 'x-money': { min, max } });
 }
 
 export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC date-time.' });

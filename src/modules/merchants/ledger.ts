@@ -34,11 +34,8 @@ export async function postTransfer(tx: pg.PoolClient, transfer: Transfer): Promi
     return rows[0].transfer_id;
   } catch (err) {
     const e = err as { code?: string; constraint?: string };
-    if (e.code === '23514' && e.constraint === 'ledger_balance_in_range') {
-      // The only way a posting can leave the range: a debit below zero or a credit past the cap.
-      const debit = transfer.entries.some((x) => x.amountMinor < 0);
-      throw debit ? new AppError('insufficientBalance', 'detail.insufficientBalance') : new AppError('balanceTooLarge', 'detail.balanceTooLarge');
-    }
+    if (e.code === '23514' && e.constraint === 'ledger_balance_non_negative') throw new AppError('insufficientBalance', 'detail.insufficientBalance');
+    if (e.code === '23514' && e.constraint === 'ledger_balance_cap') throw new AppError('balanceTooLarge', 'detail.balanceTooLarge');
     throw err;
   }
 }

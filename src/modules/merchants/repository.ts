@@ -63,7 +63,7 @@ export async function findMerchant(q: Queryable, merchantAccountNumber: number):
   return rows[0];
 }
 
-/** Keyset page of merchants, newest first. */
+/** Keyset page of merchants in account-number order, after `afterAccountNumber`. */
 export async function listMerchants(q: Queryable, limit: number, afterAccountNumber?: number): Promise<MerchantWithBalances[]> {
   const { rows } = await q.query<MerchantWithBalances>(
     `${WITH_BALANCES} where ($2::int is null or m.merchant_account_number > $2) group by m.merchant_account_number order by m.merchant_account_number limit $1`,

@@ -1,24 +1,4 @@
-// PUT /security/apiKeys/activate — sets the key's status to A. Tokens follow within seconds.
-import { t } from '../../../http/i18n.ts';
-import { sendMessage } from '../../../http/respond.ts';
-import { Message } from '../../../http/schemas.ts';
-import type { RouteModule } from '../../../http/types.ts';
-import { KeyAction } from '../schemas.ts';
-import { setStatus } from '../service.ts';
+// PUT /security/apiKeys/activate — the key works again (new tokens, and its unexpired ones).
+import { statusRoute } from './set-status.ts';
 
-const route: RouteModule = (app, { deps, keyStatus }) => {
-  app.put('/security/apiKeys/activate', {
-    schema: {
-      tags: ['API keys'],
-      summary: 'Activate an API key',
-      body: KeyAction('changedBy'),
-      response: { 200: Message },
-    },
-    handler: async (request, reply) => {
-      const { merchantAccountNumber, clientKey, changedBy } = request.body;
-      await setStatus(deps, keyStatus, merchantAccountNumber, clientKey, 'A', changedBy);
-      return sendMessage(reply, 200, t(request.lang, 'ok.apiKeyActivated'));
-    },
-  });
-};
-export default route;
+export default statusRoute('activate', 'A', 'ok.apiKeyActivated', 'Activate an API key');

@@ -24,6 +24,7 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Authentication'],
       summary: 'Get an access token',
+      security: [],
       description: 'Exchanges an API key pair for a Bearer token valid for 5 minutes. There is no refresh: ask again.',
       body: Body,
       response: { 200: Token },

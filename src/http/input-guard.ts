@@ -1,0 +1,45 @@
+// Limits every request's input obeys, whatever its route: no text PostgreSQL cannot store (NUL,
+// unpaired UTF-16 surrogates: they made the database refuse the statement, a 500), and no nesting
+// deeper than any operation needs (unknown fields are ignored by the schemas but still walked by
+// the idempotency fingerprint, which recursed until the stack overflowed, another 500).
+// Iterative, so the check itself cannot overflow.
+import { AppError } from './errors.ts';
+import { fieldLabel } from './i18n.ts';
+
+/** No operation's input nests anywhere near this deep (E8: body → transactions → line → field). */
+export const MAX_INPUT_DEPTH = 32;
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function storable(text: string): boolean {
+  return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text);
+}
+
+function badText(name: string): AppError {
+  return new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.text', params: { field: fieldLabel(name) } }] });
+}
+
+/** Throws a 400 AppError when `input` (a parsed body or query) breaks one of the limits above. */
+export function checkInput(input: unknown, rootName: string): void {
+  const stack: Array<{ value: unknown; depth: number; name: string }> = [{ value: input, depth: 0, name: rootName }];
+  while (stack.length > 0) {
+    const { value, depth, name } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!storable(value)) throw badText(name);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    // Only what a JSON or query parser builds; a Buffer or stream body is the route's business.
+    const proto = Object.getPrototypeOf(value);
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) continue;
+    if (depth >= MAX_INPUT_DEPTH) throw new AppError('validation', 'detail.tooDeep', { limit: MAX_INPUT_DEPTH });
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push({ value: item, depth: depth + 1, name });
+    } else {
+      for (const [key, item] of Object.entries(value)) {
+        if (!storable(key)) throw badText(rootName);
+        stack.push({ value: item, depth: depth + 1, name: key });
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+// Shared by activate.ts and deactivate.ts: the two endpoints differ only in the status they set.
+import { t, type MessageKey } from '../../../http/i18n.ts';
+import { sendMessage } from '../../../http/respond.ts';
+import { Message } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { KeyAction } from '../schemas.ts';
+import { setStatus } from '../service.ts';
+
+export function statusRoute(action: 'activate' | 'deactivate', status: 'A' | 'I', message: MessageKey, summary: string): RouteModule {
+  return (app, { deps, keyStatus }) => {
+    app.put(`/security/apiKeys/${action}`, {
+      schema: { tags: ['API keys'], summary, body: KeyAction('changedBy'), response: { 200: Message } },
+      handler: async (request, reply) => {
+        const { merchantAccountNumber, clientKey, changedBy } = request.body;
+        await setStatus(deps, keyStatus, merchantAccountNumber, clientKey, status, changedBy);
+        return sendMessage(reply, 200, t(request.lang, message));
+      },
+    });
+  };
+}
