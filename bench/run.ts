@@ -6,7 +6,11 @@
 //   healthLive   GET /health/live — the floor: routing, hooks and serialisation, no auth, no SQL.
 //   accessToken  POST /sandbox/v1/account/getAccessToken — key lookup, secret hash check, JWT signing.
 //   e10Limits    GET /sandbox/v1/merchants/limits/getAll — JWT check, key-status cache, rate
-//                limiter (limit set far above reach so it runs but never refuses) and one query.
+//                limiter (limit set far above reach so it runs but never refuses), limits from
+//                the per-process read cache (READ_CACHE_MS).
+//   e10LimitsUncached  the same with READ_CACHE_MS=0: one query per request.
+// Then `startup`: `src/server.ts` on a new embedded data directory, first start and restart,
+// each timed from spawn to /health/ready answering 200.
 //
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
@@ -22,7 +26,9 @@
 // The worker thread roughly doubles the floor and never loses by more than noise, so it is the
 // default. Server, PostgreSQL and generator still share 2 cores: these are lower bounds of what
 // a separate client machine would see, and other load on the machine shows up in them.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -133,6 +139,42 @@ async function measure(name: string, baseUrl: string, target: Target): Promise<M
   return measured;
 }
 
+/** Milliseconds from spawning `src/server.ts` until /health/ready answers 200, then SIGTERM. */
+async function timeStart(dataDir: string, port: number): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} during start-up`);
+      if (performance.now() - started > 60_000) throw new Error('server not ready within 60 s');
+      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+      if (ready) return Math.round(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/** `npm start` on the embedded database: first start (initdb, migrations, demo) and a restart. */
+async function measureStartup(): Promise<{ firstStartMs: number; restartMs: number }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-bench-start-'));
+  try {
+    const port = 18_000 + Math.floor(Math.random() * 2000);
+    log('start-up: first start on an empty data directory');
+    const firstStartMs = await timeStart(dataDir, port);
+    log('start-up: restart on the initialised data directory');
+    const restartMs = await timeStart(dataDir, port);
+    return { firstStartMs, restartMs };
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   let embedded: EmbeddedServer | undefined;
   let adminUrl = process.env.DATABASE_URL;
@@ -177,15 +219,23 @@ async function main(): Promise<void> {
     // Valid 5 minutes: enough for the E10 run, which starts well within that.
     const { accessToken } = (await tokenRes.json()) as { accessToken: string };
 
+    // The same E10 read with the limits cache off (READ_CACHE_MS=0): one query per request.
+    const uncached = await buildApp({ ...deps, config: { ...config, readCacheMs: 0 } });
+    const uncachedUrl = (await uncached.app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '');
+    const e10: Target = {
+      method: 'GET',
+      path: `/sandbox/v1/merchants/limits/getAll?merchantAccountNumber=${merchant.merchantAccountNumber}`,
+      headers: { authorization: `Bearer ${accessToken}` },
+    };
+
     const results = {
       healthLive: await measure('healthLive', baseUrl, { method: 'GET', path: '/health/live' }),
       accessToken: await measure('accessToken', baseUrl, { method: 'POST', path: '/sandbox/v1/account/getAccessToken', headers: { 'content-type': 'application/json' }, body: credentials }),
-      e10Limits: await measure('e10Limits', baseUrl, {
-        method: 'GET',
-        path: `/sandbox/v1/merchants/limits/getAll?merchantAccountNumber=${merchant.merchantAccountNumber}`,
-        headers: { authorization: `Bearer ${accessToken}` },
-      }),
+      e10Limits: await measure('e10Limits', baseUrl, e10),
+      e10LimitsUncached: await measure('e10LimitsUncached', uncachedUrl, e10),
     };
+    await uncached.app.close();
+    const startup = await measureStartup();
     const report = {
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version },
       connections: CONNECTIONS,
@@ -193,6 +243,7 @@ async function main(): Promise<void> {
       loadGenerator: LOAD_GENERATOR === 'worker' ? 'autocannon in a worker thread' : 'autocannon in the server process',
       database: embedded ? 'embedded PostgreSQL' : 'DATABASE_URL',
       results,
+      startup,
       e10VsFloorPercent: results.healthLive.requestsPerSecond > 0 ? round1((results.e10Limits.requestsPerSecond / results.healthLive.requestsPerSecond) * 100) : null,
     };
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');

@@ -5,6 +5,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { KeyStatusCache } from './modules/auth/key-status.ts';
+import { TtlCache } from './lib/ttl-cache.ts';
+import { listLimits } from './modules/limits/repository.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
 import { RateLimiter } from './http/rate-limit.ts';
@@ -91,7 +93,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
 
   const keyStatus = new KeyStatusCache(deps.db, deps.clock, deps.config.keyStatusCacheMs);
   const metrics = createMetrics(deps.db);
-  const ctx: RouteContext = { deps, keyStatus };
+  const limits = new TtlCache(deps.clock, deps.config.readCacheMs, (merchant: number) => listLimits(deps.db, merchant));
+  const ctx: RouteContext = { deps, keyStatus, limits };
 
   await app.register(swagger, {
     openapi: {

@@ -21,6 +21,8 @@ export interface Config {
   dbPoolSize: number;
   /** How long a revoked key's tokens may still pass on another process (cache of key status). */
   keyStatusCacheMs: number;
+  /** How long a process serves read-mostly reference data (E10 limits) from memory. */
+  readCacheMs: number;
   shutdownGraceMs: number;
 }
 
@@ -81,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 64),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
     keyStatusCacheMs: int(env, 'KEY_STATUS_CACHE_MS', 2000, 0, 60_000),
+    readCacheMs: int(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
   };
 }

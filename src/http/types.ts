@@ -60,6 +60,8 @@ declare module 'fastify' {
 export interface RouteContext {
   deps: Deps;
   keyStatus: import('../modules/auth/key-status.ts').KeyStatusCache;
+  /** Per-merchant limits as E10 shows them; see modules/limits/repository.ts for why cached. */
+  limits: import('../lib/ttl-cache.ts').TtlCache<number, Array<import('../modules/limits/repository.ts').LimitRow>>;
 }
 
 export type RouteModule = (app: App, ctx: RouteContext) => void;

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { MerchantQuery } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { limitView, listLimits } from '../repository.ts';
+import { limitView } from '../repository.ts';
 
 const Limit = Type.Object({
   currencyCode: Type.String(),
@@ -13,10 +13,10 @@ const Limit = Type.Object({
   dailyLimit: Type.Number(),
 });
 
-const route: RouteModule = (app, { deps }) => {
+const route: RouteModule = (app, { limits }) => {
   app.get('/merchants/limits/getAll', {
     schema: { tags: ['Limits'], summary: 'Transaction limits (E10)', querystring: MerchantQuery, response: { 200: Type.Array(Limit) } },
-    handler: async (request) => (await listLimits(deps.db, request.query.merchantAccountNumber)).map(limitView),
+    handler: async (request) => (await limits.get(request.query.merchantAccountNumber)).map(limitView),
   });
 };
 export default route;
