@@ -230,3 +230,14 @@ create table outbox_events (
   created_at timestamptz not null default now()
 );
 create index outbox_events_merchant_idx on outbox_events (merchant_account_number, created_at);
+
+-- ---------------------------------------------------------------------------------------------
+-- Shared rate-limit windows (RATE_LIMIT_STORE=postgres): permits requested per key and second.
+-- Unlogged: losing the current second's counts in a crash is harmless, and it skips the WAL.
+
+create unlogged table rate_limit_windows (
+  limiter_key varchar(80) not null,
+  window_second bigint not null,
+  requested integer not null check (requested > 0),
+  primary key (limiter_key, window_second)
+);

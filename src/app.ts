@@ -9,7 +9,7 @@ import { TtlCache } from './lib/ttl-cache.ts';
 import { listLimits } from './modules/limits/repository.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
-import { RateLimiter } from './http/rate-limit.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import type { App, Deps, RouteContext, RouteModule } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
 import getAccessToken from './modules/auth/routes/get-access-token.ts';
@@ -115,7 +115,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
       security: [{ bearerAuth: [] }],
     },
   });
-  registerPipeline(app, { deps, keyStatus, rateLimiter: new RateLimiter(deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
+  registerPipeline(app, { deps, keyStatus, rateLimiter: createRateLimiter(deps.config.rateLimitStore, deps.db, deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true },

@@ -13,6 +13,7 @@ export interface Config {
   jwtSecret: string | undefined;
   logLevel: string;
   rateLimitPerSecond: number;
+  rateLimitStore: 'memory' | 'postgres';
   mode: Mode;
   bodyLimitBytes: number;
   accessTokenMinutes: number;
@@ -67,6 +68,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`APP_MODE must be sandbox or production, got "${mode}"`);
   }
   const host = optional(env, 'HOST') ?? '0.0.0.0';
+  const rateLimitStore = (optional(env, 'RATE_LIMIT_STORE') ?? 'memory') as Config['rateLimitStore'];
+  if (rateLimitStore !== 'memory' && rateLimitStore !== 'postgres') {
+    throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${rateLimitStore}"`);
+  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
@@ -76,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret,
     logLevel,
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50, 0, 1_000_000),
+    rateLimitStore,
     mode,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     accessTokenMinutes: 5,

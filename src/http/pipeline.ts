@@ -131,9 +131,9 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     return applyRateLimit(request, reply, `m:${principal.merchantAccountNumber}`);
   });
 
-  function applyRateLimit(request: FastifyRequest, reply: FastifyReply, key: string): FastifyReply | undefined {
+  async function applyRateLimit(request: FastifyRequest, reply: FastifyReply, key: string): Promise<FastifyReply | undefined> {
     if (!rateLimiter.enabled) return undefined;
-    const decision = rateLimiter.take(key, deps.clock.now().getTime());
+    const decision = await rateLimiter.take(key, deps.clock.now().getTime());
     reply.header('x-ratelimit-limit', decision.limit);
     reply.header('x-ratelimit-remaining', decision.remaining);
     reply.header('x-ratelimit-reset', decision.resetUnixSeconds);

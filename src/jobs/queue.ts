@@ -5,6 +5,7 @@ import { Logger, run, runMigrations, type Runner, type TaskList } from 'graphile
 import type { Db } from '../db/pool.ts';
 import type { Deps } from '../http/types.ts';
 import { deleteExpiredKeys } from '../http/idempotency.ts';
+import { deleteOldRateWindows } from '../http/rate-limit.ts';
 
 export interface EnqueueOptions {
   /** Not before this time (scheduled batches, timed-account expiry). */
@@ -39,12 +40,16 @@ export function taskList(deps: Deps): TaskList {
       const deleted = await deleteExpiredKeys(deps.db);
       if (deleted > 0) deps.log.info({ deleted }, 'expired idempotency records deleted');
     },
+    rate_limit_cleanup: async () => {
+      await deleteOldRateWindows(deps.db, deps.clock.now().getTime());
+    },
   };
 }
 
-// Recurring jobs (graphile-worker crontab syntax). Hourly: records live 24 h, so an hour's delay
-// in deleting them is harmless, and the delete runs in bounded batches.
-export const CRONTAB = '7 * * * * idempotency_cleanup ?max=1';
+// Recurring jobs (graphile-worker crontab syntax). Idempotency records hourly: they live 24 h,
+// so an hour's delay in deleting them is harmless, and the delete runs in bounded batches.
+// Rate-limit windows every minute: they matter for one second and are a few rows per merchant.
+export const CRONTAB = ['7 * * * * idempotency_cleanup ?max=1', '* * * * * rate_limit_cleanup ?max=1'].join('\n');
 
 export async function startWorker(deps: Deps, concurrency: number): Promise<Runner> {
   return run({
