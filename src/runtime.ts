@@ -3,7 +3,7 @@
 // demo merchant. Shared by server.ts, worker.ts and the tests.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -24,8 +24,8 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: NodeJS.WritableStream): Logger {
+  const options: LoggerOptions = {
     level: config.logLevel,
     // Secrets never reach the logs, whatever a future log line includes.
     redact: {
@@ -43,7 +43,8 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<string> {

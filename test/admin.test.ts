@@ -1,5 +1,6 @@
 // The operator API: POST and GET /admin/v1/merchants, behind ADMIN_TOKEN (404 when none is set).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MerchantCredentials } from '../src/modules/merchants/service.ts';
 import { ADMIN_TOKEN, BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
@@ -21,17 +22,7 @@ function list(query = '', headers: Record<string, string> = admin) {
   return t.app.inject({ method: 'GET', url: `/admin/v1/merchants${query}`, headers });
 }
 
-interface Created {
-  organisationId: string;
-  merchantAccountNumber: number;
-  paymentAccountNumber: string;
-  accountName: string;
-  levelNumber: number;
-  currencyCode: string;
-  clientId: number;
-  apiKey: string;
-  apiSecret: string;
-}
+type Created = MerchantCredentials;
 
 async function created(payload: Record<string, unknown> = { accountName: 'Mandala Hardware' }): Promise<Created> {
   const res = await create(payload);

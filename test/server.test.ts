@@ -44,6 +44,16 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<Runni
   throw new Error(`server did not become ready: ${out}`);
 }
 
+async function tokenFor(port: number, credentials: object): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/sandbox/v1/account/getAccessToken`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(credentials),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
 afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -57,13 +67,7 @@ describe('npm start on the embedded database', () => {
     const field = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(out)?.[1];
     demo = { organisationId: field('organisationId')!, merchantAccountNumber: Number(field('merchantAccountNumber')), apiKey: field('apiKey')!, apiSecret: field('apiSecret')! };
     expect(demo.apiSecret).toHaveLength(45);
-    const token = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/account/getAccessToken`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(demo),
-    });
-    expect(token.status).toBe(200);
-    const { accessToken } = (await token.json()) as { accessToken: string };
+    const accessToken = await tokenFor(server.port, demo);
     const topup = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/topup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
@@ -78,13 +82,7 @@ describe('npm start on the embedded database', () => {
   it('a restart keeps the data and does not print new credentials', async () => {
     const server = await startServer();
     expect(server.output()).not.toContain('Demo merchant created');
-    const token = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/account/getAccessToken`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(demo),
-    });
-    expect(token.status).toBe(200);
-    const { accessToken } = (await token.json()) as { accessToken: string };
+    const accessToken = await tokenFor(server.port, demo);
     const account = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/get?merchantAccountNumber=${demo.merchantAccountNumber}`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(((await account.json()) as { disbursmentBalance: number }).disbursmentBalance).toBe(250.75);
     server.child.kill('SIGTERM');

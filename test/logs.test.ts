@@ -1,0 +1,61 @@
+// No secrets in logs (non-negotiable 7): API secrets, access tokens and Authorization headers
+// never reach the log, at the most verbose level, on success or failure.
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../src/app.ts';
+import { createLogger } from '../src/runtime.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+
+let t: TestApp;
+let m: TestMerchant;
+let logged: BuiltApp;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  m = await newMerchant(t);
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  // The service's own logger, at its most verbose.
+  const log = createLogger({ logLevel: 'trace' }, sink);
+  logged = await buildApp({ ...t.deps, log, config: { ...t.deps.config, logLevel: 'trace' } });
+});
+afterAll(async () => {
+  await logged.app.close();
+  await t.close();
+});
+
+describe('logs', () => {
+  it('never contain secrets or tokens', async () => {
+    const app = logged.app;
+    const credentials = { apiKey: m.apiKey, apiSecret: m.apiSecret, organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber };
+    const token = await app.inject({ method: 'POST', url: `${BASE}/account/getAccessToken`, payload: credentials });
+    expect(token.statusCode).toBe(200);
+    const accessToken = token.json().accessToken as string;
+    await app.inject({ method: 'POST', url: `${BASE}/account/getAccessToken`, payload: { ...credentials, apiSecret: 'Wrong-Secret-Value-0123456789' } });
+    const generated = await app.inject({ method: 'GET', url: `${BASE}/security/apiKeys/generate?merchantAccountNumber=${m.merchantAccountNumber}`, headers: { authorization: `Bearer ${accessToken}` } });
+    const pair = generated.json() as { key: string; secret: string };
+    await app.inject({
+      method: 'POST',
+      url: `${BASE}/security/apiKeys/add`,
+      headers: { authorization: `Bearer ${accessToken}` },
+      payload: { organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber, clientKey: pair.key, clientSecret: pair.secret, capturedBy: 'ops@shop.mw' },
+    });
+    // A malformed add, whose validation error names fields but must not echo values.
+    await app.inject({
+      method: 'POST',
+      url: `${BASE}/security/apiKeys/add`,
+      headers: { authorization: `Bearer ${accessToken}` },
+      payload: { organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber, clientKey: '!', clientSecret: 'Short-Secret-Value-987' },
+    });
+    const all = lines.join('');
+    expect(lines.length).toBeGreaterThan(4);
+    for (const secret of [m.apiSecret, accessToken, pair.secret, 'Wrong-Secret-Value-0123456789', 'Short-Secret-Value-987']) {
+      expect(all).not.toContain(secret);
+    }
+  });
+});
