@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from './helpers.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-server-test-'));
 
@@ -101,6 +102,23 @@ describe('npm start on the embedded database', () => {
     const code = await server.exited;
     if (code !== 0) console.error(server.output());
     expect(code).toBe(0);
+  });
+
+  it('npm run worker runs a worker alone and stops cleanly on SIGTERM', async () => {
+    const database = await createTestDatabase();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      for (let i = 0; i < 300 && !out.includes('worker started'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(out).toContain('worker started');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      await database.drop();
+    }
   });
 
   it('refuses a bad configuration with a clear message and exit code 2', async () => {
