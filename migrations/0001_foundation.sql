@@ -224,8 +224,10 @@ create index idempotency_keys_expiry_idx on idempotency_keys (expires_at);
 create table outbox_events (
   event_id bigint generated always as identity primary key,
   merchant_account_number integer not null references merchants,
-  event_code varchar(60) not null,
-  payload jsonb not null,
+  event_code varchar(100) not null,
+  -- json, not jsonb: the text is kept exactly as written, so every delivery of the event sends
+  -- the same bytes with its fields in the order the feature wrote them.
+  payload json not null,
   is_test boolean not null default false,
   created_at timestamptz not null default now()
 );

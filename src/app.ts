@@ -26,6 +26,15 @@ import connectorSummary from './modules/connectors/routes/get-summary.ts';
 import connectorsAll from './modules/connectors/routes/get-all.ts';
 import connectorGet from './modules/connectors/routes/get.ts';
 import limitsAll from './modules/limits/routes/get-all.ts';
+import webhookAdd from './modules/webhooks/routes/add.ts';
+import webhookGetAll from './modules/webhooks/routes/get-all.ts';
+import webhookGet from './modules/webhooks/routes/get.ts';
+import webhookUpdate from './modules/webhooks/routes/update.ts';
+import webhookDelete from './modules/webhooks/routes/delete.ts';
+import webhookVerify from './modules/webhooks/routes/verify.ts';
+import webhookDeliveries from './modules/webhooks/routes/deliveries.ts';
+import webhookRedeliver from './modules/webhooks/routes/redeliver.ts';
+import webhookTest from './modules/webhooks/routes/test.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
 import health from './modules/health/routes/health.ts';
@@ -46,6 +55,15 @@ const MERCHANT_API: RouteModule[] = [
   connectorsAll,
   connectorGet,
   limitsAll,
+  webhookAdd,
+  webhookGetAll,
+  webhookGet,
+  webhookUpdate,
+  webhookDelete,
+  webhookVerify,
+  webhookDeliveries,
+  webhookRedeliver,
+  webhookTest,
 ];
 
 /** Operator and operations routes, at the root. */

@@ -25,6 +25,15 @@ export interface Config {
   /** How long a process serves read-mostly reference data (E10 limits) from memory. */
   readCacheMs: number;
   shutdownGraceMs: number;
+  /** Delay before each webhook delivery attempt: [0] before the first, [n] after the n-th failure. */
+  webhookRetryScheduleMs: number[];
+  /** A delivery attempt must answer 2xx within this time. */
+  webhookTimeoutMs: number;
+  /** How long a claimed delivery belongs to its worker; after it another worker re-claims it. */
+  webhookLeaseMs: number;
+  /** Delivery attempts in flight per worker process, and per callback host within that. */
+  webhookConcurrency: number;
+  webhookPerHostConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -38,6 +47,22 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const value = Number(raw.trim());
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+const DURATION = /^(\d+)(ms|s|m|h)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "0,5s,5m,30m,2h" → milliseconds; at most 20 steps of at most 24 h each. */
+function durations(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
+  const raw = optional(env, name) ?? fallback;
+  const steps = raw.split(',').map((part) => {
+    const match = DURATION.exec(part.trim());
+    const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms'] : NaN;
+    if (!Number.isFinite(ms) || ms > 86_400_000) throw new ConfigError(`${name} must be a comma-separated list of durations such as 0,5s,5m,2h (each at most 24h), got "${raw}"`);
+    return ms;
+  });
+  if (steps.length === 0 || steps.length > 20) throw new ConfigError(`${name} must have 1 to 20 steps, got ${steps.length}`);
+  return steps;
 }
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -72,6 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (rateLimitStore !== 'memory' && rateLimitStore !== 'postgres') {
     throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${rateLimitStore}"`);
   }
+  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
+  const webhookLeaseMs = int(env, 'WEBHOOK_LEASE_MS', webhookTimeoutMs + 15_000, 1000, 600_000);
+  if (webhookLeaseMs <= webhookTimeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS (${webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs})`);
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
@@ -91,5 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyStatusCacheMs: int(env, 'KEY_STATUS_CACHE_MS', 2000, 0, 60_000),
     readCacheMs: int(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    webhookRetryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', '0,5s,5m,30m,2h,5h,10h,10h'),
+    webhookTimeoutMs,
+    webhookLeaseMs,
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
+    webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 16, 1, 1024),
   };
 }

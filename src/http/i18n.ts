@@ -56,6 +56,14 @@ const MESSAGES = {
   'detail.expiryInPast': { en: 'Expiry date {expiryDate} is in the past.', ny: 'Tsiku lotha ntchito {expiryDate} ladutsa kale.' },
   'detail.demoRefused': { en: 'The demo merchant does not exist in production mode.', ny: 'Wamalonda woyesera sapezeka pa ntchito yeniyeni.' },
 
+  'detail.webhookNotFound': { en: 'Webhook {webhook} was not found.', ny: 'Webhook {webhook} sinapezeke.' },
+  'detail.webhookExists': { en: 'A webhook for event {eventCode} already exists; update it instead.', ny: 'Webhook ya chochitika {eventCode} ilipo kale; isintheni m\'malo mwake.' },
+  'detail.callbackUrl': { en: 'Callback URL must be an absolute http(s) URL without credentials.', ny: 'Callback URL ikhale adilesi yathunthu ya http(s) yopanda mawu achinsinsi.' },
+  'detail.callbackPrivate': { en: 'Callback URL {host} points to a private, loopback or link-local address, which production mode refuses.', ny: 'Callback URL {host} ikulozera ku adilesi yachinsinsi, loopback kapena link-local, zomwe sizivomerezedwa pa ntchito yeniyeni.' },
+  'detail.deliveryNotFound': { en: 'Delivery {deliveryId} was not found.', ny: 'Kutumiza {deliveryId} sikunapezeke.' },
+  'detail.unknownEventForTest': { en: 'Event code {eventCode} is not one the service sends; test events exist only for known codes.', ny: 'Khodi {eventCode} si imodzi mwa zimene ntchitoyi imatumiza; zoyesera zilipo pa makhodi odziwika okha.' },
+  'detail.redeliverTarget': { en: 'Name one delivery (deliveryId) or a time range (fromDate and toDate), not both.', ny: 'Tchulani kutumiza kumodzi (deliveryId) kapena nthawi (fromDate ndi toDate), osati zonse ziwiri.' },
+
   // field validation messages (errors[])
   'field.required': { en: '{field} is required.', ny: '{field} ikufunika.' },
   'field.type': { en: '{field} must be {type}.', ny: '{field} iyenera kukhala {type}.' },
@@ -89,6 +97,25 @@ const MESSAGES = {
   'ok.apiKeyActivated': { en: 'API key has been activated successfully', ny: 'Kiyi ya API yayambitsidwa bwino' },
   'ok.apiKeyDeactivated': { en: 'API key has been deactivated successfully', ny: 'Kiyi ya API yaimitsidwa bwino' },
   'ok.apiKeyDeleted': { en: 'API key has been deleted successfully', ny: 'Kiyi ya API yachotsedwa bwino' },
+
+  'ok.webhookCreated': { en: 'Merchant webhook has been created successfully', ny: 'Webhook ya wamalonda yapangidwa bwino' },
+  'ok.webhookUpdated': { en: 'Merchant webhook has been updated successfully', ny: 'Webhook ya wamalonda yasinthidwa bwino' },
+  'ok.webhookDeleted': { en: 'Merchant webhook has been deleted successfully', ny: 'Webhook ya wamalonda yachotsedwa bwino' },
+
+  // webhook event names (product.md §11)
+  'event.payment.success': { en: 'Payment Success Notification', ny: 'Chidziwitso cha Malipiro Opambana' },
+  'event.payment.reversed': { en: 'Payment Reversal Notification', ny: 'Chidziwitso cha Malipiro Obwezedwa' },
+  'event.payrequest.success': { en: 'Payment Request Success Notification', ny: 'Chidziwitso cha Pempho la Malipiro Lopambana' },
+  'event.payrequest.reversed': { en: 'Payment Request Reversal Notification', ny: 'Chidziwitso cha Pempho la Malipiro Lobwezedwa' },
+  'event.batch.received': { en: 'Batch Received Notification', ny: 'Chidziwitso cha Gulu Lolandiridwa' },
+  'event.batch.failed': { en: 'Batch Failed Notification', ny: 'Chidziwitso cha Gulu Lolephera' },
+  'event.batch.payout.success': { en: 'Batch Payout Success Notification', ny: 'Chidziwitso cha Malipiro a Gulu Opambana' },
+  'event.batch.payout.failed': { en: 'Batch Payout Failed Notification', ny: 'Chidziwitso cha Malipiro a Gulu Olephera' },
+  'event.batch.payout.reversed': { en: 'Batch Payout Reversal Notification', ny: 'Chidziwitso cha Malipiro a Gulu Obwezedwa' },
+  'event.payout.success': { en: 'Payout Success Notification', ny: 'Chidziwitso cha Malipiro Otuluka Opambana' },
+  'event.payout.failed': { en: 'Payout Failed Notification', ny: 'Chidziwitso cha Malipiro Otuluka Olephera' },
+  'event.payout.reversed': { en: 'Payout Reversal Notification', ny: 'Chidziwitso cha Malipiro Otuluka Obwezedwa' },
+  'event.unknown': { en: 'Unknown event (stored, never sent)', ny: 'Chochitika chosadziwika (chasungidwa, sichitumizidwa)' },
 
   // names shown to people
   'status.A': { en: 'Active', ny: 'Ikugwira ntchito' },

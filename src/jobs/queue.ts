@@ -6,6 +6,7 @@ import type { Db } from '../db/pool.ts';
 import type { Deps } from '../http/types.ts';
 import { deleteExpiredKeys } from '../http/idempotency.ts';
 import { deleteOldRateWindows } from '../http/rate-limit.ts';
+import { WebhookDispatcher } from '../modules/webhooks/dispatcher.ts';
 
 export interface EnqueueOptions {
   /** Not before this time (scheduled batches, timed-account expiry). */
@@ -51,8 +52,16 @@ export function taskList(deps: Deps): TaskList {
 // Rate-limit windows every minute: they matter for one second and are a few rows per merchant.
 export const CRONTAB = ['7 * * * * idempotency_cleanup ?max=1', '* * * * * rate_limit_cleanup ?max=1'].join('\n');
 
-export async function startWorker(deps: Deps, concurrency: number): Promise<Runner> {
-  return run({
+export interface Worker {
+  /** Stops taking work and waits for what is running (jobs and webhook attempts) to finish. */
+  stop(): Promise<void>;
+  /** Settles when the worker stops. */
+  promise: Promise<void>;
+}
+
+/** The job runner and the webhook dispatcher: everything `npm run worker` does. */
+export async function startWorker(deps: Deps, concurrency: number): Promise<Worker> {
+  const runner: Runner = await run({
     pgPool: deps.db,
     concurrency,
     taskList: taskList(deps),
@@ -61,6 +70,14 @@ export async function startWorker(deps: Deps, concurrency: number): Promise<Runn
     pollInterval: 2000,
     logger: quietLogger(deps),
   });
+  const dispatcher = new WebhookDispatcher(deps);
+  await dispatcher.start();
+  return {
+    stop: async () => {
+      await Promise.all([runner.stop(), dispatcher.stop()]);
+    },
+    promise: runner.promise,
+  };
 }
 
 function quietLogger(deps?: Pick<Deps, 'log'>): Logger {

@@ -1,0 +1,131 @@
+// SQL for webhook subscriptions, deliveries and attempts.
+import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
+
+export interface SubscriptionRow {
+  webhook_id: number;
+  merchant_account_number: number;
+  event_code: string;
+  callback_url: string;
+  webhook_signature: string;
+  signing_secret: string;
+  created_by: string;
+  date_created: Date;
+  modified_by: string | null;
+  date_modified: Date | null;
+}
+
+export async function insertSubscription(
+  q: Queryable,
+  s: { merchantAccountNumber: number; eventCode: string; callbackUrl: string; webhookSignature: string; signingSecret: string; createdBy: string },
+): Promise<SubscriptionRow> {
+  const { rows } = await q.query<SubscriptionRow>(
+    `insert into webhook_subscriptions (merchant_account_number, event_code, callback_url, webhook_signature, signing_secret, created_by)
+     values ($1, $2, $3, $4, $5, $6) returning *`,
+    [s.merchantAccountNumber, s.eventCode, s.callbackUrl, s.webhookSignature, s.signingSecret, s.createdBy],
+  );
+  return rows[0];
+}
+
+export async function listSubscriptions(q: Queryable, merchantAccountNumber: number): Promise<SubscriptionRow[]> {
+  const { rows } = await q.query<SubscriptionRow>('select * from webhook_subscriptions where merchant_account_number = $1 order by webhook_id', [merchantAccountNumber]);
+  return rows;
+}
+
+export async function findSubscription(q: Queryable, merchantAccountNumber: number, by: { webhookId?: number; eventCode?: string }): Promise<SubscriptionRow | undefined> {
+  const { rows } = await q.query<SubscriptionRow>(
+    `select * from webhook_subscriptions
+      where merchant_account_number = $1 and ($2::bigint is null or webhook_id = $2) and ($3::text is null or event_code = $3)`,
+    [merchantAccountNumber, by.webhookId ?? null, by.eventCode ?? null],
+  );
+  return rows[0];
+}
+
+export async function updateSubscription(
+  q: Queryable,
+  s: { webhookId: number; merchantAccountNumber: number; eventCode: string; callbackUrl: string; modifiedBy: string },
+): Promise<SubscriptionRow | undefined> {
+  const { rows } = await q.query<SubscriptionRow>(
+    `update webhook_subscriptions set event_code = $3, callback_url = $4, modified_by = $5, date_modified = now()
+      where webhook_id = $1 and merchant_account_number = $2 returning *`,
+    [s.webhookId, s.merchantAccountNumber, s.eventCode, s.callbackUrl, s.modifiedBy],
+  );
+  return rows[0];
+}
+
+/** Deletes the subscription; its undelivered deliveries end as failed in the same transaction. */
+export async function deleteSubscription(tx: pg.PoolClient, merchantAccountNumber: number, eventCode: string): Promise<SubscriptionRow | undefined> {
+  const { rows } = await tx.query<SubscriptionRow>('select * from webhook_subscriptions where merchant_account_number = $1 and event_code = $2 for update', [merchantAccountNumber, eventCode]);
+  if (!rows[0]) return undefined;
+  await tx.query(`update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null where webhook_id = $1 and status = 'pending'`, [rows[0].webhook_id]);
+  await tx.query('delete from webhook_subscriptions where webhook_id = $1', [rows[0].webhook_id]);
+  return rows[0];
+}
+
+export interface DeliveryRow {
+  delivery_id: number;
+  webhook_id: number | null;
+  event_id: number;
+  event_code: string;
+  callback_url: string;
+  message_id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  total_attempts: number;
+  next_attempt_at: Date;
+  is_test: boolean;
+  created_at: Date;
+  completed_at: Date | null;
+  attempts: Array<{ attempt_number: number; attempted_at: string; http_status: number | null; latency_ms: number; response_snippet: string | null; error: string | null }>;
+}
+
+export interface DeliveryFilter {
+  eventCode?: string;
+  status?: string;
+  fromDate?: string;
+  toDate?: string;
+  offset: number;
+  limit: number;
+}
+
+/** Newest first, with each delivery's last attempts (at most 20) inlined. */
+export async function listDeliveries(q: Queryable, merchantAccountNumber: number, f: DeliveryFilter): Promise<DeliveryRow[]> {
+  const { rows } = await q.query<DeliveryRow>(
+    `select d.delivery_id, d.webhook_id, d.event_id, d.event_code, d.callback_url, d.message_id, d.status, d.total_attempts,
+            d.next_attempt_at, d.is_test, d.created_at, d.completed_at,
+            coalesce((select json_agg(a order by a.attempt_number)
+                        from (select attempt_number, attempted_at, http_status, latency_ms, response_snippet, error
+                                from webhook_attempts where delivery_id = d.delivery_id
+                               order by attempt_number desc limit 20) a), '[]'::json) as attempts
+       from webhook_deliveries d
+      where d.merchant_account_number = $1
+        and ($2::text is null or d.event_code = $2)
+        and ($3::text is null or d.status = $3)
+        and ($4::date is null or d.created_at >= $4::date)
+        and ($5::date is null or d.created_at < $5::date + 1)
+      order by d.delivery_id desc
+      offset $6 limit $7`,
+    [merchantAccountNumber, f.eventCode ?? null, f.status ?? null, f.fromDate ?? null, f.toDate ?? null, f.offset, f.limit],
+  );
+  return rows;
+}
+
+/**
+ * Puts deliveries back in the queue for a new round of attempts, with the same webhook-id.
+ * Only deliveries whose subscription still exists can be redelivered.
+ */
+export async function requeueDeliveries(q: Queryable, merchantAccountNumber: number, target: { deliveryId: number } | { fromDate: string; toDate: string }): Promise<number> {
+  const byId = 'deliveryId' in target;
+  const { rowCount } = await q.query(
+    `update webhook_deliveries
+        set status = 'pending', round_attempts = 0, next_attempt_at = now(), locked_until = null, completed_at = null
+      where merchant_account_number = $1 and webhook_id is not null
+        and ${byId ? 'delivery_id = $2' : `status = 'failed' and created_at >= $2::date and created_at < $3::date + 1`}`,
+    byId ? [merchantAccountNumber, target.deliveryId] : [merchantAccountNumber, target.fromDate, target.toDate],
+  );
+  return rowCount ?? 0;
+}
+
+export async function deliveryExists(q: Queryable, merchantAccountNumber: number, deliveryId: number): Promise<boolean> {
+  const { rowCount } = await q.query('select 1 from webhook_deliveries where merchant_account_number = $1 and delivery_id = $2', [merchantAccountNumber, deliveryId]);
+  return rowCount === 1;
+}

@@ -1,0 +1,21 @@
+// E13 POST /merchants/webhooks/update — changes a subscription's event code and callback URL.
+import { Type } from '@sinclair/typebox';
+import { t } from '../../../http/i18n.ts';
+import { sendMessage } from '../../../http/respond.ts';
+import { Email, MerchantAccountNumber, Message } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { CallbackUrl, EventCode, WebhookId } from '../schemas.ts';
+import { updateWebhook } from '../service.ts';
+
+const Body = Type.Object({ webhookId: WebhookId, merchantAccountNumber: MerchantAccountNumber, eventCode: EventCode, callbackUrl: CallbackUrl, capturedBy: Email() });
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/merchants/webhooks/update', {
+    schema: { tags: ['Webhooks'], summary: 'Update a webhook (E13)', description: 'Pending deliveries go to the new URL from their next attempt.', body: Body, response: { 200: Message } },
+    handler: async (request, reply) => {
+      await updateWebhook(deps, request.body);
+      return sendMessage(reply, 200, t(request.lang, 'ok.webhookUpdated'));
+    },
+  });
+};
+export default route;

@@ -1,0 +1,139 @@
+// Webhook subscriptions (E13, E14 and the gateway's add/getAll/get/verify), the delivery log,
+// redelivery and sample events.
+import { timingSafeEqual } from 'node:crypto';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Lang } from '../../http/i18n.ts';
+import type { Deps } from '../../http/types.ts';
+import { emitEvent, DELIVERY_CHANNEL } from '../../jobs/outbox.ts';
+import { findMerchant } from '../merchants/repository.ts';
+import { eventName, isKnownEvent } from './catalogue.ts';
+import { samplePayload } from './payloads.ts';
+import * as repo from './repository.ts';
+import { newSigningSecret, newWebhookSignature } from './signing.ts';
+import { assertPublicTarget, parseCallbackUrl } from './url-guard.ts';
+
+export function subscriptionView(lang: Lang, s: repo.SubscriptionRow) {
+  return {
+    merchantAccountNumber: s.merchant_account_number,
+    webhookId: s.webhook_id,
+    eventCode: s.event_code,
+    eventName: eventName(lang, s.event_code),
+    callbackUrl: s.callback_url,
+    webhookSignature: s.webhook_signature,
+    signingSecret: s.signing_secret,
+    dateCreated: s.date_created.toISOString(),
+    createdBy: s.created_by,
+    dateModified: s.date_modified?.toISOString() ?? null,
+    modifiedBy: s.modified_by,
+  };
+}
+
+async function checkedCallbackUrl(deps: Deps, raw: string): Promise<string> {
+  const url = parseCallbackUrl(raw);
+  if (deps.config.mode === 'production') await assertPublicTarget(url);
+  return raw;
+}
+
+function duplicate(err: unknown, eventCode: string): never {
+  if ((err as { code?: string }).code === '23505') throw new AppError('conflict', 'detail.webhookExists', { eventCode });
+  throw err;
+}
+
+export async function addWebhook(deps: Deps, input: { merchantAccountNumber: number; eventCode: string; callbackUrl: string; capturedBy: string }): Promise<void> {
+  const callbackUrl = await checkedCallbackUrl(deps, input.callbackUrl);
+  await repo
+    .insertSubscription(deps.db, {
+      merchantAccountNumber: input.merchantAccountNumber,
+      eventCode: input.eventCode,
+      callbackUrl,
+      webhookSignature: newWebhookSignature(),
+      signingSecret: newSigningSecret(),
+      createdBy: input.capturedBy,
+    })
+    .catch((err) => duplicate(err, input.eventCode));
+}
+
+export async function listWebhooks(deps: Deps, lang: Lang, merchantAccountNumber: number) {
+  return (await repo.listSubscriptions(deps.db, merchantAccountNumber)).map((s) => subscriptionView(lang, s));
+}
+
+export async function getWebhook(deps: Deps, lang: Lang, merchantAccountNumber: number, by: { webhookId?: number; eventCode?: string }) {
+  const found = await repo.findSubscription(deps.db, merchantAccountNumber, by);
+  if (!found) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: String(by.webhookId ?? by.eventCode) });
+  return subscriptionView(lang, found);
+}
+
+export async function updateWebhook(deps: Deps, input: { webhookId: number; merchantAccountNumber: number; eventCode: string; callbackUrl: string; capturedBy: string }): Promise<void> {
+  const callbackUrl = await checkedCallbackUrl(deps, input.callbackUrl);
+  const updated = await repo
+    .updateSubscription(deps.db, { webhookId: input.webhookId, merchantAccountNumber: input.merchantAccountNumber, eventCode: input.eventCode, callbackUrl, modifiedBy: input.capturedBy })
+    .catch((err) => duplicate(err, input.eventCode));
+  if (!updated) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: String(input.webhookId) });
+}
+
+export async function deleteWebhook(deps: Deps, merchantAccountNumber: number, eventCode: string): Promise<void> {
+  const deleted = await withTransaction(deps.db, (tx) => repo.deleteSubscription(tx, merchantAccountNumber, eventCode));
+  if (!deleted) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
+}
+
+export async function verifySignature(deps: Deps, merchantAccountNumber: number, eventCode: string, signature: string) {
+  const found = await repo.findSubscription(deps.db, merchantAccountNumber, { eventCode });
+  const expected = Buffer.from(found?.webhook_signature ?? '');
+  const given = Buffer.from(signature);
+  const isSignatureValid = found !== undefined && expected.length === given.length && timingSafeEqual(expected, given);
+  return { merchantAccountNumber, isSignatureValid };
+}
+
+/** Sends a realistic sample of `eventCode` to the merchant's subscription for it, marked as a test. */
+export async function sendTestEvent(deps: Deps, merchantAccountNumber: number, eventCode: string) {
+  if (!isKnownEvent(eventCode)) throw new AppError('validation', 'detail.unknownEventForTest', { eventCode }, { fieldErrors: [{ key: 'detail.unknownEventForTest', params: { eventCode } }] });
+  const subscription = await repo.findSubscription(deps.db, merchantAccountNumber, { eventCode });
+  if (!subscription) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
+  const merchant = await findMerchant(deps.db, merchantAccountNumber);
+  const payload = { ...samplePayload(eventCode, merchantAccountNumber, merchant!.payment_account_number, deps.clock.now()), isTest: true };
+  const emitted = await withTransaction(deps.db, (tx) => emitEvent(tx, merchantAccountNumber, eventCode, payload, { isTest: true, webhookId: subscription.webhook_id }));
+  const { rows } = await deps.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1', [emitted.eventId]);
+  return { merchantAccountNumber, eventCode, webhookId: subscription.webhook_id, eventId: emitted.eventId, deliveryId: rows[0].delivery_id };
+}
+
+export async function listDeliveries(deps: Deps, merchantAccountNumber: number, filter: repo.DeliveryFilter) {
+  const rows = await repo.listDeliveries(deps.db, merchantAccountNumber, filter);
+  return rows.map((d) => ({
+    deliveryId: d.delivery_id,
+    webhookId: d.webhook_id,
+    eventId: d.event_id,
+    eventCode: d.event_code,
+    callbackUrl: d.callback_url,
+    webhookMessageId: d.message_id,
+    status: d.status,
+    numberOfAttempts: d.total_attempts,
+    isTest: d.is_test,
+    dateCreated: d.created_at.toISOString(),
+    nextAttemptDate: d.status === 'pending' ? d.next_attempt_at.toISOString() : null,
+    dateCompleted: d.completed_at?.toISOString() ?? null,
+    attempts: d.attempts.map((a) => ({
+      attemptNumber: a.attempt_number,
+      attemptedAt: new Date(a.attempted_at).toISOString(),
+      httpStatus: a.http_status,
+      latencyMs: a.latency_ms,
+      responseSnippet: a.response_snippet,
+      error: a.error,
+    })),
+  }));
+}
+
+export async function redeliver(deps: Deps, merchantAccountNumber: number, target: { deliveryId?: number; fromDate?: string; toDate?: string }) {
+  const byId = target.deliveryId !== undefined;
+  const byRange = target.fromDate !== undefined && target.toDate !== undefined;
+  if (byId === byRange) throw new AppError('validation', 'detail.redeliverTarget', {}, { fieldErrors: [{ key: 'detail.redeliverTarget', params: {} }] });
+  if (byId && !(await repo.deliveryExists(deps.db, merchantAccountNumber, target.deliveryId!))) {
+    throw new AppError('notFound', 'detail.deliveryNotFound', { deliveryId: target.deliveryId! });
+  }
+  const numberOfDeliveries = await withTransaction(deps.db, async (tx) => {
+    const n = await repo.requeueDeliveries(tx, merchantAccountNumber, byId ? { deliveryId: target.deliveryId! } : { fromDate: target.fromDate!, toDate: target.toDate! });
+    if (n > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, 'redeliver']);
+    return n;
+  });
+  return { merchantAccountNumber, numberOfDeliveries };
+}
