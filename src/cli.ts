@@ -3,7 +3,14 @@
 //
 // Exit codes: 0 done; 1 the server refused (its problem+json goes to stderr) or could not be
 // reached; 2 bad usage. Secrets given as options are never echoed back in messages.
+//
+// `listen` is the long-running one: a local webhook receiver that subscribes itself, prints every
+// delivery as one JSON line, and puts the merchant's subscriptions back as they were on Ctrl-C.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type net from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EVENT_CODES } from './modules/webhooks/catalogue.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -15,6 +22,17 @@ Commands:
       List merchants in account-number order; --after the last number of the previous page.
   token --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
       Get a 5-minute access token for a key pair.
+  listen --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
+         [--events payment.success,payrequest.success] [--forward-to URL] [--port P]
+      Debug webhooks locally: start a receiver on 127.0.0.1 (port P, else a free one), subscribe
+      it to the events (default: all ${EVENT_CODES.length}), and print every delivery as one JSON line
+      {receivedAt, eventCode, webhookId, signatureValid, isTest, body} on stdout. signatureValid
+      is the Standard Webhooks HMAC check with the subscription's signingSecret (and a timestamp
+      within 5 minutes). With --forward-to each delivery is also POSTed, same body and headers, to
+      URL, and the service gets that answer's status (502 if unreachable, 504 after 10 s).
+      An event the merchant already subscribes to is pointed at the receiver for the duration.
+      Ctrl-C (or SIGTERM) restores those subscriptions' previous URLs and deletes the ones listen
+      created. The server must be able to reach 127.0.0.1 (same machine, sandbox mode).
   help
       Show this text.
 
@@ -38,6 +56,9 @@ const OPTIONS = {
   key: { type: 'string' },
   secret: { type: 'string' },
   merchant: { type: 'string' },
+  events: { type: 'string' },
+  'forward-to': { type: 'string' },
+  port: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type OptionName = keyof typeof OPTIONS;
@@ -48,6 +69,7 @@ const COMMAND_OPTIONS: Record<string, OptionName[]> = {
   'merchants create': ['name', 'level', 'currency', 'organisation'],
   'merchants list': ['limit', 'after'],
   token: ['key', 'secret', 'organisation', 'merchant'],
+  listen: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port'],
 };
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -67,7 +89,7 @@ function required(values: Values, name: 'name' | 'key' | 'secret' | 'organisatio
   return value;
 }
 
-function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant'): number | undefined {
+function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port'): number | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value.trim())) usage(`--${name} must be a whole number, got "${value.slice(0, 40)}"`);
@@ -97,10 +119,28 @@ function adminToken(values: Values): string {
   return token.trim();
 }
 
-async function call(base: URL, method: 'GET' | 'POST', path: string, options: { token?: string; body?: unknown; query?: Record<string, number | undefined> } = {}): Promise<unknown> {
+interface Answer {
+  status: number;
+  statusText: string;
+  /** The parsed JSON body, or undefined when it was not JSON. */
+  body: unknown;
+  text: string;
+  method: string;
+  path: string;
+}
+
+interface CallOptions {
+  token?: string;
+  body?: unknown;
+  query?: Record<string, number | undefined>;
+  headers?: Record<string, string>;
+}
+
+/** One request; any HTTP answer is returned, only an unreachable or silent server throws. */
+async function send(base: URL, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<Answer> {
   const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
@@ -128,12 +168,399 @@ async function call(base: URL, method: 'GET' | 'POST', path: string, options: { 
   } catch {
     body = undefined;
   }
-  if (!res.ok) {
-    // The problem+json body as the server sent it (pretty-printed); anything else with its status.
-    throw new FailureError(body !== undefined ? JSON.stringify(body, null, 2) : `HTTP ${res.status} ${res.statusText} from ${method} ${url.pathname}${text ? `\n${text.slice(0, 2000)}` : ''}`);
+  return { status: res.status, statusText: res.statusText, body, text, method, path: url.pathname };
+}
+
+/** A refusal as worded for stderr: the problem+json body as the server sent it (pretty-printed), anything else with its status. */
+function refusal(answer: Answer): FailureError {
+  return new FailureError(
+    answer.body !== undefined
+      ? JSON.stringify(answer.body, null, 2)
+      : `HTTP ${answer.status} ${answer.statusText} from ${answer.method} ${answer.path}${answer.text ? `\n${answer.text.slice(0, 2000)}` : ''}`,
+  );
+}
+
+/** One request whose answer must be 2xx JSON: its body, else a FailureError. */
+async function call(base: URL, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<unknown> {
+  const answer = await send(base, method, path, options);
+  if (answer.status < 200 || answer.status > 299) throw refusal(answer);
+  if (answer.body === undefined) throw new FailureError(`HTTP ${answer.status} from ${method} ${answer.path} was not JSON${answer.text ? `:\n${answer.text.slice(0, 2000)}` : ''}`);
+  return answer.body;
+}
+
+// ---------------------------------------------------------------------------------------------
+// listen
+
+const LISTEN_BODY_LIMIT_BYTES = 1024 * 1024;
+const FORWARD_TIMEOUT_MS = 10_000;
+/** Of the forward target's answer, at most this much is passed back to the service. */
+const FORWARD_ANSWER_LIMIT_BYTES = 64 * 1024;
+/** Standard Webhooks: a webhook-timestamp further than this from now does not verify. */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Recorded as capturedBy / deletedBy on the subscriptions listen changes. */
+const LISTEN_ACTOR = 'cli.listen@onekhusa.local';
+const EVENT_CODE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
+// Not forwarded: they describe this connection, not the delivery.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect']);
+
+interface ListenOptions {
+  credentials: { apiKey: string; apiSecret: string; organisationId: string; merchantAccountNumber: number };
+  events: string[];
+  forwardTo: URL | undefined;
+  port: number;
+}
+
+function listenOptions(values: Values): ListenOptions {
+  const credentials = {
+    apiKey: required(values, 'key'),
+    apiSecret: required(values, 'secret'),
+    organisationId: required(values, 'organisation').trim(),
+    merchantAccountNumber: wholeNumber(values, 'merchant') ?? usage('missing --merchant'),
+  };
+  let events: string[] = [...EVENT_CODES];
+  if (values.events !== undefined) {
+    events = [...new Set(values.events.split(',').map((code) => code.trim()).filter((code) => code !== ''))];
+    if (events.length === 0) usage('--events needs at least one event code');
+    for (const code of events) {
+      if (!EVENT_CODE_PATTERN.test(code) || !(EVENT_CODES as readonly string[]).includes(code)) {
+        usage(`--events: unknown event code "${code.slice(0, 100)}" (known: ${EVENT_CODES.join(', ')})`);
+      }
+    }
   }
-  if (body === undefined) throw new FailureError(`HTTP ${res.status} from ${method} ${url.pathname} was not JSON${text ? `:\n${text.slice(0, 2000)}` : ''}`);
-  return body;
+  let forwardTo: URL | undefined;
+  if (values['forward-to'] !== undefined) {
+    try {
+      forwardTo = new URL(values['forward-to']);
+    } catch {
+      usage(`--forward-to is not a URL: "${values['forward-to'].slice(0, 200)}"`);
+    }
+    if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') usage(`--forward-to must be http:// or https://, got "${forwardTo.protocol}"`);
+  }
+  const port = wholeNumber(values, 'port') ?? 0;
+  if (port > 65535) usage(`--port must be between 0 and 65535, got ${port}`);
+  return { credentials, events, forwardTo, port };
+}
+
+/** A key pair's access token, fetched again shortly before it expires or when it is refused. */
+class ApiSession {
+  private token: string | undefined;
+  private expiresAtMs = 0;
+
+  constructor(
+    private readonly base: URL,
+    private readonly credentials: ListenOptions['credentials'],
+  ) {}
+
+  private async accessToken(fresh: boolean): Promise<string> {
+    if (fresh || !this.token || Date.now() > this.expiresAtMs - 30_000) {
+      const body = (await call(this.base, 'POST', '/sandbox/v1/account/getAccessToken', { body: this.credentials })) as { accessToken?: unknown; expiryInMinutes?: unknown };
+      if (typeof body.accessToken !== 'string') throw new FailureError('the server answered getAccessToken without an accessToken');
+      this.token = body.accessToken;
+      this.expiresAtMs = Date.now() + (typeof body.expiryInMinutes === 'number' ? body.expiryInMinutes : 5) * 60_000;
+    }
+    return this.token;
+  }
+
+  async send(method: 'GET' | 'POST', path: string, options: Omit<CallOptions, 'token'> = {}): Promise<Answer> {
+    const answer = await send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(false) });
+    // A token refused early (clock skew, a restarted server with a new JWT secret): once more with a new one.
+    if (answer.status === 401) return send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(true) });
+    return answer;
+  }
+
+  async call(method: 'GET' | 'POST', path: string, options: Omit<CallOptions, 'token'> = {}): Promise<unknown> {
+    const answer = await this.send(method, path, options);
+    if (answer.status < 200 || answer.status > 299) throw refusal(answer);
+    return answer.body;
+  }
+}
+
+interface Subscription {
+  webhookId: number;
+  eventCode: string;
+  callbackUrl: string;
+  signingSecret: string;
+}
+
+/** What listen changed, so that it can be undone: a subscription it created, or one it re-pointed. */
+type Change = { eventCode: string; created: true } | { eventCode: string; created: false; webhookId: number; previousUrl: string };
+
+async function subscriptions(api: ApiSession, merchant: number): Promise<Subscription[]> {
+  const list = await api.call('GET', '/merchants/webhooks/getAll', { query: { merchantAccountNumber: merchant } });
+  if (!Array.isArray(list)) throw new FailureError('the server answered getAll with something other than a list');
+  return list as Subscription[];
+}
+
+/** Subscribes `callbackUrl` to every event; `changes` records each step as soon as it is done. */
+async function register(api: ApiSession, merchant: number, events: string[], callbackUrl: string, changes: Change[], isStopping: () => boolean): Promise<void> {
+  let existing: Subscription[] | undefined;
+  for (const eventCode of events) {
+    if (isStopping()) return;
+    const added = await api.send('POST', '/merchants/webhooks/add', { body: { merchantAccountNumber: merchant, eventCode, callbackUrl, capturedBy: LISTEN_ACTOR } });
+    if (added.status >= 200 && added.status <= 299) {
+      changes.push({ eventCode, created: true });
+      continue;
+    }
+    if (added.status !== 409) throw refusal(added);
+    // The merchant already has a subscription for this code: point it here, remember where it pointed.
+    existing ??= await subscriptions(api, merchant);
+    let current = existing.find((s) => s.eventCode === eventCode);
+    if (!current) {
+      existing = await subscriptions(api, merchant);
+      current = existing.find((s) => s.eventCode === eventCode);
+      if (!current) throw new FailureError(`the server says ${eventCode} already has a subscription, but getAll does not list it`);
+    }
+    await api.call('POST', '/merchants/webhooks/update', { body: { webhookId: current.webhookId, merchantAccountNumber: merchant, eventCode, callbackUrl, capturedBy: LISTEN_ACTOR } });
+    changes.push({ eventCode, created: false, webhookId: current.webhookId, previousUrl: current.callbackUrl });
+  }
+}
+
+/** Undoes `changes`, newest first; every step is tried. Returns the messages of the steps that failed. */
+async function unregister(api: ApiSession, merchant: number, changes: Change[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const change of [...changes].reverse()) {
+    try {
+      if (change.created) {
+        const answer = await api.send('POST', '/merchants/webhooks/delete', {
+          headers: { MerchantAccountNumber: String(merchant) },
+          body: { eventCode: change.eventCode, merchantAccountNumber: merchant, deletedBy: LISTEN_ACTOR },
+        });
+        // Already gone (someone deleted it meanwhile) is as good as deleted.
+        if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw refusal(answer);
+      } else {
+        await api.call('POST', '/merchants/webhooks/update', {
+          body: { webhookId: change.webhookId, merchantAccountNumber: merchant, eventCode: change.eventCode, callbackUrl: change.previousUrl, capturedBy: LISTEN_ACTOR },
+        });
+      }
+    } catch (err) {
+      const what = change.created ? `delete the ${change.eventCode} subscription listen created` : `restore ${change.eventCode} to ${change.previousUrl}`;
+      failures.push(`could not ${what}: ${(err as Error).message}`);
+    }
+  }
+  return failures;
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Standard Webhooks: one of the space-separated `v1,<base64>` signatures is the HMAC of `id.timestamp.body`. */
+function standardSignatureValid(signingSecret: string | undefined, id: string | undefined, timestamp: string | undefined, signatures: string | undefined, body: Buffer, nowMs: number): boolean {
+  if (!signingSecret || !id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp)) return false;
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) return false;
+  const key = Buffer.from(signingSecret.startsWith('whsec_') ? signingSecret.slice('whsec_'.length) : signingSecret, 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
+  return signatures.split(' ').some((part) => {
+    if (!part.startsWith('v1,')) return false;
+    const given = Buffer.from(part.slice(3), 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+/** The request body, or undefined when it is larger than the limit. */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      req.resume();
+      resolve(undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > limit) {
+        tooLarge = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!tooLarge) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+interface Forwarded {
+  status: number;
+  contentType: string | undefined;
+  body: Buffer;
+  error?: string;
+}
+
+/** POSTs the delivery on, same body and headers; the target's answer (bounded), or 502/504 and why. */
+async function forward(target: URL, req: http.IncomingMessage, body: Buffer): Promise<Forwarded> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const signal = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
+  try {
+    const res = await fetch(target, { method: 'POST', headers, body: new Uint8Array(body), redirect: 'manual', signal });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(Buffer.from(value));
+        size += value.length;
+        if (size >= FORWARD_ANSWER_LIMIT_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          break;
+        }
+      }
+    }
+    return { status: res.status, contentType: res.headers.get('content-type') ?? undefined, body: Buffer.concat(chunks).subarray(0, FORWARD_ANSWER_LIMIT_BYTES) };
+  } catch (err) {
+    const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || signal.aborted;
+    const error = timedOut
+      ? `no answer from ${shown(target)} within ${FORWARD_TIMEOUT_MS / 1000} s`
+      : `cannot reach ${shown(target)}${e.cause?.code ? ` (${e.cause.code})` : e.cause?.message ? ` (${e.cause.message})` : ''}`;
+    return { status: timedOut ? 504 : 502, contentType: 'text/plain; charset=utf-8', body: Buffer.from(error), error };
+  }
+}
+
+function writeLine(line: object): void {
+  process.stdout.write(JSON.stringify(line) + '\n');
+}
+
+async function listen(base: URL, options: ListenOptions): Promise<void> {
+  const merchant = options.credentials.merchantAccountNumber;
+  const api = new ApiSession(base, options.credentials);
+  const secrets = new Map<string, string>();
+
+  // Stop on the first SIGINT/SIGTERM (or when stdout goes away); a second one leaves at once.
+  let stopping = false;
+  let stopRequested!: (why: string) => void;
+  const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
+  const requestStop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    stopRequested(why);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) {
+      requestStop(signal);
+      return;
+    }
+    process.stderr.write(`${signal} again: leaving without restoring the remaining subscriptions\n`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.stdout.on('error', () => requestStop('stdout closed'));
+
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
+    void receive(req, res).catch((err: unknown) => {
+      process.stderr.write(`could not handle a delivery: ${(err as Error).message}\n`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end();
+    });
+  });
+  // A receiver that answers slowly must not keep a connection open for ever.
+  server.keepAliveTimeout = 5_000;
+
+  async function receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      req.resume();
+      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('webhook receiver: POST only\n');
+      return;
+    }
+    const receivedAt = new Date();
+    const raw = await readBody(req, LISTEN_BODY_LIMIT_BYTES);
+    if (raw === undefined) {
+      process.stderr.write(`refused a delivery larger than ${LISTEN_BODY_LIMIT_BYTES} bytes (webhook-id ${header(req, 'webhook-id') ?? 'none'})\n`);
+      res.writeHead(413, { connection: 'close', 'content-type': 'text/plain; charset=utf-8' }).end('body too large\n');
+      return;
+    }
+    const text = raw.toString('utf8');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const eventCode = header(req, 'x-onekhusa-webhook-event') ?? (typeof fields.eventCode === 'string' ? fields.eventCode : null);
+    const signatureValid = standardSignatureValid(
+      eventCode === null ? undefined : secrets.get(eventCode),
+      header(req, 'webhook-id'),
+      header(req, 'webhook-timestamp'),
+      header(req, 'webhook-signature'),
+      raw,
+      receivedAt.getTime(),
+    );
+    const line = {
+      receivedAt: receivedAt.toISOString(),
+      eventCode,
+      webhookId: header(req, 'webhook-id') ?? null,
+      signatureValid,
+      isTest: header(req, 'x-onekhusa-webhook-test') === 'true' || fields.isTest === true,
+      body,
+    };
+    if (!options.forwardTo) {
+      writeLine(line);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+      return;
+    }
+    const answer = await forward(options.forwardTo, req, raw);
+    writeLine({ ...line, forwardStatus: answer.error ? null : answer.status, ...(answer.error ? { forwardError: answer.error } : {}) });
+    res.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {}).end(answer.body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new FailureError(err.code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is already in use; pick another --port or leave it out` : `cannot listen on 127.0.0.1:${options.port}: ${err.message}`)),
+    );
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const callbackUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/webhooks`;
+
+  const changes: Change[] = [];
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  const cleanUp = async (): Promise<string[]> => {
+    const failures = await unregister(api, merchant, changes);
+    await closeServer();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    return failures;
+  };
+
+  try {
+    await register(api, merchant, options.events, callbackUrl, changes, () => stopping);
+    for (const s of await subscriptions(api, merchant)) if (options.events.includes(s.eventCode)) secrets.set(s.eventCode, s.signingSecret);
+  } catch (err) {
+    const failures = await cleanUp();
+    for (const failure of failures) process.stderr.write(failure + '\n');
+    throw err;
+  }
+
+  const forwarding = options.forwardTo ? `; forwarding to ${shown(options.forwardTo)}` : '';
+  process.stderr.write(`listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n`);
+  const taken = changes.filter((c): c is Extract<Change, { created: false }> => !c.created);
+  if (taken.length > 0) {
+    process.stderr.write(`re-pointed existing subscriptions for ${taken.map((c) => c.eventCode).join(', ')}; their previous URLs are restored on exit\n`);
+  }
+
+  const why = await stopped;
+  process.stderr.write(`stopping (${why}): removing this receiver's subscriptions\n`);
+  const failures = await cleanUp();
+  if (failures.length > 0) throw new FailureError(failures.join('\n'));
+  process.stderr.write('subscriptions restored; bye\n');
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -187,6 +614,9 @@ async function run(argv: string[]): Promise<void> {
       result = await call(base, 'POST', '/sandbox/v1/account/getAccessToken', { body });
       break;
     }
+    case 'listen':
+      await listen(base, listenOptions(values));
+      return;
   }
   process.stdout.write(JSON.stringify(result, null, 2) + '\n');
 }

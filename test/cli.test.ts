@@ -1,10 +1,12 @@
 // The operator CLI, run as a real child process against the real app listening on a real port.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { startWorker, type Worker } from '../src/jobs/queue.ts';
+import { ADMIN_TOKEN, BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -117,6 +119,8 @@ describe('npm run cli', () => {
     ['a missing --name', ['merchants', 'create']],
     ['a non-numeric --level', ['merchants', 'create', '--name', 'Shop', '--level', 'two']],
     ['an unknown option', ['merchants', 'list', '--colour', 'blue']],
+    ['an unknown event code for listen', ['listen', '--key', 'k', '--secret', 's', '--organisation', 'o', '--merchant', '10000000', '--events', 'payment.sucess']],
+    ['a --forward-to that is not http(s)', ['listen', '--key', 'k', '--secret', 's', '--organisation', 'o', '--merchant', '10000000', '--forward-to', 'ftp://x']],
   ])('exits 2 on %s', async (_name, args) => {
     const res = await cli(args);
     expect(res.code).toBe(2);
@@ -128,5 +132,193 @@ describe('npm run cli', () => {
     const res = await cli(['--help']);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('merchants create --name');
+  });
+});
+
+/** `listen` as a child process: its stdout lines and stderr as they come, and a way to stop it. */
+class Listener {
+  readonly lines: Record<string, unknown>[] = [];
+  stderr = '';
+  private readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<number | null>;
+
+  constructor(args: string[]) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'listen', ...args], { cwd: ROOT, env: { ...process.env, ONEKHUSA_URL: url } });
+    let pending = '';
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const parts = pending.split('\n');
+      pending = parts.pop()!;
+      for (const part of parts) if (part.trim()) this.lines.push(JSON.parse(part));
+    });
+    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => this.child.on('close', resolve));
+  }
+
+  async until<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = check();
+      if (found !== undefined) return found;
+      if (this.child.exitCode !== null) throw new Error(`listen exited (${this.child.exitCode}) while waiting for ${what}; stderr:\n${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Resolves with the receiver's callback URL once it has subscribed. */
+  ready(): Promise<string> {
+    return this.until('the ready line', () => /^listening on (\S+) /m.exec(this.stderr)?.[1]);
+  }
+
+  line(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    return this.until('a delivery line', () => this.lines.find(predicate));
+  }
+
+  stop(signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+    this.child.kill(signal);
+    return this.exited;
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+describe('npm run cli -- listen', () => {
+  let worker: Worker;
+  const listeners: Listener[] = [];
+
+  beforeAll(async () => {
+    worker = await startWorker(t.deps, 2);
+  });
+  afterAll(async () => {
+    for (const l of listeners) l.kill();
+    await worker.stop();
+  });
+
+  function listenAs(m: TestMerchant, ...args: string[]): Listener {
+    const l = new Listener(['--key', m.apiKey, '--secret', m.apiSecret, '--organisation', m.organisationId, '--merchant', String(m.merchantAccountNumber), ...args]);
+    listeners.push(l);
+    return l;
+  }
+
+  async function webhooksOf(m: TestMerchant): Promise<{ eventCode: string; callbackUrl: string; webhookId: number }[]> {
+    const res = await t.app.inject({ method: 'GET', url: `${BASE}/merchants/webhooks/getAll?merchantAccountNumber=${m.merchantAccountNumber}`, headers: m.auth });
+    expect(res.statusCode).toBe(200);
+    return res.json();
+  }
+
+  async function sendTest(m: TestMerchant, eventCode: string): Promise<number> {
+    const res = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/test`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode } });
+    expect(res.statusCode).toBe(200);
+    return res.json().deliveryId;
+  }
+
+  async function attemptsOf(m: TestMerchant, deliveryId: number): Promise<{ status: string; attempts: { httpStatus: number | null }[] }> {
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const res = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/deliveries`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber } });
+      const delivery = (res.json() as { deliveryId: number; status: string; attempts: { httpStatus: number | null }[] }[]).find((d) => d.deliveryId === deliveryId);
+      if (delivery && delivery.attempts.length > 0) return delivery;
+      if (Date.now() > deadline) throw new Error(`delivery ${deliveryId} has no attempt`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('subscribes itself, prints each delivery with a verified signature, and unsubscribes on SIGINT', async () => {
+    const m = await newMerchant(t);
+    const l = listenAs(m, '--events', 'payment.success,payrequest.success');
+    const callbackUrl = await l.ready();
+    expect(l.stderr).toContain('payment.success, payrequest.success');
+    const subscribed = await webhooksOf(m);
+    expect(subscribed.map((s) => [s.eventCode, s.callbackUrl]).sort()).toEqual([
+      ['payment.success', callbackUrl],
+      ['payrequest.success', callbackUrl],
+    ]);
+
+    const deliveryId = await sendTest(m, 'payment.success');
+    const line = await l.line((x) => x.eventCode === 'payment.success');
+    expect(line).toMatchObject({ eventCode: 'payment.success', signatureValid: true, isTest: true, webhookId: expect.stringMatching(/^msg_/) });
+    expect(line.body).toMatchObject({ eventCode: 'payment.success', merchantAccountNumber: m.merchantAccountNumber, isTest: true });
+    expect(Date.parse(line.receivedAt as string)).not.toBeNaN();
+    expect(await attemptsOf(m, deliveryId)).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 200 }] });
+
+    // A delivery with a forged signature is printed too, marked invalid.
+    const forged = await fetch(callbackUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-onekhusa-webhook-event': 'payment.success', 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` },
+      body: JSON.stringify({ eventCode: 'payment.success' }),
+    });
+    expect(forged.status).toBe(200);
+    expect(await l.line((x) => x.webhookId === 'msg_forged')).toMatchObject({ signatureValid: false, isTest: false });
+
+    expect(await l.stop('SIGINT')).toBe(0);
+    expect(await webhooksOf(m)).toEqual([]);
+  });
+
+  it('forwards to --forward-to and answers with its status; an existing subscription is restored on exit', async () => {
+    const m = await newMerchant(t);
+    const previousUrl = 'https://shop.example.mw/hooks/onekhusa';
+    const added = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/add`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode: 'payment.success', callbackUrl: previousUrl, capturedBy: 'dev@shop.example.mw' } });
+    expect(added.statusCode).toBe(201);
+
+    const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const target = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(202, { 'content-type': 'text/plain' }).end('queued by the app');
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const targetUrl = `http://127.0.0.1:${(target.address() as net.AddressInfo).port}/hook`;
+      const l = listenAs(m, '--events', 'payment.success', '--forward-to', targetUrl);
+      const callbackUrl = await l.ready();
+      expect(l.stderr).toContain(`forwarding to ${targetUrl}`);
+      expect(await webhooksOf(m)).toMatchObject([{ eventCode: 'payment.success', callbackUrl }]);
+
+      const deliveryId = await sendTest(m, 'payment.success');
+      const line = await l.line((x) => x.eventCode === 'payment.success');
+      expect(line).toMatchObject({ signatureValid: true, isTest: true, forwardStatus: 202 });
+      expect(received).toHaveLength(1);
+      expect(JSON.parse(received[0].body)).toEqual(line.body);
+      expect(received[0].headers).toMatchObject({
+        'webhook-id': line.webhookId,
+        'x-onekhusa-webhook-event': 'payment.success',
+        'x-onekhusa-webhook-test': 'true',
+        'content-type': 'application/json',
+        'webhook-signature': expect.stringMatching(/^v1,/),
+      });
+      // The service saw the forward target's answer.
+      expect(await attemptsOf(m, deliveryId)).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 202 }] });
+
+      expect(await l.stop('SIGTERM')).toBe(0);
+      expect(await webhooksOf(m)).toMatchObject([{ eventCode: 'payment.success', callbackUrl: previousUrl }]);
+    } finally {
+      await new Promise((resolve) => target.close(resolve));
+    }
+  });
+
+  it('answers 502 when the forward target is unreachable', async () => {
+    const m = await newMerchant(t);
+    const l = listenAs(m, '--events', 'payment.success', '--forward-to', `http://127.0.0.1:${await closedPort()}/hook`);
+    await l.ready();
+    const deliveryId = await sendTest(m, 'payment.success');
+    const line = await l.line((x) => x.eventCode === 'payment.success');
+    expect(line).toMatchObject({ signatureValid: true, forwardStatus: null, forwardError: expect.stringContaining('cannot reach') });
+    expect(await attemptsOf(m, deliveryId)).toMatchObject({ status: 'pending', attempts: [{ httpStatus: 502 }] });
+    expect(await l.stop()).toBe(0);
+    expect(await webhooksOf(m)).toEqual([]);
+  });
+
+  it('exits 1 without subscribing anything when the key pair is refused', async () => {
+    const m = await newMerchant(t);
+    const l = listenAs({ ...m, apiSecret: 'wrong-secret-value-123' }, '--events', 'payment.success');
+    expect(await l.exited).toBe(1);
+    expect(JSON.parse(l.stderr)).toMatchObject({ status: 401 });
+    expect(l.stderr).not.toContain('wrong-secret-value-123');
+    expect(await webhooksOf(m)).toEqual([]);
   });
 });

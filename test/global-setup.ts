@@ -27,8 +27,18 @@ function withDatabase(url: string, name: string): string {
 
 export default async function setup(project: TestProject) {
   let adminUrl = process.env.DATABASE_URL;
+  let runDir: string | undefined;
   if (!adminUrl) {
-    embedded = await startEmbeddedPostgres(path.resolve('.test-data'));
+    // A server of its own for each run (initdb costs about two seconds): runs going on side by
+    // side in one checkout never stop each other's server.
+    fs.mkdirSync('.test-data', { recursive: true });
+    // Left by runs that were killed: their servers died with them.
+    for (const entry of fs.readdirSync('.test-data')) {
+      const dir = path.resolve('.test-data', entry);
+      if (Date.now() - fs.statSync(dir).mtimeMs > 3_600_000) fs.rmSync(dir, { recursive: true, force: true });
+    }
+    runDir = fs.mkdtempSync(path.resolve('.test-data', 'run-'));
+    embedded = await startEmbeddedPostgres(runDir);
     adminUrl = embedded.connectionString;
   }
   // The template's name carries a hash of the migrations: a changed migration gets a new one.
@@ -64,10 +74,10 @@ export default async function setup(project: TestProject) {
   } finally {
     await admin.end();
   }
-  fs.mkdirSync('.test-data', { recursive: true });
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);
   return async () => {
     await embedded?.stop();
+    if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
   };
 }

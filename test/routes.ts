@@ -11,21 +11,29 @@
 //   merchantIn   where merchantAccountNumber travels: 'query', 'body', or 'none' for routes that
 //                name no merchant (the connector catalogue).
 //   status       the success status of a valid request (default 200).
-//   build        returns a VALID request for merchant `m` (query and/or body). It may create the
+//   build        returns a VALID request for merchant `m` (query, body and/or headers). It may create the
 //                state the request needs (a key to delete, a batch to approve…) directly in the
 //                database or through the API with m's token; it must not depend on other merchants.
 import { randomBytes } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
+import { withTransaction } from '../src/db/pool.ts';
+import { emitEvent } from '../src/jobs/outbox.ts';
 import { insertApiKey, newKeyPair, setApiKeyStatus } from '../src/modules/api-keys/repository.ts';
+import { findSubscription, type SubscriptionRow } from '../src/modules/webhooks/repository.ts';
+import { addWebhook } from '../src/modules/webhooks/service.ts';
 import { BASE, type TestApp, type TestMerchant } from './helpers.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 export type MerchantField = 'query' | 'body' | 'none';
 
-/** What `build` returns: query parameters and/or a JSON body. */
+/**
+ * What `build` returns: query parameters and/or a JSON body, and any request headers the
+ * operation itself requires (E14's `MerchantAccountNumber`).
+ */
 export interface RouteRequest {
   query?: Record<string, string | number | boolean>;
   body?: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 export interface RouteSpec {
@@ -48,7 +56,25 @@ export async function spareKey(t: TestApp, m: TestMerchant, status: 'A' | 'I' = 
   return pair.key;
 }
 
+/** A webhook subscription of `m` for `eventCode` (a fresh, never-firing code unless told), created through the service. */
+export async function webhookFor(t: TestApp, m: TestMerchant, eventCode = `custom.${randomBytes(6).toString('hex')}`, callbackUrl = 'https://shop.example.mw/hooks/onekhusa'): Promise<SubscriptionRow> {
+  const existing = await findSubscription(t.db, m.merchantAccountNumber, { eventCode });
+  if (existing) return existing;
+  await addWebhook(t.deps, { merchantAccountNumber: m.merchantAccountNumber, eventCode, callbackUrl, capturedBy: ACTOR });
+  return (await findSubscription(t.db, m.merchantAccountNumber, { eventCode }))!;
+}
+
+/** A pending delivery of a new event to a new subscription of `m`; returns its id. */
+export async function deliveryFor(t: TestApp, m: TestMerchant): Promise<number> {
+  const subscription = await webhookFor(t, m);
+  const { eventId } = await withTransaction(t.db, (tx) => emitEvent(tx, m.merchantAccountNumber, subscription.event_code, { eventCode: subscription.event_code }));
+  const { rows } = await t.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1', [eventId]);
+  return rows[0].delivery_id;
+}
+
 const mac = (m: TestMerchant) => ({ merchantAccountNumber: m.merchantAccountNumber });
+const HOOK_URL = 'https://shop.example.mw/hooks/onekhusa';
+const customCode = () => `custom.${randomBytes(6).toString('hex')}`;
 
 export const MERCHANT_ROUTES: RouteSpec[] = [
   // API keys
@@ -81,11 +107,49 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
 
   // Limits
   { method: 'GET', url: `${BASE}/merchants/limits/getAll`, merchantIn: 'query', build: (_t, m) => ({ query: mac(m) }) },
+
+  // Webhooks (subscriptions for fresh custom event codes: one per merchant and code)
+  { method: 'POST', url: `${BASE}/merchants/webhooks/add`, merchantIn: 'body', status: 201, build: (_t, m) => ({ body: { ...mac(m), eventCode: customCode(), callbackUrl: HOOK_URL, capturedBy: ACTOR } }) },
+  { method: 'GET', url: `${BASE}/merchants/webhooks/getAll`, merchantIn: 'query', build: (_t, m) => ({ query: mac(m) }) },
+  { method: 'GET', url: `${BASE}/merchants/webhooks/get`, merchantIn: 'query', build: async (t, m) => ({ query: { ...mac(m), webhookId: (await webhookFor(t, m)).webhook_id } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/webhooks/update`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { webhookId: (await webhookFor(t, m)).webhook_id, ...mac(m), eventCode: customCode(), callbackUrl: `${HOOK_URL}/v2`, capturedBy: ACTOR } }),
+  },
+  {
+    // E14: the MerchantAccountNumber header must equal the body's; withMerchantNumber keeps them equal.
+    method: 'POST',
+    url: `${BASE}/merchants/webhooks/delete`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { eventCode: (await webhookFor(t, m)).event_code, ...mac(m), deletedBy: ACTOR }, headers: { MerchantAccountNumber: String(m.merchantAccountNumber) } }),
+  },
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/webhooks/verify`,
+    merchantIn: 'body',
+    build: async (t, m) => {
+      const s = await webhookFor(t, m);
+      return { body: { ...mac(m), eventCode: s.event_code, webhookSignature: s.webhook_signature } };
+    },
+  },
+  { method: 'POST', url: `${BASE}/merchants/webhooks/deliveries`, merchantIn: 'body', build: (_t, m) => ({ body: mac(m) }) },
+  { method: 'POST', url: `${BASE}/merchants/webhooks/redeliver`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), deliveryId: await deliveryFor(t, m) } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/webhooks/test`,
+    merchantIn: 'body',
+    build: async (t, m) => {
+      await webhookFor(t, m, 'payout.success');
+      return { body: { ...mac(m), eventCode: 'payout.success' } };
+    },
+  },
 ];
 
 /** Inject options for `route` with request `req` and extra headers (e.g. authorization). */
 export function injectFor(route: RouteSpec, req: RouteRequest, headers: Record<string, string> = {}): InjectOptions {
-  const options: InjectOptions = { method: route.method, url: route.url, headers };
+  const options: InjectOptions = { method: route.method, url: route.url, headers: { ...req.headers, ...headers } };
   if (req.query) options.query = Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, String(v)]));
   if (req.body !== undefined) options.payload = req.body;
   return options;
@@ -94,10 +158,13 @@ export function injectFor(route: RouteSpec, req: RouteRequest, headers: Record<s
 /**
  * The same request with merchantAccountNumber replaced by `value`, where the route carries it
  * (query or body). Routes with merchantIn 'none' get it as a query parameter: naming another
- * merchant anywhere must be refused (product.md §2).
+ * merchant anywhere must be refused (product.md §2). A request header that must repeat the
+ * account number (E14's MerchantAccountNumber) follows it, so what is exercised is the token's
+ * binding to its merchant, not the header/body comparison.
  */
 export function withMerchantNumber(route: RouteSpec, req: RouteRequest, value: unknown, name = 'merchantAccountNumber'): RouteRequest {
   const strip = (o: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(o ?? {}).filter(([k]) => k.toLowerCase() !== 'merchantaccountnumber'));
-  if (route.merchantIn === 'body') return { ...req, body: { ...strip(req.body), [name]: value } };
-  return { ...req, query: { ...(strip(req.query) as RouteRequest['query']), [name]: value as string } };
+  const headers = req.headers && Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, k.toLowerCase() === 'merchantaccountnumber' ? String(value) : v]));
+  if (route.merchantIn === 'body') return { ...req, headers, body: { ...strip(req.body), [name]: value } };
+  return { ...req, headers, query: { ...(strip(req.query) as RouteRequest['query']), [name]: value as string } };
 }

@@ -52,6 +52,23 @@ export function createMetrics(db: Db): Metrics {
       for (const row of rows) this.set({ task: row.task }, row.n);
     },
   });
+  new client.Gauge({
+    name: 'webhook_deliveries_pending',
+    help: 'Webhook deliveries not yet succeeded or failed: due now (backlog) or waiting for a retry.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const { rows } = await db
+        .query<{ due: number; waiting: number }>(
+          `select count(*) filter (where next_attempt_at <= now())::int as due,
+                  count(*) filter (where next_attempt_at > now())::int as waiting
+             from webhook_deliveries where status = 'pending'`,
+        )
+        .catch(() => ({ rows: [{ due: 0, waiting: 0 }] }));
+      this.set({ state: 'due' }, rows[0].due);
+      this.set({ state: 'waiting' }, rows[0].waiting);
+    },
+  });
   return {
     registry,
     observeRequest(method, route, status, seconds) {

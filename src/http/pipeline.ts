@@ -104,6 +104,9 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     request.lang = negotiateLanguage(request.headers['accept-language']);
     reply.header('x-request-id', String(request.id));
     reply.header('content-language', request.lang);
+    reply.header('x-content-type-options', 'nosniff');
+    // API answers carry balances and keys: no shared cache may keep them.
+    if (request.url.startsWith('/sandbox/') || request.url.startsWith('/live/') || request.url.startsWith('/admin/')) reply.header('cache-control', 'no-store');
     if (options.isShuttingDown()) {
       reply.header('connection', 'close');
       return sendProblem(request, reply, 'unavailable', t(request.lang, 'detail.shuttingDown'));

@@ -49,12 +49,22 @@ interface Outcome {
 
 const CLAIM_SQL = `
   with due as (
-    select delivery_id from webhook_deliveries
+    select delivery_id, split_part(callback_url, '/', 3) as host, next_attempt_at from webhook_deliveries
      where status = 'pending' and next_attempt_at <= now()
        and not (split_part(callback_url, '/', 3) = any($3::text[]))
      order by next_attempt_at
      limit $1
      for update skip locked
+  ), allowed as (
+    -- No more of one host's deliveries than it has free slots ($4 minus those in flight): the
+    -- rest of the batch stays due, so a backlog to one host cannot take every slot of the worker.
+    select delivery_id from (
+      select due.delivery_id,
+             row_number() over (partition by due.host order by due.next_attempt_at, due.delivery_id) as rank,
+             $4::int - coalesce(busy.in_flight, 0) as room
+        from due left join unnest($5::text[], $6::int[]) as busy(host, in_flight) on busy.host = due.host
+    ) ranked
+     where rank <= room
   ), claimed as (
     update webhook_deliveries d
        -- Millisecond precision: the lease travels through a JS Date and must compare equal.
@@ -62,7 +72,7 @@ const CLAIM_SQL = `
            locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2::float8 / 1000)),
            round_attempts = d.round_attempts + 1,
            total_attempts = d.total_attempts + 1
-      from due where d.delivery_id = due.delivery_id
+      from allowed where d.delivery_id = allowed.delivery_id
     returning d.*
   )
   select c.delivery_id, c.merchant_account_number, c.event_code, c.message_id, c.is_test, c.round_attempts, c.total_attempts,
@@ -88,7 +98,10 @@ const RECORD_SQL = `
   select delivery_id, merchant_account_number, $5::int, $6::timestamptz, $7::smallint, $8::int, $9::text, $10::text from updated
   on conflict (delivery_id, attempt_number) do nothing`;
 
-const NEXT_DUE_SQL = `select extract(epoch from (min(next_attempt_at) - now())) * 1000 as ms from webhook_deliveries where status = 'pending'`;
+// Hosts at their limit are left out: their due deliveries wait for a slot (an attempt ending wakes
+// the loop), not for a poll that would find them due at once and spin.
+const NEXT_DUE_SQL = `select extract(epoch from (min(next_attempt_at) - now())) * 1000 as ms from webhook_deliveries
+  where status = 'pending' and not (split_part(callback_url, '/', 3) = any($1::text[]))`;
 
 function hostOf(url: string): string {
   return url.split('/')[2] ?? '';
@@ -134,6 +147,8 @@ export class WebhookDispatcher {
   private inFlight = 0;
   private readonly perHost = new Map<string, number>();
   private wakeUp: (() => void) | undefined;
+  /** A wake-up that came while the loop was not asleep (e.g. an attempt ended during a claim). */
+  private wakePending = false;
   private loopDone: Promise<void> | undefined;
   private listener: pg.PoolClient | undefined;
   private readonly agent: Agent;
@@ -172,7 +187,8 @@ export class WebhookDispatcher {
   private wake(): void {
     const resolve = this.wakeUp;
     this.wakeUp = undefined;
-    resolve?.();
+    if (resolve) resolve();
+    else this.wakePending = true;
   }
 
   private async listen(): Promise<void> {
@@ -214,7 +230,10 @@ export class WebhookDispatcher {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
+    if (!this.running || this.wakePending) {
+      this.wakePending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.wake(), Math.max(0, ms));
       this.wakeUp = () => {
@@ -225,14 +244,25 @@ export class WebhookDispatcher {
   }
 
   private async msUntilNextDue(): Promise<number> {
-    const { rows } = await this.deps.db.query<{ ms: number | null }>(NEXT_DUE_SQL).catch(() => ({ rows: [{ ms: null }] }));
+    const { rows } = await this.deps.db.query<{ ms: number | null }>(NEXT_DUE_SQL, [this.saturatedHosts()]).catch(() => ({ rows: [{ ms: null }] }));
     const ms = rows[0].ms;
     return ms === null ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(0, Math.ceil(ms)));
   }
 
+  private saturatedHosts(): string[] {
+    return [...this.perHost].filter(([, n]) => n >= this.deps.config.webhookPerHostConcurrency).map(([host]) => host);
+  }
+
   private async claim(limit: number): Promise<Claimed[]> {
-    const saturated = [...this.perHost].filter(([, n]) => n >= this.deps.config.webhookPerHostConcurrency).map(([host]) => host);
-    const { rows } = await this.deps.db.query<Claimed>(CLAIM_SQL, [limit, this.deps.config.webhookLeaseMs, saturated]);
+    const busy = [...this.perHost];
+    const { rows } = await this.deps.db.query<Claimed>(CLAIM_SQL, [
+      limit,
+      this.deps.config.webhookLeaseMs,
+      this.saturatedHosts(),
+      this.deps.config.webhookPerHostConcurrency,
+      busy.map(([host]) => host),
+      busy.map(([, n]) => n),
+    ]);
     return rows;
   }
 

@@ -100,8 +100,9 @@ export async function listDeliveries(q: Queryable, merchantAccountNumber: number
       where d.merchant_account_number = $1
         and ($2::text is null or d.event_code = $2)
         and ($3::text is null or d.status = $3)
-        and ($4::date is null or d.created_at >= $4::date)
-        and ($5::date is null or d.created_at < $5::date + 1)
+        -- Calendar dates are UTC days (product.md §1), whatever the session's time zone.
+        and ($4::date is null or d.created_at >= ($4::date)::timestamp at time zone 'UTC')
+        and ($5::date is null or d.created_at < ($5::date + 1)::timestamp at time zone 'UTC')
       order by d.delivery_id desc
       offset $6 limit $7`,
     [merchantAccountNumber, f.eventCode ?? null, f.status ?? null, f.fromDate ?? null, f.toDate ?? null, f.offset, f.limit],
@@ -119,7 +120,7 @@ export async function requeueDeliveries(q: Queryable, merchantAccountNumber: num
     `update webhook_deliveries
         set status = 'pending', round_attempts = 0, next_attempt_at = now(), locked_until = null, completed_at = null
       where merchant_account_number = $1 and webhook_id is not null
-        and ${byId ? 'delivery_id = $2' : `status = 'failed' and created_at >= $2::date and created_at < $3::date + 1`}`,
+        and ${byId ? 'delivery_id = $2' : `status = 'failed' and created_at >= ($2::date)::timestamp at time zone 'UTC' and created_at < ($3::date + 1)::timestamp at time zone 'UTC'`}`,
     byId ? [merchantAccountNumber, target.deliveryId] : [merchantAccountNumber, target.fromDate, target.toDate],
   );
   return rowCount ?? 0;

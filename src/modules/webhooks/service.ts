@@ -32,7 +32,8 @@ export function subscriptionView(lang: Lang, s: repo.SubscriptionRow) {
 async function checkedCallbackUrl(deps: Deps, raw: string): Promise<string> {
   const url = parseCallbackUrl(raw);
   if (deps.config.mode === 'production') await assertPublicTarget(url);
-  return raw;
+  // Stored as parsed (WHATWG form), so what is shown is exactly what will be called.
+  return url.href;
 }
 
 function duplicate(err: unknown, eventCode: string): never {
@@ -126,7 +127,9 @@ export async function listDeliveries(deps: Deps, merchantAccountNumber: number, 
 export async function redeliver(deps: Deps, merchantAccountNumber: number, target: { deliveryId?: number; fromDate?: string; toDate?: string }) {
   const byId = target.deliveryId !== undefined;
   const byRange = target.fromDate !== undefined && target.toDate !== undefined;
-  if (byId === byRange) throw new AppError('validation', 'detail.redeliverTarget', {}, { fieldErrors: [{ key: 'detail.redeliverTarget', params: {} }] });
+  // Exactly one target: a deliveryId with any part of a range is as ambiguous as both.
+  const anyDate = target.fromDate !== undefined || target.toDate !== undefined;
+  if (byId ? anyDate : !byRange) throw new AppError('validation', 'detail.redeliverTarget', {}, { fieldErrors: [{ key: 'detail.redeliverTarget', params: {} }] });
   if (byId && !(await repo.deliveryExists(deps.db, merchantAccountNumber, target.deliveryId!))) {
     throw new AppError('notFound', 'detail.deliveryNotFound', { deliveryId: target.deliveryId! });
   }

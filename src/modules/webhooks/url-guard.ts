@@ -27,8 +27,11 @@ for (const [network, prefix] of [
   INTERNAL.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // :: and ::1, and the deprecated IPv4-compatible form ::a.b.c.d
+  ['::', 96],
+  // NAT64 and 6to4 embed an IPv4 address that may be internal
+  ['64:ff9b::', 96],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

@@ -30,7 +30,6 @@ const route: RouteModule = (app, { deps }) => {
     schema: { tags: ['Operator'], summary: 'Create a merchant', security: [{ adminToken: [] }], body: Body, response: { 201: Credentials } },
     handler: async (request, reply) => {
       const created = await createMerchant(deps, { ...request.body, organisationId: request.body.organisationId?.toUpperCase() });
-      reply.header('cache-control', 'no-store');
       return reply.code(201).send(created);
     },
   });

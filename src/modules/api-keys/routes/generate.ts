@@ -13,10 +13,7 @@ const route: RouteModule = (app) => {
       querystring: MerchantQuery,
       response: { 200: Type.Object({ key: Type.String(), secret: Type.String() }) },
     },
-    handler: async (_request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return generate();
-    },
+    handler: async () => generate(),
   });
 };
 export default route;

@@ -1,0 +1,407 @@
+// The webhook dispatcher: claims due deliveries with SKIP LOCKED, POSTs them, records every
+// attempt, and schedules retries. It runs in every worker process; any number may run at once.
+//
+// - Wake-up: LISTEN on the delivery channel (emitEvent NOTIFYs on commit), so a new event is
+//   attempted at once, not at the next poll; a timer covers scheduled retries and lost wake-ups.
+// - Lease: a claim moves next_attempt_at to now + lease and counts the attempt. If this process
+//   dies mid-attempt, the row simply becomes due again when the lease ends and another worker
+//   re-claims it (at-least-once; receivers deduplicate on webhook-id). A late result from a lost
+//   lease is dropped: recording checks that the lease is still ours.
+// - Isolation: at most `webhookConcurrency` attempts in flight, at most `webhookPerHostConcurrency`
+//   to one host, each bounded by `webhookTimeoutMs`, so a receiver that hangs delays only itself.
+import type pg from 'pg';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Deps } from '../src/http/types.ts';
+import { DELIVERY_CHANNEL } from '../src/jobs/outbox.ts';
+import { standardSignature } from '../src/modules/webhooks/signing.ts';
+import { isInternalAddress, publicOnlyLookup } from '../src/modules/webhooks/url-guard.ts';
+
+/** Deliveries claimed per round trip. */
+const CLAIM_BATCH = 100;
+/** Longest sleep between polls when nothing is due and no NOTIFY arrives. */
+const IDLE_POLL_MS = 1000;
+const SNIPPET_BYTES = 1024;
+const ERROR_MAX_LENGTH = 300;
+const USER_AGENT = 'OneKhusa-Sandbox-Webhooks/1.0';
+
+interface Claimed {
+  delivery_id: number;
+  merchant_account_number: number;
+  event_code: string;
+  message_id: string;
+  is_test: boolean;
+  round_attempts: number;
+  total_attempts: number;
+  lease: Date;
+  target_url: string;
+  signing_secret: string | null;
+  webhook_signature: string | null;
+  body: string;
+}
+
+interface Outcome {
+  httpStatus: number | null;
+  snippet: string | null;
+  error: string | null;
+  latencyMs: number;
+  retryAfterMs: number | null;
+}
+
+const CLAIM_SQL = `
+  with due as (
+    select delivery_id, split_part(callback_url, '/', 3) as host, next_attempt_at from webhook_deliveries
+     where status = 'pending' and next_attempt_at <= now()
+       and not (split_part(callback_url, '/', 3) = any($3::text[]))
+     order by next_attempt_at
+     limit $1
+     for update skip locked
+  ), allowed as (
+    -- No more of one host's deliveries than it has free slots ($4 minus those in flight): the
+    -- rest of the batch stays due, so a backlog to one host cannot take every slot of the worker.
+    select delivery_id from (
+      select due.delivery_id,
+             row_number() over (partition by due.host order by due.next_attempt_at, due.delivery_id) as rank,
+             $4::int - coalesce(busy.in_flight, 0) as room
+        from due left join unnest($5::text[], $6::int[]) as busy(host, in_flight) on busy.host = due.host
+    ) ranked
+     where rank <= room
+  ), claimed as (
+    update webhook_deliveries d
+       -- Millisecond precision: the lease travels through a JS Date and must compare equal.
+       set next_attempt_at = date_trunc('milliseconds', now() + make_interval(secs => $2::float8 / 1000)),
+           locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2::float8 / 1000)),
+           round_attempts = d.round_attempts + 1,
+           total_attempts = d.total_attempts + 1
+      from allowed where d.delivery_id = allowed.delivery_id
+    returning d.*
+  )
+  select c.delivery_id, c.merchant_account_number, c.event_code, c.message_id, c.is_test, c.round_attempts, c.total_attempts,
+         c.locked_until as lease, coalesce(s.callback_url, c.callback_url) as target_url,
+         s.signing_secret, s.webhook_signature, e.payload::text as body
+    from claimed c
+    join outbox_events e on e.event_id = c.event_id
+    left join webhook_subscriptions s on s.webhook_id = c.webhook_id
+   order by c.delivery_id`;
+
+// One statement: the delivery's new state and its attempt row, only if the lease is still ours.
+const RECORD_SQL = `
+  with updated as (
+    update webhook_deliveries
+       set status = $3::text,
+           next_attempt_at = now() + make_interval(secs => $4::float8 / 1000),
+           locked_until = null,
+           completed_at = case when $3::text = 'pending' then null else now() end
+     where delivery_id = $1 and locked_until = $2::timestamptz
+    returning delivery_id, merchant_account_number
+  )
+  insert into webhook_attempts (delivery_id, merchant_account_number, attempt_number, attempted_at, http_status, latency_ms, response_snippet, error)
+  select delivery_id, merchant_account_number, $5::int, $6::timestamptz, $7::smallint, $8::int, $9::text, $10::text from updated
+  on conflict (delivery_id, attempt_number) do nothing`;
+
+// Hosts at their limit are left out: their due deliveries wait for a slot (an attempt ending wakes
+// the loop), not for a poll that would find them due at once and spin.
+const BATCH = process.env.PROTO_BATCH === '1';
+const EARLY_HOST = process.env.PROTO_EARLY_HOST === '1';
+const SKIP_NEXT_DUE = process.env.PROTO_SKIP_NEXTDUE === '1';
+const BATCH_RECORD_SQL = `
+  with o as (
+    select * from unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[], $5::int[], $6::timestamptz[], $7::smallint[], $8::int[], $9::text[], $10::text[])
+      as o(delivery_id, lease, status, delay_ms, attempt_number, attempted_at, http_status, latency_ms, snippet, error)
+  ), updated as (
+    update webhook_deliveries d
+       set status = o.status, next_attempt_at = now() + make_interval(secs => o.delay_ms / 1000), locked_until = null,
+           completed_at = case when o.status = 'pending' then null else now() end
+      from o where d.delivery_id = o.delivery_id and d.locked_until = o.lease
+    returning d.delivery_id, d.merchant_account_number, o.attempt_number, o.attempted_at, o.http_status, o.latency_ms, o.snippet, o.error
+  )
+  insert into webhook_attempts (delivery_id, merchant_account_number, attempt_number, attempted_at, http_status, latency_ms, response_snippet, error)
+  select delivery_id, merchant_account_number, attempt_number, attempted_at, http_status, latency_ms, snippet, error from updated
+  on conflict (delivery_id, attempt_number) do nothing`;
+export const protoStats = { flushes: 0, flushed: 0 };
+
+const NEXT_DUE_SQL = `select extract(epoch from (min(next_attempt_at) - now())) * 1000 as ms from webhook_deliveries
+  where status = 'pending' and not (split_part(callback_url, '/', 3) = any($1::text[]))`;
+
+function hostOf(url: string): string {
+  return url.split('/')[2] ?? '';
+}
+
+function clip(text: string, max: number): string {
+  // PostgreSQL text cannot hold NUL; everything else is kept.
+  const clean = text.replace(/\u0000/g, '');
+  return clean.length > max ? clean.slice(0, max) : clean;
+}
+
+function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return null;
+  if (/^\d{1,9}$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
+
+async function readSnippet(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= SNIPPET_BYTES) break;
+  }
+  // Whatever is left is discarded (bounded), so the connection can be reused when small.
+  await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, SNIPPET_BYTES));
+}
+
+function describeError(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') return `no response within ${timeoutMs} ms`;
+  const code = e.code ?? e.cause?.code;
+  const message = e.cause?.message ?? e.message ?? String(err);
+  return clip(code ? `${code}: ${message}` : message, ERROR_MAX_LENGTH);
+}
+
+export class WebhookDispatcher {
+  private running = false;
+  private inFlight = 0;
+  private readonly perHost = new Map<string, number>();
+  private wakeUp: (() => void) | undefined;
+  /** A wake-up that came while the loop was not asleep (e.g. an attempt ended during a claim). */
+  private wakePending = false;
+  private loopDone: Promise<void> | undefined;
+  private listener: pg.PoolClient | undefined;
+  private readonly agent: Agent;
+
+  constructor(private readonly deps: Deps) {
+    const { config } = deps;
+    this.agent = new Agent({
+      connections: config.webhookPerHostConcurrency,
+      keepAliveTimeout: 10_000,
+      headersTimeout: config.webhookTimeoutMs,
+      bodyTimeout: config.webhookTimeoutMs,
+      connect: { timeout: config.webhookTimeoutMs, ...(config.mode === 'production' ? { lookup: publicOnlyLookup } : {}) },
+    });
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.listen();
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming, lets attempts in flight finish (each is bounded by the timeout), cleans up. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loopDone;
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 10));
+    if (this.listener) {
+      await this.listener.query(`unlisten ${DELIVERY_CHANNEL}`).catch(() => undefined);
+      this.listener.release();
+      this.listener = undefined;
+    }
+    await this.agent.close();
+  }
+
+  private wake(): void {
+    const resolve = this.wakeUp;
+    this.wakeUp = undefined;
+    if (resolve) resolve();
+    else this.wakePending = true;
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      const client = await this.deps.db.connect();
+      client.on('notification', () => this.wake());
+      // A broken listening connection only costs latency (polling goes on); re-listen later.
+      client.on('error', () => {
+        if (this.listener === client) this.listener = undefined;
+        client.release(true);
+      });
+      await client.query(`listen ${DELIVERY_CHANNEL}`);
+      this.listener = client;
+    } catch (err) {
+      this.deps.log.warn({ err }, 'webhook dispatcher could not LISTEN; polling only');
+    }
+  }
+
+  private async loop(): Promise<void> {
+    const { config, log } = this.deps;
+    while (this.running) {
+      const free = config.webhookConcurrency - this.inFlight;
+      let claimed: Claimed[] = [];
+      if (free > 0) {
+        try {
+          if (!this.listener) await this.listen();
+          claimed = await this.claim(Math.min(free, CLAIM_BATCH));
+        } catch (err) {
+          log.error({ err }, 'webhook claim failed');
+          await this.sleep(IDLE_POLL_MS);
+          continue;
+        }
+        for (const row of claimed) void this.attempt(row);
+      }
+      // A full batch means more may be due: go round again at once.
+      if (claimed.length === CLAIM_BATCH && this.inFlight < config.webhookConcurrency) continue;
+      await this.sleep(free > 0 && !(SKIP_NEXT_DUE && claimed.length > 0) ? await this.msUntilNextDue() : IDLE_POLL_MS);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (!this.running || this.wakePending) {
+      this.wakePending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake(), Math.max(0, ms));
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async msUntilNextDue(): Promise<number> {
+    const { rows } = await this.deps.db.query<{ ms: number | null }>(NEXT_DUE_SQL, [this.saturatedHosts()]).catch(() => ({ rows: [{ ms: null }] }));
+    const ms = rows[0].ms;
+    return ms === null ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(0, Math.ceil(ms)));
+  }
+
+  private saturatedHosts(): string[] {
+    return [...this.perHost].filter(([, n]) => n >= this.deps.config.webhookPerHostConcurrency).map(([host]) => host);
+  }
+
+  private async claim(limit: number): Promise<Claimed[]> {
+    const busy = [...this.perHost];
+    const { rows } = await this.deps.db.query<Claimed>(CLAIM_SQL, [
+      limit,
+      this.deps.config.webhookLeaseMs,
+      this.saturatedHosts(),
+      this.deps.config.webhookPerHostConcurrency,
+      busy.map(([host]) => host),
+      busy.map(([, n]) => n),
+    ]);
+    return rows;
+  }
+
+  private async attempt(row: Claimed): Promise<void> {
+    const host = hostOf(row.target_url);
+    this.inFlight += 1;
+    this.perHost.set(host, (this.perHost.get(host) ?? 0) + 1);
+    const attemptedAt = this.deps.clock.now();
+    const started = performance.now();
+    let outcome: Outcome;
+    try {
+      outcome = row.signing_secret ? await this.post(row) : { httpStatus: null, snippet: null, error: 'subscription deleted', latencyMs: 0, retryAfterMs: null };
+    } catch (err) {
+      outcome = { httpStatus: null, snippet: null, error: describeError(err, this.deps.config.webhookTimeoutMs), latencyMs: Math.round(performance.now() - started), retryAfterMs: null };
+    }
+    let hostReleased = false;
+    if (EARLY_HOST) {
+      hostReleased = true;
+      const left = (this.perHost.get(host) ?? 1) - 1;
+      if (left > 0) this.perHost.set(host, left);
+      else this.perHost.delete(host);
+    }
+    try {
+      await this.record(row, attemptedAt, outcome);
+    } catch (err) {
+      // Not recorded: the lease runs out and the delivery is attempted again (at-least-once).
+      this.deps.log.error({ err, deliveryId: row.delivery_id }, 'could not record a webhook attempt');
+    } finally {
+      this.inFlight -= 1;
+      if (!hostReleased) {
+        const left = (this.perHost.get(host) ?? 1) - 1;
+        if (left > 0) this.perHost.set(host, left);
+        else this.perHost.delete(host);
+      }
+      this.wake();
+    }
+  }
+
+  private async post(row: Claimed): Promise<Outcome> {
+    const { config } = this.deps;
+    const url = new URL(row.target_url);
+    if (config.mode === 'production' && isInternalAddress(url.hostname.replace(/^\[|\]$/g, ''))) {
+      return { httpStatus: null, snippet: null, error: 'refused: callback host is an internal address', latencyMs: 0, retryAfterMs: null };
+    }
+    const timestampSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-onekhusa-webhook-event': row.event_code,
+      'x-onekhusa-webhook-signature': row.webhook_signature ?? '',
+      'webhook-id': row.message_id,
+      'webhook-timestamp': String(timestampSeconds),
+      'webhook-signature': standardSignature(row.signing_secret!, row.message_id, timestampSeconds, row.body),
+      ...(row.is_test ? { 'x-onekhusa-webhook-test': 'true' } : {}),
+    };
+    const started = performance.now();
+    const res = await request(url, {
+      method: 'POST',
+      headers,
+      body: row.body,
+      dispatcher: this.agent,
+      signal: AbortSignal.timeout(config.webhookTimeoutMs),
+    });
+    const snippet = await readSnippet(res.body);
+    return {
+      httpStatus: res.statusCode,
+      snippet: clip(snippet, SNIPPET_BYTES),
+      error: null,
+      latencyMs: Math.round(performance.now() - started),
+      retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.deps.clock.now().getTime()),
+    };
+  }
+
+  private queue: { params: unknown[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private flushing = false;
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, 500);
+      const columns = Array.from({ length: 10 }, (_, i) => batch.map((b) => b.params[i]));
+      try {
+        await this.deps.db.query(BATCH_RECORD_SQL, columns);
+        protoStats.flushes++;
+        protoStats.flushed += batch.length;
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+    this.flushing = false;
+  }
+
+  private async record(row: Claimed, attemptedAt: Date, outcome: Outcome): Promise<void> {
+    const schedule = this.deps.config.webhookRetryScheduleMs;
+    const succeeded = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
+    const final = succeeded || row.round_attempts >= schedule.length || outcome.error === 'subscription deleted';
+    const status = succeeded ? 'succeeded' : final ? 'failed' : 'pending';
+    // Retry-After is honoured when it asks for more time than the schedule, up to its longest step.
+    const longest = Math.max(...schedule);
+    const delayMs = final ? 0 : Math.max(schedule[row.round_attempts], Math.min(outcome.retryAfterMs ?? 0, longest));
+    if (BATCH) {
+      await new Promise<void>((resolve, reject) => {
+        this.queue.push({ params: [row.delivery_id, row.lease, status, delayMs, row.total_attempts, attemptedAt, outcome.httpStatus, outcome.latencyMs, outcome.snippet, outcome.error], resolve, reject });
+        if (!this.flushing) {
+          this.flushing = true;
+          setImmediate(() => void this.flush());
+        }
+      });
+      return;
+    }
+    await this.deps.db.query(RECORD_SQL, [
+      row.delivery_id,
+      row.lease,
+      status,
+      delayMs,
+      row.total_attempts,
+      attemptedAt,
+      outcome.httpStatus,
+      outcome.latencyMs,
+      outcome.snippet,
+      outcome.error,
+    ]);
+  }
+}
