@@ -473,7 +473,7 @@ async function benchIsolation(deps: Deps) {
       `select count(*) filter (where locked_until is not null)::int as n, coalesce(sum(total_attempts), 0)::int as attempts from webhook_deliveries where merchant_account_number = $1`,
       [hangingMerchant.merchantAccountNumber],
     );
-    const hangingClaimedAtFastDone = claimedRows[0].n;
+    const hangingLeasedAtFastDone = claimedRows[0].n;
     const isolation = {
       hangingEvents: ISOLATION_EVENTS,
       fastEvents: ISOLATION_EVENTS,
@@ -483,7 +483,7 @@ async function benchIsolation(deps: Deps) {
       fastAllDeliveredMs: round1(fastDone - fastCommitStarted),
       hangingFirstRequestToFastDoneMs: round1(fastDone - (hanging.firstAt ?? hangingCommitted)),
       hangingRequestsInFlightAtFastDone: hanging.hits,
-      hangingClaimedAtFastDone,
+      hangingLeasedAtFastDone,
       fastFinishedBeforeFirstTimeout: fastDone < firstTimeoutAt,
     };
     log(`webhooks isolation: ${JSON.stringify(isolation)}`);

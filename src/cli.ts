@@ -550,9 +550,10 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
   }
 
   const forwarding = options.forwardTo ? `; forwarding to ${shown(options.forwardTo)}` : '';
-  process.stderr.write(`listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n`);
+  // A stop asked for during registration goes straight to clean-up.
+  if (!stopping) process.stderr.write(`listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n`);
   const taken = changes.filter((c): c is Extract<Change, { created: false }> => !c.created);
-  if (taken.length > 0) {
+  if (taken.length > 0 && !stopping) {
     process.stderr.write(`re-pointed existing subscriptions for ${taken.map((c) => c.eventCode).join(', ')}; their previous URLs are restored on exit\n`);
   }
 

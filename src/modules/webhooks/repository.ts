@@ -45,9 +45,16 @@ export async function updateSubscription(
   q: Queryable,
   s: { webhookId: number; merchantAccountNumber: number; eventCode: string; callbackUrl: string; modifiedBy: string },
 ): Promise<SubscriptionRow | undefined> {
+  // Undelivered deliveries follow the new URL, so the delivery log shows where they will go.
   const { rows } = await q.query<SubscriptionRow>(
-    `update webhook_subscriptions set event_code = $3, callback_url = $4, modified_by = $5, date_modified = now()
-      where webhook_id = $1 and merchant_account_number = $2 returning *`,
+    `with updated as (
+       update webhook_subscriptions set event_code = $3, callback_url = $4, modified_by = $5, date_modified = now()
+        where webhook_id = $1 and merchant_account_number = $2 returning *
+     ), moved as (
+       update webhook_deliveries d set callback_url = u.callback_url
+         from updated u where d.webhook_id = u.webhook_id and d.status = 'pending'
+     )
+     select * from updated`,
     [s.webhookId, s.merchantAccountNumber, s.eventCode, s.callbackUrl, s.modifiedBy],
   );
   return rows[0];
