@@ -123,6 +123,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs,
     webhookLeaseMs,
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
-    webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 16, 1, 1024),
+    webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 32, 1, 1024),
   };
 }

@@ -174,6 +174,7 @@ export class WebhookDispatcher {
   private wakePending = false;
   private loopDone: Promise<void> | undefined;
   private listener: pg.PoolClient | undefined;
+  private releaseListener: () => void = () => undefined;
   private readonly agent: Agent;
   private unrecorded: Recorded[] = [];
   private flushing: Promise<void> | undefined;
@@ -204,14 +205,11 @@ export class WebhookDispatcher {
       await (this.flushing ?? new Promise((r) => setTimeout(r, 10)));
     }
     const listener = this.listener;
-    this.listener = undefined;
     if (listener) {
       await listener.query(`unlisten ${DELIVERY_CHANNEL}`).catch(() => undefined);
-      // The error handler must not outlive our hold on the client: released twice, it throws.
-      listener.removeAllListeners('error');
       listener.removeAllListeners('notification');
-      listener.on('error', () => undefined);
-      listener.release();
+      // Through the same guard as the error handler: a later connection error cannot release twice.
+      this.releaseListener();
     }
     await this.agent.close();
   }
@@ -226,16 +224,22 @@ export class WebhookDispatcher {
   private async listen(): Promise<void> {
     try {
       const client = await this.deps.db.connect();
+      let released = false;
+      // Exactly once, whichever of the error handler, a failed LISTEN or stop() gets there first.
+      const release = () => {
+        if (released) return;
+        released = true;
+        if (this.listener === client) this.listener = undefined;
+        client.release(true);
+      };
       client.on('notification', () => this.wake());
       // A broken listening connection only costs latency (polling goes on); re-listen later.
-      client.on('error', () => {
-        if (this.listener !== client) return;
-        this.listener = undefined;
-        client.release(true);
-      });
+      client.on('error', () => release());
+      this.releaseListener = release;
       await client.query(`listen ${DELIVERY_CHANNEL}`);
       this.listener = client;
     } catch (err) {
+      this.releaseListener();
       this.deps.log.warn({ err }, 'webhook dispatcher could not LISTEN; polling only');
     }
   }
