@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { t as translate } from '../src/http/i18n.ts';
 import { BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { clientError, dbState } from './helpers.ts';
 import { ACTOR, CONNECTOR_ID } from './routes.ts';
 
 let t: TestApp;
@@ -40,30 +41,7 @@ function raw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload: st
   return t.app.inject({ method, url, payload, headers: { ...(auth ? m.auth : {}), 'content-type': 'application/json', ...headers } });
 }
 
-/**
- * A fingerprint of everything in the database (every public table's rows). Idempotency records
- * are left out: a refused request with an X-Idempotency-Key is recorded so that its retry gets
- * the same answer.
- */
-async function dbState(): Promise<Record<string, string>> {
-  const { rows: tables } = await t.db.query<{ table_name: string }>(
-    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'idempotency_keys' order by table_name`,
-  );
-  const state: Record<string, string> = {};
-  for (const { table_name } of tables) {
-    const { rows } = await t.db.query<{ h: string | null; n: number }>(`select md5(string_agg(x::text, ',' order by x::text)) as h, count(*)::int as n from "${table_name}" x`);
-    state[table_name] = `${rows[0].n}:${rows[0].h}`;
-  }
-  return state;
-}
 
-/** Asserts a 4xx problem and returns it. */
-function clientError(res: Res, status?: number) {
-  expect(res.statusCode, res.body.slice(0, 300)).toBeGreaterThanOrEqual(400);
-  expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
-  if (status !== undefined) expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
-  return problemOf(res);
-}
 
 /** 2xx with JSON, or a 4xx problem; never a 5xx. */
 function neverServerError(res: Res): void {
@@ -99,19 +77,19 @@ describe('malformed JSON bodies', () => {
     ['POST /account/getAccessToken', TOKEN, false],
   ] as const)('%s', (_name, url, auth) => {
     it.each(cases)('answers 400 E900 to %s and changes nothing', async (_case, payload) => {
-      const before = await dbState();
+      const before = await dbState(t.db);
       const res = await raw('POST', url, payload, {}, auth);
       const p = clientError(res, 400);
       expect(p.errorCode).toBe('E900');
       expect(p.errors.length).toBeGreaterThan(0);
-      expect(await dbState()).toEqual(before);
+      expect(await dbState(t.db)).toEqual(before);
     });
 
     it('answers 400 to an empty body declared as JSON', async () => {
-      const before = await dbState();
+      const before = await dbState(t.db);
       const res = await raw('POST', url, '', {}, auth);
       expect(clientError(res, 400).errorCode).toBe('E900');
-      expect(await dbState()).toEqual(before);
+      expect(await dbState(t.db)).toEqual(before);
     });
   });
 
@@ -123,7 +101,7 @@ describe('malformed JSON bodies', () => {
 
 describe('wrong types, ranges and missing fields', () => {
   it('reports each wrongly typed field once', async () => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await t.app.inject({ method: 'POST', url: TOPUP, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, connectorId: 'abc', topupAmount: { value: 5 }, createdBy: [] } });
     const p = clientError(res, 400);
     expect(p.errorCode).toBe('E900');
@@ -131,7 +109,7 @@ describe('wrong types, ranges and missing fields', () => {
     expect(p.errors.join('\n')).toMatch(/Connector Id/);
     expect(p.errors.join('\n')).toMatch(/Topup Amount/);
     expect(p.errors.join('\n')).toMatch(/Created By/);
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it.each([
@@ -165,12 +143,12 @@ describe('wrong types, ranges and missing fields', () => {
     ['createdBy', 'not-an-email'],
     ['createdBy', ''],
   ])('refuses %s = %j with one message for that field and no money moved', async (field, value) => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await t.app.inject({ method: 'POST', url: TOPUP, headers: m.auth, payload: { ...validTopup(), [field]: value } });
     const p = clientError(res, 400);
     expect(p.errorCode).toBe('E900');
     expect(p.errors).toHaveLength(1);
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('refuses -0 written literally in the JSON text', async () => {
@@ -185,13 +163,13 @@ describe('wrong types, ranges and missing fields', () => {
     ['POST /account/getAccessToken', TOKEN, ['Api Key', 'Api Secret', 'Organisation Id', 'Merchant Account Number']],
     ['POST /security/apiKeys/add', ADD_KEY, ['Organisation Id', 'Merchant Account Number', 'Client Key', 'Client Secret']],
   ] as const)('%s with an empty object lists one error per missing field', async (_name, url, fields) => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', url, '{}');
     const p = clientError(res, 400);
     expect(p.errorCode).toBe('E900');
     expect(p.errors).toHaveLength(fields.length);
     for (const field of fields) expect(p.errors).toContain(`${field} is required.`);
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('lists each missing field once when only some are present', async () => {
@@ -247,12 +225,12 @@ describe('huge strings inside the body limit', () => {
   ])('answers 400 (not 500, not 413) to a 1 MB %s and does not echo it', async (_name, url, body) => {
     const payload = JSON.stringify(body());
     expect(payload.length).toBeLessThan(1024 * 1024);
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', url, payload);
     const p = clientError(res, 400);
     expect(p.errorCode).toBe('E900');
     expect(res.body.length).toBeLessThan(10_000);
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('answers 400 to a 1 MB query parameter value', async () => {
@@ -273,20 +251,20 @@ describe('content types', () => {
     ['application/octet-stream', 'binary'],
     ['nonsense', '{}'],
   ])('refuses %s with 415 or 400 and changes nothing', async (type, payload) => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', TOPUP, payload, { 'content-type': type });
     const p = clientError(res);
     expect([400, 415]).toContain(res.statusCode);
     expect(p.errorCode).toBe('E900');
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('refuses a body sent without a content type', async () => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await t.app.inject({ method: 'POST', url: TOPUP, headers: m.auth, payload: Buffer.from(JSON.stringify(validTopup())) });
     expect([400, 415]).toContain(res.statusCode);
     expect(problemOf(res).errorCode).toBe('E900');
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('accepts application/json with a charset parameter', async () => {
@@ -299,19 +277,19 @@ describe('bodies beyond the size limit', () => {
   const FORTY_MB = 40 * 1024 * 1024;
 
   it('answers 413 E908 through inject and changes nothing', async () => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', TOPUP, Buffer.alloc(FORTY_MB, 'a'));
     const p = clientError(res, 413);
     expect(p.errorCode).toBe('E908');
     expect(res.headers['x-request-id']).toBeTruthy();
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('answers 413 E908 on a real socket, and the server keeps answering', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const base = `http://127.0.0.1:${port}`;
-    const before = await dbState();
+    const before = await dbState(t.db);
 
     // Declared length above the limit: refused before the body is read.
     const big = await fetch(`${base}${TOPUP}`, { method: 'POST', headers: { ...m.auth, 'content-type': 'application/json' }, body: Buffer.alloc(FORTY_MB, 'a'), signal: AbortSignal.timeout(20_000) });
@@ -343,7 +321,7 @@ describe('bodies beyond the size limit', () => {
     expect(live.status).toBe(200);
     const ok = await fetch(`${base}${LIMITS}?merchantAccountNumber=${m.merchantAccountNumber}`, { headers: m.auth, signal: AbortSignal.timeout(5_000) });
     expect(ok.status).toBe(200);
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 });
 
@@ -357,10 +335,10 @@ describe('deeply nested JSON', () => {
     ['nested arrays as the body', arrays],
     ['nested objects as the body', objects],
   ])('answers 4xx to %s', async (_name, payload) => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', TOPUP, payload);
     clientError(res);
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it.each([
@@ -374,10 +352,10 @@ describe('deeply nested JSON', () => {
     ['nested arrays', arrays],
     ['nested objects', objects],
   ])('never answers 5xx to %s inside an unknown field of an idempotent request', async (_name, nested) => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', TOPUP, withExtra(nested), { 'x-idempotency-key': `deep-${_name.replace(/\W/g, '')}-${Date.now()}` });
     neverServerError(res);
-    if (res.statusCode >= 400) expect(await dbState()).toEqual(before);
+    if (res.statusCode >= 400) expect(await dbState(t.db)).toEqual(before);
   });
 
   it('never answers 5xx to deep nesting in getAccessToken', async () => {
@@ -458,10 +436,10 @@ describe('unicode', () => {
     ['a lone surrogate in createdBy', TOPUP, () => ({ ...validTopup(), createdBy: 'a\udfffb@shop.mw' }), true],
     ['right-to-left override in capturedBy', ADD_KEY, () => validAddKey({ capturedBy: 'a\u202eb@shop.mw' }), true],
   ])('%s never answers 5xx', async (_name, url, body, auth) => {
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await raw('POST', url, JSON.stringify(body()), {}, auth);
     neverServerError(res);
-    if (res.statusCode >= 400) expect(await dbState()).toEqual(before);
+    if (res.statusCode >= 400) expect(await dbState(t.db)).toEqual(before);
   });
 
   it('refuses NUL in a query parameter without a 5xx', async () => {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
@@ -141,4 +141,30 @@ export async function ledgerInvariants(db: Db): Promise<{ total: number; mismatc
     )
   ).rows[0].n;
   return { total, mismatched };
+}
+
+export type InjectResult = { statusCode: number; headers: Record<string, unknown>; body: string };
+
+/** Asserts a 4xx problem+json (of `status` when given) and returns it. */
+export function clientError(res: InjectResult, status?: number) {
+  expect(res.statusCode, res.body.slice(0, 300)).toBeGreaterThanOrEqual(400);
+  expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
+  if (status !== undefined) expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
+  return problemOf(res);
+}
+
+/**
+ * A fingerprint of every table: "nothing changed" compares two. Idempotency records are left
+ * out: a refused request with an X-Idempotency-Key is recorded so that its retry gets the same answer.
+ */
+export async function dbState(db: Db): Promise<Record<string, string>> {
+  const { rows: tables } = await db.query<{ table_name: string }>(
+    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'idempotency_keys' order by table_name`,
+  );
+  const state: Record<string, string> = {};
+  for (const { table_name } of tables) {
+    const { rows } = await db.query<{ h: string | null; n: number }>(`select md5(string_agg(x::text, ',' order by x::text)) as h, count(*)::int as n from "${table_name}" x`);
+    state[table_name] = `${rows[0].n}:${rows[0].h}`;
+  }
+  return state;
 }

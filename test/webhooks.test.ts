@@ -12,6 +12,8 @@ import { emitEvent } from '../src/jobs/outbox.ts';
 import { EVENT_CODES } from '../src/modules/webhooks/catalogue.ts';
 import { isInternalAddress, parseCallbackUrl } from '../src/modules/webhooks/url-guard.ts';
 import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { clientError, dbState } from './helpers.ts';
+import type { SubscriptionRow } from '../src/modules/webhooks/repository.ts';
 import { ACTOR, webhookFor } from './routes.ts';
 
 let t: TestApp;
@@ -67,17 +69,7 @@ async function listOf(who: TestMerchant, headers: Record<string, string> = {}): 
 const fresh = () => newMerchant(t, { organisationId: m.organisationId });
 const customCode = () => `custom.${Math.random().toString(36).slice(2, 10)}`;
 
-interface SubscriptionDb {
-  webhook_id: number;
-  merchant_account_number: number;
-  event_code: string;
-  callback_url: string;
-  webhook_signature: string;
-  signing_secret: string;
-  created_by: string;
-  modified_by: string | null;
-  date_modified: Date | null;
-}
+type SubscriptionDb = SubscriptionRow;
 
 async function subscriptions(who: TestMerchant, app: App = t): Promise<SubscriptionDb[]> {
   const { rows } = await app.db.query<SubscriptionDb>('select * from webhook_subscriptions where merchant_account_number = $1 order by webhook_id', [who.merchantAccountNumber]);
@@ -132,34 +124,13 @@ async function setCreated(id: number, at: string, app: App = t): Promise<void> {
   await app.db.query('update webhook_deliveries set created_at = $2 where delivery_id = $1', [id, at]);
 }
 
-/** A fingerprint of every table (idempotency records aside): "nothing changed" compares two. */
-async function dbState(app: App = t): Promise<Record<string, string>> {
-  const { rows: tables } = await app.db.query<{ table_name: string }>(
-    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'idempotency_keys' order by table_name`,
-  );
-  const state: Record<string, string> = {};
-  for (const { table_name } of tables) {
-    const { rows } = await app.db.query<{ h: string | null; n: number }>(`select md5(string_agg(x::text, ',' order by x::text)) as h, count(*)::int as n from "${table_name}" x`);
-    state[table_name] = `${rows[0].n}:${rows[0].h}`;
-  }
-  return state;
-}
-
-/** Asserts a 4xx problem+json (of `status` when given) and returns it. */
-function clientError(res: Res, status?: number) {
-  expect(res.statusCode, res.body.slice(0, 300)).toBeGreaterThanOrEqual(400);
-  expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
-  if (status !== undefined) expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
-  return problemOf(res);
-}
-
 /** Runs `request`, asserts it is refused with `status` and `errorCode`, and that no table changed. */
 async function refusedUnchanged(request: () => Promise<Res>, status: number, errorCode: string, app: App = t) {
-  const before = await dbState(app);
+  const before = await dbState(app.db);
   const res = await request();
   const p = clientError(res, status);
   expect(p.errorCode).toBe(errorCode);
-  expect(await dbState(app)).toEqual(before);
+  expect(await dbState(app.db)).toEqual(before);
   return p;
 }
 
@@ -586,11 +557,11 @@ describe('POST /merchants/webhooks/verify', () => {
     const s = await webhookFor(t, m, customCode());
     const given = mutate(s.webhook_signature, s.signing_secret);
     expect(given).not.toBe(s.webhook_signature);
-    const before = await dbState();
+    const before = await dbState(t.db);
     const res = await verify(m, s.event_code, given);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ merchantAccountNumber: m.merchantAccountNumber, isSignatureValid: false });
-    expect(await dbState()).toEqual(before);
+    expect(await dbState(t.db)).toEqual(before);
   });
 
   it('answers false for an event code without a subscription', async () => {
