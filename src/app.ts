@@ -35,6 +35,12 @@ import webhookVerify from './modules/webhooks/routes/verify.ts';
 import webhookDeliveries from './modules/webhooks/routes/deliveries.ts';
 import webhookRedeliver from './modules/webhooks/routes/redeliver.ts';
 import webhookTest from './modules/webhooks/routes/test.ts';
+import rtpInitiate from './modules/collections/routes/initiate.ts';
+import rtpAddFakeTransaction from './modules/collections/routes/add-fake-transaction.ts';
+import addFakeCustomPayment from './modules/collections/routes/add-fake-custom-payment.ts';
+import collectionGet from './modules/collections/routes/get-transaction.ts';
+import collectionList from './modules/collections/routes/get-transactions.ts';
+import collectionReverse from './modules/collections/routes/reverse.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
 import health from './modules/health/routes/health.ts';
@@ -64,6 +70,12 @@ const MERCHANT_API: RouteModule[] = [
   webhookDeliveries,
   webhookRedeliver,
   webhookTest,
+  rtpInitiate,
+  rtpAddFakeTransaction,
+  addFakeCustomPayment,
+  collectionGet,
+  collectionList,
+  collectionReverse,
 ];
 
 /** Operator and operations routes, at the root. */

@@ -34,6 +34,8 @@ export interface Config {
   /** Delivery attempts in flight per worker process, and per callback host within that. */
   webhookConcurrency: number;
   webhookPerHostConcurrency: number;
+  /** How long a request-to-pay's timed account accepts payment. */
+  timedAccountMinutes: number;
 }
 
 export class ConfigError extends Error {}
@@ -124,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLeaseMs,
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
     webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 32, 1, 1024),
+    timedAccountMinutes: int(env, 'TIMED_ACCOUNT_MINUTES', 15, 1, 1440),
   };
 }

@@ -64,6 +64,18 @@ const MESSAGES = {
   'detail.unknownEventForTest': { en: 'Event code {eventCode} is not one the service sends; test events exist only for known codes.', ny: 'Khodi {eventCode} si imodzi mwa zimene ntchitoyi imatumiza; zoyesera zilipo pa makhodi odziwika okha.' },
   'detail.redeliverTarget': { en: 'Name one delivery (deliveryId) or a time range (fromDate and toDate), not both.', ny: 'Tchulani kutumiza kumodzi (deliveryId) kapena nthawi (fromDate ndi toDate), osati zonse ziwiri.' },
 
+  'detail.dailyLimit': { en: 'This {transactionCode} transaction would take today\'s total to {total}, above the daily limit of {limit}.', ny: 'Ndalama iyi ya {transactionCode} ingapangitse zonse za lero kukhala {total}, kupitirira malire a tsiku a {limit}.' },
+  'detail.connectorNotForCollections': { en: 'Connector {connectorId} does not take collections.', ny: 'Cholumikizira {connectorId} sichilandira malipiro.' },
+  'detail.timedAccountNotFound': { en: 'Timed account {timedAccountNumber} was not found.', ny: 'Akaunti yanthawi {timedAccountNumber} sinapezeke.' },
+  'detail.timedAccountExpired': { en: 'Timed account {timedAccountNumber} expired at {expiryDate}.', ny: 'Akaunti yanthawi {timedAccountNumber} inatha pa {expiryDate}.' },
+  'detail.timedAccountPaid': { en: 'Timed account {timedAccountNumber} has already been paid.', ny: 'Akaunti yanthawi {timedAccountNumber} inalipiridwa kale.' },
+  'detail.amountMismatch': { en: 'The amount {amount} does not equal the requested {requested}.', ny: 'Ndalama {amount} sikufanana ndi yopemphedwa {requested}.' },
+  'detail.currencyMismatch': { en: 'Currency {currencyCode} does not match the request\'s {requested}.', ny: 'Ndalama za mtundu {currencyCode} sizikufanana ndi {requested} zopemphedwa.' },
+  'detail.referenceOpen': { en: 'Reference {referenceNumber} already has an open request to pay.', ny: 'Nambala {referenceNumber} ili kale ndi pempho la malipiro lotseguka.' },
+  'detail.paymentAccountNotFound': { en: 'Payment account {accountNumber} was not found.', ny: 'Akaunti yolipirira {accountNumber} sinapezeke.' },
+  'detail.collectionNotFound': { en: 'Transaction {transactionReferenceNumber} was not found.', ny: 'Malipiro {transactionReferenceNumber} sanapezeke.' },
+  'detail.alreadyReversed': { en: 'Transaction {transactionReferenceNumber} has already been reversed.', ny: 'Malipiro {transactionReferenceNumber} anabwezedwa kale.' },
+
   // field validation messages (errors[])
   'field.required': { en: '{field} is required.', ny: '{field} ikufunika.' },
   'field.type': { en: '{field} must be {type}.', ny: '{field} iyenera kukhala {type}.' },
@@ -116,6 +128,11 @@ const MESSAGES = {
   'event.payout.failed': { en: 'Payout Failed Notification', ny: 'Chidziwitso cha Malipiro Otuluka Olephera' },
   'event.payout.reversed': { en: 'Payout Reversal Notification', ny: 'Chidziwitso cha Malipiro Otuluka Obwezedwa' },
   'event.unknown': { en: 'Unknown event (stored, never sent)', ny: 'Chochitika chosadziwika (chasungidwa, sichitumizidwa)' },
+
+  'ok.transactionSuccessful': { en: 'Transaction successful', ny: 'Malipiro ayenda bwino' },
+  'ok.transactionReversed': { en: 'Transaction reversed', ny: 'Malipiro abwezedwa' },
+  'status.S': { en: 'Success', ny: 'Zayenda bwino' },
+  'status.R': { en: 'Reversed', ny: 'Zabwezedwa' },
 
   // names shown to people
   'status.A': { en: 'Active', ny: 'Ikugwira ntchito' },

@@ -7,6 +7,7 @@ import type { Deps } from '../http/types.ts';
 import { deleteExpiredKeys } from '../http/idempotency.ts';
 import { deleteOldRateWindows } from '../http/rate-limit.ts';
 import { WebhookDispatcher } from '../modules/webhooks/dispatcher.ts';
+import { expireRequests } from '../modules/collections/repository.ts';
 
 export interface EnqueueOptions {
   /** Not before this time (scheduled batches, timed-account expiry). */
@@ -41,6 +42,10 @@ export function taskList(deps: Deps): TaskList {
       const deleted = await deleteExpiredKeys(deps.db);
       if (deleted > 0) deps.log.info({ deleted }, 'expired idempotency records deleted');
     },
+    expire_timed_accounts: async () => {
+      const expired = await expireRequests(deps.db);
+      if (expired > 0) deps.log.info({ expired }, 'timed accounts expired');
+    },
     rate_limit_cleanup: async () => {
       await deleteOldRateWindows(deps.db, deps.clock.now().getTime());
     },
@@ -50,7 +55,9 @@ export function taskList(deps: Deps): TaskList {
 // Recurring jobs (graphile-worker crontab syntax). Idempotency records hourly: they live 24 h,
 // so an hour's delay in deleting them is harmless, and the delete runs in bounded batches.
 // Rate-limit windows every minute: they matter for one second and are a few rows per merchant.
-export const CRONTAB = ['7 * * * * idempotency_cleanup ?max=1', '* * * * * rate_limit_cleanup ?max=1'].join('\n');
+// Timed accounts every minute: payment is refused at expiryDate exactly (checked at payment time);
+// the job only moves their status, which frees their numbers and references.
+export const CRONTAB = ['7 * * * * idempotency_cleanup ?max=1', '* * * * * rate_limit_cleanup ?max=1', '* * * * * expire_timed_accounts ?max=1'].join('\n');
 
 export interface Worker {
   /** Stops taking work and waits for what is running (jobs and webhook attempts) to finish. */

@@ -1,0 +1,216 @@
+// SQL for payment requests (timed accounts) and collections.
+import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
+
+export interface PaymentRequestRow {
+  request_id: number;
+  merchant_account_number: number;
+  timed_account_number: string;
+  amount_minor: number;
+  currency_code: string;
+  transaction_description: string;
+  reference_number: string;
+  captured_by: string;
+  status_code: 'O' | 'P' | 'E';
+  created_at: Date;
+  expires_at: Date;
+  paid_at: Date | null;
+  source_reference_number: string | null;
+  success_redirect_url: string | null;
+  failure_redirect_url: string | null;
+  callback_api_url: string | null;
+  /** now() >= expires_at, by the database clock. */
+  is_expired: boolean;
+}
+
+export interface NewPaymentRequest {
+  merchantAccountNumber: number;
+  timedAccountNumber: string;
+  amountMinor: number;
+  currencyCode: string;
+  transactionDescription: string;
+  referenceNumber: string;
+  capturedBy: string;
+  expiryMinutes: number;
+  checkout?: { sourceReferenceNumber: string; successRedirectUrl: string; failureRedirectUrl: string; callbackApiUrl: string | null };
+}
+
+/**
+ * Inserts an open request with this timed account number, or returns undefined when the number
+ * is taken by another open request (the partial unique index arbitrates: no scan, no race).
+ */
+export async function insertPaymentRequest(tx: pg.PoolClient, r: NewPaymentRequest): Promise<PaymentRequestRow | undefined> {
+  const { rows } = await tx.query<PaymentRequestRow>({
+    name: 'insert_payment_request',
+    text: `insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+                                         reference_number, captured_by, expires_at, source_reference_number, success_redirect_url,
+                                         failure_redirect_url, callback_api_url)
+           values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(mins => $8), $9, $10, $11, $12)
+           on conflict (timed_account_number) where status_code = 'O' do nothing
+           returning *, false as is_expired`,
+    values: [
+      r.merchantAccountNumber,
+      r.timedAccountNumber,
+      r.amountMinor,
+      r.currencyCode,
+      r.transactionDescription,
+      r.referenceNumber,
+      r.capturedBy,
+      r.expiryMinutes,
+      r.checkout?.sourceReferenceNumber ?? null,
+      r.checkout?.successRedirectUrl ?? null,
+      r.checkout?.failureRedirectUrl ?? null,
+      r.checkout?.callbackApiUrl ?? null,
+    ],
+  });
+  return rows[0];
+}
+
+/** The latest request holding this timed account number, locked for the payment. */
+export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountNumber: string): Promise<PaymentRequestRow | undefined> {
+  const { rows } = await tx.query<PaymentRequestRow>(
+    `select *, now() >= expires_at as is_expired from payment_requests
+      where timed_account_number = $1 order by request_id desc limit 1 for update`,
+    [timedAccountNumber],
+  );
+  return rows[0];
+}
+
+export async function findRequest(q: Queryable, requestId: number): Promise<PaymentRequestRow | undefined> {
+  const { rows } = await q.query<PaymentRequestRow>('select *, now() >= expires_at as is_expired from payment_requests where request_id = $1', [requestId]);
+  return rows[0];
+}
+
+export async function markRequestPaid(tx: pg.PoolClient, requestId: number): Promise<void> {
+  await tx.query(`update payment_requests set status_code = 'P', paid_at = now() where request_id = $1`, [requestId]);
+}
+
+/** Set-based: every open request past its expiry becomes expired. Run by a job every minute. */
+export async function expireRequests(q: Queryable): Promise<number> {
+  const { rowCount } = await q.query(`update payment_requests set status_code = 'E' where status_code = 'O' and expires_at <= now()`);
+  return rowCount ?? 0;
+}
+
+export interface CollectionRow {
+  collection_id: number;
+  merchant_account_number: number;
+  transaction_reference_number: string;
+  transaction_code: 'BAM' | 'RTP';
+  request_id: number | null;
+  connector_id: number;
+  connector_name: string;
+  source_account_number: string;
+  source_account_name: string;
+  source_reference_number: string;
+  beneficiary_account_number: string;
+  beneficiary_account_name: string;
+  amount_minor: number;
+  fee_minor: number;
+  currency_code: string;
+  transaction_description: string;
+  transaction_type_name: string;
+  bridge_reference_number: string;
+  status_code: 'S' | 'R';
+  created_by: string;
+  transaction_date: Date;
+  value_date: Date;
+  reversed_at: Date | null;
+  reversal_reason: string | null;
+  timed_account_number: string | null;
+  reference_number: string | null;
+}
+
+export type NewCollection = Omit<
+  CollectionRow,
+  'collection_id' | 'connector_name' | 'beneficiary_account_name' | 'transaction_type_name' | 'status_code' | 'transaction_date' | 'value_date' | 'reversed_at' | 'reversal_reason' | 'timed_account_number' | 'reference_number'
+>;
+
+const SELECT_COLLECTION = `
+  select c.*, k.connector_name, m.account_name as beneficiary_account_name, tt.transaction_description as transaction_type_name,
+         r.timed_account_number, r.reference_number
+    from collections c
+    join connectors k on k.connector_id = c.connector_id
+    join merchants m on m.merchant_account_number = c.merchant_account_number
+    join transaction_types tt on tt.transaction_code = c.transaction_code
+    left join payment_requests r on r.request_id = c.request_id`;
+
+export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Promise<CollectionRow> {
+  const { rows } = await tx.query<{ collection_id: number }>(
+    `insert into collections (merchant_account_number, transaction_reference_number, transaction_code, request_id, connector_id,
+                              source_account_number, source_account_name, source_reference_number, beneficiary_account_number,
+                              amount_minor, fee_minor, currency_code, transaction_description, bridge_reference_number, created_by)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) returning collection_id`,
+    [
+      c.merchant_account_number,
+      c.transaction_reference_number,
+      c.transaction_code,
+      c.request_id,
+      c.connector_id,
+      c.source_account_number,
+      c.source_account_name,
+      c.source_reference_number,
+      c.beneficiary_account_number,
+      c.amount_minor,
+      c.fee_minor,
+      c.currency_code,
+      c.transaction_description,
+      c.bridge_reference_number,
+      c.created_by,
+    ],
+  );
+  const { rows: full } = await tx.query<CollectionRow>(`${SELECT_COLLECTION} where c.collection_id = $1`, [rows[0].collection_id]);
+  return full[0];
+}
+
+export async function findCollection(q: Queryable, merchantAccountNumber: number, reference: string, lock = false): Promise<CollectionRow | undefined> {
+  const { rows } = await q.query<CollectionRow>(
+    `${SELECT_COLLECTION} where c.merchant_account_number = $1 and c.transaction_reference_number = $2 ${lock ? 'for update of c' : ''}`,
+    [merchantAccountNumber, reference],
+  );
+  return rows[0];
+}
+
+/** Today's (UTC) successful total for a transaction code: what the daily limit counts. */
+export async function collectedToday(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string): Promise<number> {
+  const { rows } = await tx.query<{ total: number }>(
+    `select coalesce(sum(amount_minor), 0)::bigint as total from collections
+      where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3 and status_code = 'S'
+        and transaction_date >= (now() at time zone 'UTC')::date at time zone 'UTC'`,
+    [merchantAccountNumber, transactionCode, currencyCode],
+  );
+  return rows[0].total;
+}
+
+export async function markReversed(tx: pg.PoolClient, collectionId: number, reason: string): Promise<void> {
+  await tx.query(`update collections set status_code = 'R', reversed_at = now(), reversal_reason = $2 where collection_id = $1`, [collectionId, reason]);
+}
+
+export interface CollectionSearch {
+  transactionDate?: string;
+  searchBy?: 'TransactionReferenceNumber' | 'SourceReferenceNumber' | 'SourceAccountNumber' | 'CustomerName' | 'ReferenceNumber';
+  searchText?: string;
+  offset: number;
+  limit: number;
+}
+
+const SEARCH_COLUMNS: Record<NonNullable<CollectionSearch['searchBy']>, string> = {
+  TransactionReferenceNumber: 'c.transaction_reference_number',
+  SourceReferenceNumber: 'c.source_reference_number',
+  SourceAccountNumber: 'c.source_account_number',
+  CustomerName: 'c.source_account_name',
+  ReferenceNumber: 'r.reference_number',
+};
+
+/** Newest first; searchText matches case-insensitively as a substring of the chosen column. */
+export async function searchCollections(q: Queryable, merchantAccountNumber: number, s: CollectionSearch): Promise<CollectionRow[]> {
+  const column = s.searchBy ? SEARCH_COLUMNS[s.searchBy] : null;
+  const { rows } = await q.query<CollectionRow>(
+    `${SELECT_COLLECTION}
+      where c.merchant_account_number = $1
+        and ($2::date is null or (c.transaction_date at time zone 'UTC')::date = $2::date)
+        ${column && s.searchText ? `and ${column} ilike '%' || $5 || '%'` : 'and $5::text is null'}
+      order by c.collection_id desc offset $3 limit $4`,
+    [merchantAccountNumber, s.transactionDate ?? null, s.offset, s.limit, column && s.searchText ? s.searchText.replace(/[\\%_]/g, (ch) => `\\${ch}`) : null],
+  );
+  return rows;
+}

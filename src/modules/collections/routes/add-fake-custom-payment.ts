@@ -1,0 +1,33 @@
+// E11 POST /collections/addFakeCustomPayment — a customer pays the merchant's payment account
+// directly (simulated). Idempotent. Emits payment.success.
+import { Type } from '@sinclair/typebox';
+import { withTransaction } from '../../../db/pool.ts';
+import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
+import { Email, Money } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { toMinor } from '../../../lib/money.ts';
+import { CollectionResult } from '../schemas.ts';
+import { collectionView, payPaymentAccount } from '../service.ts';
+
+const Body = Type.Object({
+  beneficiaryAccountNumber: Type.String({ minLength: 10, maxLength: 15, pattern: '^[0-9]+$', description: 'The merchant\'s payment account number.' }),
+  connectorId: Type.Integer({ minimum: 100000, maximum: 999999, description: 'Connector the customer pays from (6 digits).' }),
+  transactionAmount: Money('0.01', '50000000', 'Greater than 0 and at most 50,000,000.'),
+  createdBy: Email(60),
+});
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/collections/addFakeCustomPayment', {
+    config: { idempotent: true },
+    schema: { tags: ['Collections'], summary: 'Simulate a customer payment (E11)', body: Body, response: { 200: CollectionResult } },
+    handler: async (request, reply) => {
+      const { transactionAmount, ...rest } = request.body;
+      const body = await withTransaction(deps.db, async (tx) => {
+        const paid = await payPaymentAccount(deps, tx, { ...rest, merchantAccountNumber: request.principal!.merchantAccountNumber, amountMinor: toMinor(transactionAmount) });
+        return storeResponse(tx, request, reply, 200, collectionView(request.lang, paid));
+      });
+      return sendSerialized(reply, body);
+    },
+  });
+};
+export default route;

@@ -1,0 +1,29 @@
+// POST /collections/reverse — sandbox helper: reverses a collection in the ledger (refused when
+// the collection balance cannot cover it) and emits payment.reversed / payrequest.reversed.
+import { Type } from '@sinclair/typebox';
+import { withTransaction } from '../../../db/pool.ts';
+import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
+import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { CollectionResult, TransactionReference } from '../schemas.ts';
+import { collectionView, reverse } from '../service.ts';
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/collections/reverse', {
+    config: { idempotent: true },
+    schema: {
+      tags: ['Collections'],
+      summary: 'Reverse a collection (sandbox)',
+      body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: TransactionReference, reason: Type.String({ minLength: 1, maxLength: 200 }) }),
+      response: { 200: CollectionResult },
+    },
+    handler: async (request, reply) => {
+      const body = await withTransaction(deps.db, async (tx) => {
+        const reversed = await reverse(deps, tx, { ...request.body, transactionReferenceNumber: request.body.transactionReferenceNumber.toUpperCase() });
+        return storeResponse(tx, request, reply, 200, collectionView(request.lang, reversed));
+      });
+      return sendSerialized(reply, body);
+    },
+  });
+};
+export default route;

@@ -1,0 +1,306 @@
+// Collections (product.md §10): request-to-pay with timed accounts (E12), paying a timed account
+// (addFakeTransaction), direct customer payments (E11), the transaction views and reversals.
+// Every payment is one transaction: the collection row, its balanced ledger transfer (customer →
+// merchant collection balance less the fee → fees), the request's state and the event.
+import type pg from 'pg';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../http/errors.ts';
+import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
+import type { Deps } from '../../http/types.ts';
+import { emitEvent } from '../../jobs/outbox.ts';
+import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
+import { formatMajor, toMajor } from '../../lib/money.ts';
+import { findConnector, type ConnectorRow } from '../connectors/repository.ts';
+import { feeFor } from '../fees/schedule.ts';
+import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
+import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
+import { paymentPayload } from '../webhooks/payloads.ts';
+import * as repo from './repository.ts';
+
+/** Attempts at a free timed account number before giving up (each is one insert, no scan). */
+const TIMED_ACCOUNT_ATTEMPTS = 20;
+
+async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow> {
+  const merchant = await lockMerchant(tx, merchantAccountNumber);
+  if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber });
+  if (merchant.status_code !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
+  return merchant;
+}
+
+async function collectionConnector(q: pg.PoolClient, connectorId: number): Promise<ConnectorRow> {
+  const connector = await findConnector(q, connectorId);
+  if (!connector) throw new AppError('notFound', 'detail.connectorNotFound', { connectorId });
+  if (!connector.is_active) throw new AppError('connectorInactive', 'detail.connectorInactive', { connectorId });
+  if (!connector.is_collection_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNotForCollections', { connectorId });
+  return connector;
+}
+
+// ---------------------------------------------------------------------------------------------
+// E12: request to pay
+
+export interface InitiateInput {
+  merchantAccountNumber: number;
+  amountMinor: number;
+  transactionDescription: string;
+  referenceNumber: string;
+  capturedBy: string;
+  checkout?: repo.NewPaymentRequest['checkout'];
+}
+
+export interface TimedAccount {
+  merchantAccountNumber: number;
+  timedAccountNumber: string;
+  expiryDate: string;
+  expiryInMinutes: number;
+}
+
+export async function createPaymentRequest(deps: Deps, tx: pg.PoolClient, input: InitiateInput): Promise<repo.PaymentRequestRow> {
+  const merchant = await activeMerchant(tx, input.merchantAccountNumber);
+  checkAmount(await limitFor(tx, merchant.merchant_account_number, 'RTP', merchant.currency_code), input.amountMinor);
+  for (let attempt = 0; attempt < TIMED_ACCOUNT_ATTEMPTS; attempt++) {
+    let created: repo.PaymentRequestRow | undefined;
+    try {
+      created = await repo.insertPaymentRequest(tx, {
+        ...input,
+        timedAccountNumber: randomDigits(8, '1'),
+        currencyCode: merchant.currency_code,
+        expiryMinutes: deps.config.timedAccountMinutes,
+      });
+    } catch (err) {
+      if ((err as { constraint?: string }).constraint === 'payment_requests_open_reference') {
+        throw new AppError('conflict', 'detail.referenceOpen', { referenceNumber: input.referenceNumber });
+      }
+      throw err;
+    }
+    if (created) return created;
+  }
+  // 10 million numbers: reaching this means millions of open requests at once.
+  throw new AppError('unavailable', 'detail.unavailable');
+}
+
+export async function initiate<T>(deps: Deps, input: InitiateInput, respond: (tx: pg.PoolClient, result: TimedAccount) => Promise<T>): Promise<T> {
+  return withTransaction(deps.db, async (tx) => {
+    const request = await createPaymentRequest(deps, tx, input);
+    return respond(tx, {
+      merchantAccountNumber: request.merchant_account_number,
+      timedAccountNumber: request.timed_account_number,
+      expiryDate: request.expires_at.toISOString(),
+      expiryInMinutes: deps.config.timedAccountMinutes,
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payments (both kinds)
+
+/** The simulated customer: a wallet number for wallets, an account number for banks. */
+function simulatedCustomer(connector: ConnectorRow): { accountNumber: string; name: string } {
+  const names = ['Chisomo Banda', 'Tiyamike Phiri', 'Kondwani Mwale', 'Thokozani Chirwa', 'Madalitso Nyirenda', 'Chikondi Kumwenda', 'Yamikani Gondwe', 'Limbani Zulu'];
+  const name = names[Number(randomDigits(2, '123456789')) % names.length];
+  return { accountNumber: connector.channel_code === 'M' ? `265${randomDigits(9, '89')}` : randomDigits(12), name };
+}
+
+interface PaymentInput {
+  merchant: MerchantRow;
+  connector: ConnectorRow;
+  transactionCode: 'BAM' | 'RTP';
+  amountMinor: number;
+  description: string;
+  createdBy: string;
+  request?: repo.PaymentRequestRow;
+}
+
+async function recordPayment(deps: Deps, tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
+  const merchantNo = p.merchant.merchant_account_number;
+  const currency = p.merchant.currency_code;
+  const limit = await limitFor(tx, merchantNo, p.transactionCode, currency);
+  checkAmount(limit, p.amountMinor);
+  checkDaily(limit, p.transactionCode, await repo.collectedToday(tx, merchantNo, p.transactionCode, currency), p.amountMinor);
+  const fee = await feeFor(tx, p.transactionCode, currency, p.amountMinor);
+  const customer = simulatedCustomer(p.connector);
+  const collection = await repo.insertCollection(tx, {
+    merchant_account_number: merchantNo,
+    transaction_reference_number: randomUpperAlnum(12),
+    transaction_code: p.transactionCode,
+    request_id: p.request?.request_id ?? null,
+    connector_id: p.connector.connector_id,
+    source_account_number: customer.accountNumber,
+    source_account_name: customer.name,
+    source_reference_number: p.request?.source_reference_number ?? `SRC${randomDigits(9)}`,
+    beneficiary_account_number: p.request?.timed_account_number ?? p.merchant.payment_account_number,
+    amount_minor: p.amountMinor,
+    fee_minor: fee,
+    currency_code: currency,
+    transaction_description: p.description,
+    bridge_reference_number: `BR${randomDigits(12)}`,
+    created_by: p.createdBy,
+  });
+  const customers = await systemAccountId(tx, 'customer_payments', currency);
+  const collectionAccount = await merchantAccountId(tx, merchantNo, 'collection', currency);
+  const fees = await systemAccountId(tx, 'fees', currency);
+  await postTransfer(tx, {
+    merchantAccountNumber: merchantNo,
+    type: p.transactionCode === 'RTP' ? 'payrequest' : 'payment',
+    reference: collection.transaction_reference_number,
+    entries: [
+      { accountId: customers, amountMinor: -p.amountMinor },
+      { accountId: collectionAccount, amountMinor: p.amountMinor - fee },
+      ...(fee > 0 ? [{ accountId: fees, amountMinor: fee }] : []),
+    ],
+  });
+  if (p.request) await repo.markRequestPaid(tx, p.request.request_id);
+  await emitEvent(tx, merchantNo, p.request ? 'payrequest.success' : 'payment.success', eventPayload(collection));
+  return collection;
+}
+
+export function eventPayload(c: repo.CollectionRow) {
+  const reversed = c.status_code === 'R';
+  const code = c.transaction_code === 'RTP' ? (reversed ? 'payrequest.reversed' : 'payrequest.success') : reversed ? 'payment.reversed' : 'payment.success';
+  return paymentPayload(
+    code,
+    {
+      merchantAccountNumber: c.merchant_account_number,
+      connectorId: c.connector_id,
+      connectorName: c.connector_name,
+      sourceAccountNumber: c.source_account_number,
+      sourceAccountName: c.source_account_name,
+      sourceReferenceNumber: c.source_reference_number,
+      beneficiaryAccountNumber: c.beneficiary_account_number,
+      transactionReferenceNumber: c.transaction_reference_number,
+      transactionDescription: c.transaction_description,
+      transactionAmount: toMajor(c.amount_minor),
+      transactionFee: toMajor(c.fee_minor),
+      currencyCode: c.currency_code,
+      transactionDate: c.transaction_date.toISOString(),
+      transactionCode: c.transaction_code,
+    },
+    c.timed_account_number && c.reference_number ? { timedAccountNumber: c.timed_account_number, referenceNumber: c.reference_number } : undefined,
+  );
+}
+
+/** The nested shape of E11, also used by getTransaction(s). */
+export function collectionView(lang: Lang, c: repo.CollectionRow) {
+  const reversed = c.status_code === 'R';
+  return {
+    beneficiary: {
+      accountNumber: c.beneficiary_account_number,
+      accountName: c.beneficiary_account_name,
+      amountReceived: toMajor(c.amount_minor - c.fee_minor),
+      currencyCode: c.currency_code,
+    },
+    source: {
+      accountNumber: c.source_account_number,
+      customerName: c.source_account_name,
+      amountSent: toMajor(c.amount_minor),
+      currencyCode: c.currency_code,
+      sourceReferenceNumber: c.source_reference_number,
+      connectorId: c.connector_id,
+      connectorName: c.connector_name,
+    },
+    transaction: {
+      transactionReferenceNumber: c.transaction_reference_number,
+      transactionFee: toMajor(c.fee_minor),
+      transactionDescription: c.transaction_description,
+      transactionDate: c.transaction_date.toISOString(),
+      valueDate: c.value_date.toISOString(),
+      transactionCode: c.transaction_code,
+      transactionTypeName: c.transaction_type_name,
+      transactionStatusCode: c.status_code,
+      transactionStatusName: t(lang, `status.${c.status_code}` as MessageKey),
+      bridgeReferenceNumber: c.bridge_reference_number,
+      responseCode: reversed ? 'R100' : 'S100',
+      responseMessage: t(lang, reversed ? 'ok.transactionReversed' : 'ok.transactionSuccessful'),
+    },
+    ...(c.timed_account_number ? { metaData: { timedAccountNumber: c.timed_account_number, referenceNumber: c.reference_number } } : {}),
+  };
+}
+
+export interface PayTimedAccountInput {
+  merchantAccountNumber: number;
+  amountMinor: number;
+  connectorId: number;
+  timedAccountNumber: string;
+  currencyCode: string;
+  capturedBy: string;
+}
+
+/**
+ * Pays a timed account. The request row is locked first, so concurrent payments of one timed
+ * account queue on it and exactly one finds it open.
+ */
+export async function payTimedAccount(deps: Deps, tx: pg.PoolClient, input: PayTimedAccountInput): Promise<repo.CollectionRow> {
+  const request = await repo.lockRequestByTimedAccount(tx, input.timedAccountNumber);
+  // Another merchant's timed account is indistinguishable from a missing one.
+  if (!request || request.merchant_account_number !== input.merchantAccountNumber) {
+    throw new AppError('notFound', 'detail.timedAccountNotFound', { timedAccountNumber: input.timedAccountNumber });
+  }
+  if (request.status_code === 'P') throw new AppError('timedAccountPaid', 'detail.timedAccountPaid', { timedAccountNumber: input.timedAccountNumber });
+  if (request.status_code === 'E' || request.is_expired) {
+    throw new AppError('timedAccountExpired', 'detail.timedAccountExpired', { timedAccountNumber: input.timedAccountNumber, expiryDate: request.expires_at.toISOString() });
+  }
+  if (input.currencyCode !== request.currency_code) throw new AppError('currencyMismatch', 'detail.currencyMismatch', { currencyCode: input.currencyCode, requested: request.currency_code });
+  if (input.amountMinor !== request.amount_minor) {
+    throw new AppError('amountMismatch', 'detail.amountMismatch', { amount: formatMajor(input.amountMinor), requested: formatMajor(request.amount_minor) });
+  }
+  const merchant = await activeMerchant(tx, request.merchant_account_number);
+  const connector = await collectionConnector(tx, input.connectorId);
+  return recordPayment(deps, tx, { merchant, connector, transactionCode: 'RTP', amountMinor: input.amountMinor, description: request.transaction_description, createdBy: input.capturedBy, request });
+}
+
+export interface CustomPaymentInput {
+  /** The merchant the caller's token names: the payment account must be theirs. */
+  merchantAccountNumber: number;
+  beneficiaryAccountNumber: string;
+  connectorId: number;
+  amountMinor: number;
+  createdBy: string;
+}
+
+/** E11: a customer pays the merchant's payment account directly. */
+export async function payPaymentAccount(deps: Deps, tx: pg.PoolClient, input: CustomPaymentInput): Promise<repo.CollectionRow> {
+  const { rows } = await tx.query<{ merchant_account_number: number }>('select merchant_account_number from merchants where payment_account_number = $1', [input.beneficiaryAccountNumber]);
+  if (!rows[0] || rows[0].merchant_account_number !== input.merchantAccountNumber) {
+    throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.beneficiaryAccountNumber });
+  }
+  const merchant = await activeMerchant(tx, rows[0].merchant_account_number);
+  const connector = await collectionConnector(tx, input.connectorId);
+  return recordPayment(deps, tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reversal (sandbox helper)
+
+export async function reverse(deps: Deps, tx: pg.PoolClient, input: { merchantAccountNumber: number; transactionReferenceNumber: string; reason: string }): Promise<repo.CollectionRow> {
+  const found = await repo.findCollection(tx, input.merchantAccountNumber, input.transactionReferenceNumber, true);
+  if (!found) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: input.transactionReferenceNumber });
+  if (found.status_code === 'R') throw new AppError('alreadyReversed', 'detail.alreadyReversed', { transactionReferenceNumber: found.transaction_reference_number });
+  const currency = found.currency_code;
+  const merchantNo = found.merchant_account_number;
+  // The mirror image of the payment: the merchant gives back what it received, the fee is returned.
+  await postTransfer(tx, {
+    merchantAccountNumber: merchantNo,
+    type: 'reversal',
+    reference: found.transaction_reference_number,
+    metadata: { reason: input.reason },
+    entries: [
+      { accountId: await merchantAccountId(tx, merchantNo, 'collection', currency), amountMinor: -(found.amount_minor - found.fee_minor) },
+      ...(found.fee_minor > 0 ? [{ accountId: await systemAccountId(tx, 'fees', currency), amountMinor: -found.fee_minor }] : []),
+      { accountId: await systemAccountId(tx, 'customer_payments', currency), amountMinor: found.amount_minor },
+    ],
+  });
+  await repo.markReversed(tx, found.collection_id, input.reason);
+  const reversed = (await repo.findCollection(tx, merchantNo, found.transaction_reference_number))!;
+  await emitEvent(tx, merchantNo, reversed.transaction_code === 'RTP' ? 'payrequest.reversed' : 'payment.reversed', eventPayload(reversed));
+  return reversed;
+}
+
+export async function getTransaction(deps: Deps, lang: Lang, merchantAccountNumber: number, reference: string) {
+  const found = await repo.findCollection(deps.db, merchantAccountNumber, reference);
+  if (!found) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: reference });
+  return collectionView(lang, found);
+}
+
+export async function getTransactions(deps: Deps, lang: Lang, merchantAccountNumber: number, search: repo.CollectionSearch) {
+  return (await repo.searchCollections(deps.db, merchantAccountNumber, search)).map((c) => collectionView(lang, c));
+}

@@ -1,0 +1,42 @@
+// Enforcing the merchant's transaction limits (product.md §8) where money moves: always inside
+// the transaction that moves it, never from a cache.
+import type pg from 'pg';
+import { AppError } from '../../http/errors.ts';
+import { formatMajor } from '../../lib/money.ts';
+
+interface Limit {
+  minimum_amount_minor: number;
+  maximum_amount_minor: number;
+  daily_limit_minor: number;
+}
+
+export async function limitFor(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string): Promise<Limit | undefined> {
+  const { rows } = await tx.query<Limit>({
+    name: 'limit_for',
+    text: `select minimum_amount_minor, maximum_amount_minor, daily_limit_minor from merchant_limits
+            where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3`,
+    values: [merchantAccountNumber, transactionCode, currencyCode],
+  });
+  return rows[0];
+}
+
+/** Per-transaction minimum and maximum: 402 E914 outside them. */
+export function checkAmount(limit: Limit | undefined, amountMinor: number): void {
+  if (!limit) return;
+  if (amountMinor < limit.minimum_amount_minor || amountMinor > limit.maximum_amount_minor) {
+    throw new AppError('amountOutOfRange', 'detail.amountOutOfRange', {
+      amount: formatMajor(amountMinor),
+      min: formatMajor(limit.minimum_amount_minor),
+      max: formatMajor(limit.maximum_amount_minor),
+    });
+  }
+}
+
+/** The day's total including this amount must stay within the daily limit: 402 E912 otherwise. */
+export function checkDaily(limit: Limit | undefined, transactionCode: string, usedTodayMinor: number, amountMinor: number): void {
+  if (!limit) return;
+  const total = usedTodayMinor + amountMinor;
+  if (total > limit.daily_limit_minor) {
+    throw new AppError('limitExceeded', 'detail.dailyLimit', { transactionCode, total: formatMajor(total), limit: formatMajor(limit.daily_limit_minor) });
+  }
+}
