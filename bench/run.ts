@@ -23,9 +23,35 @@
 //                then 200 to a fast one: the fast one must have all of them before the hanging
 //                receiver's first attempt times out.
 //
+// Then `collections` (an app with the rate limit off, 50 merchants each with its own token):
+//   e12          POST /sandbox/v1/collections/requestToPay/initiate under autocannon, every
+//                connection cycling through the merchants, a unique referenceNumber per request,
+//                no idempotency key. Reports the CPU split (this process's main thread — the
+//                server's event loop — its other threads — the load generator, GC — PostgreSQL's
+//                processes, and everything else on the machine, from /proc) and the rows inserted
+//                (≥ the 2xx count: requests in flight when a run ends still commit).
+//   e12Idempotent  the same for min(5, BENCH_SECONDS) s with a unique X-Idempotency-Key each
+//                (adds the key's claim, its own transaction, and its completion).
+//   postgresBaseline  the same database work without HTTP: BENCH_CONNECTIONS clients in one pool
+//                running E12's transaction back to back through node-postgres (the statements
+//                createPaymentRequest sends, through the same repository functions) for
+//                BENCH_SECONDS; e12VsBaselinePercent compares the two. Run before e12, so e12
+//                meets the larger table.
+//   roundTrips   200 E12 requests one at a time, with and without a key: statements per request
+//                (every node-postgres query of the process is counted) and time spent waiting
+//                on them (the client runs in this thread too, so the rest is not all server).
+//   concurrent1000  1,000 E12 requests at once (one keep-alive connection each): all must
+//                succeed with distinct timed accounts, checked in the answers and the database.
+//   racingPayments  20 timed accounts, each paid by 10 concurrent addFakeTransaction requests:
+//                exactly one 200 and one collection row per account.
+//   meetsTargets  the issue's targets (≥ 1,500 req/s, p99 ≤ 50 ms, ≥ 60 % of the baseline, the two
+//                races) as booleans, for reading only: nothing fails on them.
+// The machine is shared: cpu.otherProcesses shows how much of it other work took during a run.
+//
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
-// (`worker`, the default, or `inprocess`), BENCH_ONLY (`http` or `webhooks`: that part alone).
+// (`worker`, the default, or `inprocess`), BENCH_ONLY (`http`, `webhooks` or `collections`: that
+// part alone).
 //
 // Where the load generator runs: the machine has 2 cores. With autocannon in the server's own
 // event loop (`inprocess`) the two compete for one thread and the numbers mostly measure that
@@ -47,6 +73,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
+import { Agent, request as undiciRequest } from 'undici';
 import { buildApp, type BuiltApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded.ts';
@@ -55,6 +82,10 @@ import { createPool, withTransaction, type Db } from '../src/db/pool.ts';
 import { systemClock, type Deps } from '../src/http/types.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
 import { migrateQueue, startWorker } from '../src/jobs/queue.ts';
+import { randomDigits } from '../src/lib/ids.ts';
+import { expireReference, insertPaymentRequest } from '../src/modules/collections/repository.ts';
+import { limitFor } from '../src/modules/limits/enforce.ts';
+import { lockMerchant } from '../src/modules/merchants/repository.ts';
 import { createMerchant, type MerchantCredentials } from '../src/modules/merchants/service.ts';
 import { samplePayload } from '../src/modules/webhooks/payloads.ts';
 import { addWebhook } from '../src/modules/webhooks/service.ts';
@@ -65,7 +96,7 @@ const DURATION_SECONDS = positiveInt('BENCH_SECONDS', 10);
 const LOAD_GENERATORS = ['worker', 'inprocess'] as const;
 type LoadGenerator = (typeof LOAD_GENERATORS)[number];
 const LOAD_GENERATOR = loadGenerator();
-const PARTS = ['http', 'webhooks'] as const;
+const PARTS = ['http', 'webhooks', 'collections'] as const;
 type Part = (typeof PARTS)[number];
 const ONLY = benchOnly();
 const runs = (part: Part) => ONLY === undefined || ONLY === part;
@@ -515,6 +546,558 @@ async function benchWebhooks(deps: Deps) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Collections: E12 (request to pay) under load, the same transaction sent straight through
+// node-postgres as the ceiling it is measured against, 1,000 concurrent E12s, and racing
+// payments of one timed account. The app runs with the rate limit off (RATE_LIMIT_PER_SECOND=0).
+
+const COLLECTION_MERCHANTS = 50;
+const COLLECTION_AMOUNT = '1500.00';
+const COLLECTION_AMOUNT_MINOR = 150_000;
+const COLLECTION_DESCRIPTION = 'Bench request to pay';
+const COLLECTION_CAPTURED_BY = 'bench@example.mw';
+const E12_PATH = '/sandbox/v1/collections/requestToPay/initiate';
+const PAY_PATH = '/sandbox/v1/collections/requestToPay/addFakeTransaction';
+const PAY_CONNECTOR_ID = 112400;
+const IDEMPOTENT_SECONDS = Math.min(5, DURATION_SECONDS);
+const ROUND_TRIP_PROBE_REQUESTS = 200;
+const BURST_REQUESTS = 1000;
+const RACE_ACCOUNTS = 20;
+const RACE_PAYERS = 10;
+
+/**
+ * autocannon's setupRequest as a file (in a worker thread autocannon takes functions only by
+ * path). Every request gets a reference no other request has (a random prefix per load run and a
+ * counter shared by the run's connections) and, where the template has one, a fresh idempotency key.
+ */
+const SETUP_REQUEST_SOURCE = `'use strict';
+const prefix = require('node:crypto').randomBytes(5).toString('hex');
+let n = 0;
+module.exports = function setupRequest(req) {
+  n += 1;
+  const seq = n.toString(36);
+  req.body = req.body.replace('@REF@', 'B' + prefix + seq);
+  // A new headers object: the one autocannon passes in is shared with the template, and a key
+  // written into it would be sent again with every later request of that template.
+  if (req.headers['x-idempotency-key'] !== undefined) req.headers = { ...req.headers, 'x-idempotency-key': 'bench-' + prefix + '-' + seq };
+  return req;
+};
+`;
+
+/** autocannon's onResponse as a file: the first few non-2xx answers, kept for the report. */
+const ON_RESPONSE_SOURCE = `'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+let kept = 0;
+module.exports = function onResponse(status, body) {
+  if (status >= 200 && status < 300) return;
+  if (kept >= 20) return;
+  kept += 1;
+  fs.appendFileSync(path.join(__dirname, 'non2xx.log'), JSON.stringify({ status, body: String(body).slice(0, 600) }) + '\\n');
+};
+`;
+
+// CPU time from /proc (Linux): this process's main thread (the server's event loop, or the
+// node-postgres driver in the baseline), its other threads (autocannon's worker, GC, libuv), the
+// PostgreSQL server's processes (when it runs on this machine) and everything else on the machine.
+
+interface CpuSample {
+  at: number;
+  mainThread: number;
+  process: number;
+  postgres: Map<number, number>;
+  machineBusy: number;
+}
+
+function statFields(file: string): string[] | undefined {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    // Fields after "pid (comm)": state is field 3, ppid 4, utime 14, stime 15.
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+const cpuTicks = (fields: string[] | undefined) => (fields ? Number(fields[11]) + Number(fields[12]) : 0);
+
+function cpuSample(postmasterPid: number | undefined): CpuSample {
+  const postgres = new Map<number, number>();
+  if (postmasterPid !== undefined) {
+    postgres.set(postmasterPid, cpuTicks(statFields(`/proc/${postmasterPid}/stat`)));
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const fields = statFields(`/proc/${entry}/stat`);
+      if (fields && Number(fields[1]) === postmasterPid) postgres.set(Number(entry), cpuTicks(fields));
+    }
+  }
+  let machineBusy = 0;
+  try {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal
+    machineBusy = cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0);
+  } catch {
+    machineBusy = Number.NaN;
+  }
+  return { at: performance.now(), mainThread: cpuTicks(statFields(`/proc/self/task/${process.pid}/stat`)), process: cpuTicks(statFields('/proc/self/stat')), postgres, machineBusy };
+}
+
+/** Percent of one core over the interval (the machine has os.cpus().length of them); USER_HZ is 100. */
+function cpuSplit(before: CpuSample, after: CpuSample) {
+  const seconds = (after.at - before.at) / 1000;
+  const percent = (ticks: number) => round1(ticks / seconds);
+  let postgres = 0;
+  for (const [pid, ticks] of after.postgres) postgres += ticks - (before.postgres.get(pid) ?? 0);
+  const ours = after.process - before.process + postgres;
+  return {
+    unit: `percent of one core (${os.cpus().length} cores)`,
+    nodeMainThread: percent(after.mainThread - before.mainThread),
+    nodeOtherThreads: percent(after.process - before.process - (after.mainThread - before.mainThread)),
+    postgres: after.postgres.size > 0 ? percent(postgres) : null,
+    otherProcesses: Number.isNaN(after.machineBusy) ? null : percent(Math.max(0, after.machineBusy - before.machineBusy - ours)),
+  };
+}
+
+/** The PostgreSQL server's postmaster, when it runs on this machine and its data directory is readable. */
+async function findPostmaster(db: Db): Promise<number | undefined> {
+  try {
+    const { rows } = await db.query<{ data_directory: string }>('show data_directory');
+    const pid = Number(fs.readFileSync(path.join(rows[0].data_directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && fs.existsSync(`/proc/${pid}/stat`) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface CollectionMerchant {
+  merchantAccountNumber: number;
+  credentials: string;
+}
+
+async function accessTokens(baseUrl: string, merchants: CollectionMerchant[]): Promise<string[]> {
+  return Promise.all(
+    merchants.map(async (m) => {
+      const res = await fetch(`${baseUrl}/sandbox/v1/account/getAccessToken`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: m.credentials, signal: AbortSignal.timeout(15_000) });
+      if (!res.ok) throw new Error(`token request failed: HTTP ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { accessToken: string }).accessToken;
+    }),
+  );
+}
+
+function e12Body(merchantAccountNumber: number, referenceNumber: string): string {
+  return JSON.stringify({ merchantAccountNumber, transactionAmount: COLLECTION_AMOUNT, transactionDescription: COLLECTION_DESCRIPTION, referenceNumber, capturedBy: COLLECTION_CAPTURED_BY });
+}
+
+/** One E12 template per merchant; every connection cycles through all of them. */
+function e12Requests(merchants: CollectionMerchant[], tokens: string[], hooks: { setupRequest: string; onResponse: string }, idempotent: boolean): autocannon.Request[] {
+  return merchants.map((m, i) => ({
+    method: 'POST',
+    path: E12_PATH,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[i]}`, ...(idempotent ? { 'x-idempotency-key': '@KEY@' } : {}) },
+    body: e12Body(m.merchantAccountNumber, '@REF@'),
+    ...hooks,
+  }));
+}
+
+async function countRequests(db: Db): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('select count(*)::int as n from payment_requests');
+  return rows[0].n;
+}
+
+/** E12 under autocannon: warm-up, then measured with CPU split and a row count as a cross-check. */
+/** Distinct non-2xx answers the onResponse hook kept (status, errorCode, detail), at most five. */
+function non2xxSamples(file: string): string[] {
+  if (!fs.existsSync(file)) return [];
+  const samples = new Set<string>();
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const { status, body } = JSON.parse(line) as { status: number; body: string };
+    let text = body;
+    try {
+      const problem = JSON.parse(body) as { errorCode?: string; detail?: string };
+      text = `${problem.errorCode ?? ''} ${problem.detail ?? ''}`;
+    } catch {
+      // not JSON: kept as it is
+    }
+    samples.add(`${status} ${text}`.slice(0, 200));
+  }
+  return [...samples].slice(0, 5);
+}
+
+async function measureE12(name: string, deps: Deps, postmaster: number | undefined, baseUrl: string, requests: autocannon.Request[], seconds: number, non2xxLog: string) {
+  const run = (s: number) =>
+    autocannon({ url: baseUrl, requests, connections: CONNECTIONS, duration: s, ...(LOAD_GENERATOR === 'worker' ? { workers: 1 } : {}) });
+  log(`${name}: warming up ${WARMUP_SECONDS} s`);
+  await run(WARMUP_SECONDS);
+  log(`${name}: measuring ${seconds} s with ${CONNECTIONS} connections over ${requests.length} merchants`);
+  fs.rmSync(non2xxLog, { force: true });
+  const rowsBefore = await countRequests(deps.db);
+  const before = cpuSample(postmaster);
+  const r = await run(seconds);
+  const after = cpuSample(postmaster);
+  await sleep(200);
+  const rowsInserted = (await countRequests(deps.db)) - rowsBefore;
+  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
+  const measured = {
+    requestsPerSecond: round1(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    maxMs: r.latency.max,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes,
+    ...(r.non2xx > 0 ? { non2xxSamples: non2xxSamples(non2xxLog) } : {}),
+    rowsInserted,
+    seconds,
+    cpu: cpuSplit(before, after),
+  };
+  log(`${name}: ${JSON.stringify(measured)}`);
+  return measured;
+}
+
+/**
+ * E12's transaction through node-postgres alone: the statements createPaymentRequest sends, each
+ * through the repository function that sends it (so the SQL stays E12's), in one transaction on
+ * a pooled client, without HTTP, Fastify, authentication or the service's checks.
+ */
+async function baselineTransaction(db: Db, merchantAccountNumber: number, referenceNumber: string, expiryMinutes: number): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const merchant = await lockMerchant(tx, merchantAccountNumber);
+    if (!merchant) throw new Error(`merchant ${merchantAccountNumber} not found`);
+    await limitFor(tx, merchantAccountNumber, 'RTP', merchant.currency_code);
+    await expireReference(tx, merchantAccountNumber, referenceNumber);
+    for (let attempt = 0; ; attempt++) {
+      const created = await insertPaymentRequest(tx, {
+        merchantAccountNumber,
+        timedAccountNumber: randomDigits(8, '1'),
+        amountMinor: COLLECTION_AMOUNT_MINOR,
+        currencyCode: merchant.currency_code,
+        transactionDescription: COLLECTION_DESCRIPTION,
+        referenceNumber,
+        capturedBy: COLLECTION_CAPTURED_BY,
+        expiryMinutes,
+      });
+      if (created) return;
+      if (attempt >= 19) throw new Error('no free timed account number in 20 attempts');
+    }
+  });
+}
+/** What baselineTransaction sends, for the report (the round-trip probe shows what E12 sends). */
+const BASELINE_STATEMENTS = ['begin', 'lockMerchant (select * from merchants … for share)', 'limitFor (RTP)', 'expireReference (update payment_requests … expired)', 'insertPaymentRequest (insert … on conflict do nothing returning *)', 'commit'];
+
+/** `concurrency` loops each running `one` back to back until the deadline; what finished in time counts. */
+async function closedLoop(concurrency: number, seconds: number, one: () => Promise<void>) {
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        try {
+          await one();
+          const t1 = performance.now();
+          if (t1 <= deadline) latencies.push(t1 - t0);
+        } catch (err) {
+          errors += 1;
+          firstError ??= (err as Error).message;
+        }
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { count: latencies.length, seconds: (performance.now() - started) / 1000, latencies, errors, firstError };
+}
+
+async function measureBaseline(databaseUrl: string, deps: Deps, postmaster: number | undefined, merchants: CollectionMerchant[]) {
+  const pool = createPool(databaseUrl, CONNECTIONS);
+  const prefix = randomBytes(5).toString('hex');
+  let seq = 0;
+  const one = () => {
+    seq += 1;
+    return baselineTransaction(pool, merchants[seq % merchants.length].merchantAccountNumber, `P${prefix}${seq.toString(36)}`, deps.config.timedAccountMinutes);
+  };
+  try {
+    log(`postgresBaseline: warming up ${WARMUP_SECONDS} s`);
+    await closedLoop(CONNECTIONS, WARMUP_SECONDS, one);
+    log(`postgresBaseline: measuring ${DURATION_SECONDS} s with ${CONNECTIONS} clients in one pool`);
+    const before = cpuSample(postmaster);
+    const r = await closedLoop(CONNECTIONS, DURATION_SECONDS, one);
+    const after = cpuSample(postmaster);
+    const measured = {
+      transactionsPerSecond: round1(r.count / r.seconds),
+      p50Ms: round1(percentile(r.latencies, 50)),
+      p99Ms: round1(percentile(r.latencies, 99)),
+      errors: r.errors,
+      ...(r.firstError ? { firstError: r.firstError } : {}),
+      clients: CONNECTIONS,
+      seconds: DURATION_SECONDS,
+      statements: BASELINE_STATEMENTS,
+      cpu: cpuSplit(before, after),
+    };
+    log(`postgresBaseline: ${JSON.stringify(measured)}`);
+    return measured;
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * Statements per request and time spent waiting on them, one request at a time: every
+ * node-postgres query of the process is counted while the probe runs (the app is otherwise idle).
+ */
+async function probeRoundTrips(baseUrl: string, merchants: CollectionMerchant[], tokens: string[], idempotent: boolean) {
+  const statements = new Map<string, number>();
+  let queries = 0;
+  let dbMs = 0;
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string; name?: string };
+    const text = typeof config === 'string' ? config : (config.name ?? config.text ?? '?');
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 48);
+    statements.set(key, (statements.get(key) ?? 0) + 1);
+    queries += 1;
+    const started = performance.now();
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const callback = args[last] as (...a: unknown[]) => void;
+      args[last] = (...a: unknown[]) => {
+        dbMs += performance.now() - started;
+        callback(...a);
+      };
+      return original.apply(this, args);
+    }
+    const result = original.apply(this, args);
+    if (result instanceof Promise) result.then(() => (dbMs += performance.now() - started), () => (dbMs += performance.now() - started));
+    return result;
+  };
+  const agent = new Agent({ connections: 1 });
+  const prefix = randomBytes(5).toString('hex');
+  const latencies: number[] = [];
+  let failed = 0;
+  try {
+    for (let i = 0; i < ROUND_TRIP_PROBE_REQUESTS; i++) {
+      const m = i % merchants.length;
+      const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${tokens[m]}` };
+      if (idempotent) headers['x-idempotency-key'] = `probe-${prefix}-${i.toString().padStart(6, '0')}`;
+      const t0 = performance.now();
+      const res = await undiciRequest(baseUrl + E12_PATH, { method: 'POST', headers, body: e12Body(merchants[m].merchantAccountNumber, `R${prefix}${i}`), dispatcher: agent });
+      await res.body.text();
+      latencies.push(performance.now() - t0);
+      if (res.statusCode !== 200) failed += 1;
+    }
+  } finally {
+    proto.query = original;
+    await agent.close();
+  }
+  latencies.sort((a, b) => a - b);
+  const n = ROUND_TRIP_PROBE_REQUESTS;
+  const meanMs = latencies.reduce((a, b) => a + b, 0) / n;
+  return {
+    requests: n,
+    failed,
+    queriesPerRequest: round1(queries / n),
+    statementsPerRequest: Object.fromEntries([...statements].map(([k, v]) => [k, Math.round((v / n) * 100) / 100])),
+    meanLatencyMs: Math.round(meanMs * 100) / 100,
+    meanDbWaitMs: Math.round((dbMs / n) * 100) / 100,
+    meanOutsideDbMs: Math.round((meanMs - dbMs / n) * 100) / 100,
+  };
+}
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+async function post(agent: Agent, url: string, token: string, body: string): Promise<Answer> {
+  try {
+    const res = await undiciRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body, dispatcher: agent });
+    return { status: res.statusCode, body: await res.body.text() };
+  } catch (err) {
+    return { status: 0, body: (err as Error).message };
+  }
+}
+
+/** "200", or "402 E921" for a problem answer, or "0" for a transport error. */
+function outcome(a: Answer): string {
+  if (a.status === 200 || a.status === 0) return String(a.status);
+  try {
+    return `${a.status} ${(JSON.parse(a.body) as { errorCode?: string }).errorCode ?? ''}`.trim();
+  } catch {
+    return String(a.status);
+  }
+}
+
+function tally(answers: Answer[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const a of answers) counts[outcome(a)] = (counts[outcome(a)] ?? 0) + 1;
+  return counts;
+}
+
+/** 1,000 E12 requests at once over real HTTP (one keep-alive connection each), across the merchants. */
+async function burstE12(deps: Deps, baseUrl: string, merchants: CollectionMerchant[], tokens: string[]) {
+  const agent = new Agent({ connections: BURST_REQUESTS, keepAliveTimeout: 30_000 });
+  const prefix = randomBytes(5).toString('hex');
+  const references = Array.from({ length: BURST_REQUESTS }, (_, i) => `C${prefix}${i}`);
+  try {
+    log(`concurrent1000: ${BURST_REQUESTS} E12 requests at once`);
+    const started = performance.now();
+    const answers = await Promise.all(references.map((ref, i) => post(agent, baseUrl + E12_PATH, tokens[i % merchants.length], e12Body(merchants[i % merchants.length].merchantAccountNumber, ref))));
+    const seconds = (performance.now() - started) / 1000;
+    const timed = answers.filter((a) => a.status === 200).map((a) => (JSON.parse(a.body) as { timedAccountNumber: string }).timedAccountNumber);
+    const { rows } = await deps.db.query<{ n: number; accounts: number; open: number }>(
+      `select count(*)::int as n, count(distinct timed_account_number)::int as accounts, count(*) filter (where status_code = 'O')::int as open
+         from payment_requests where reference_number = any($1::text[])`,
+      [references],
+    );
+    const { rows: matching } = await deps.db.query<{ n: number }>(`select count(*)::int as n from payment_requests where status_code = 'O' and timed_account_number = any($1::text[])`, [timed]);
+    const result = {
+      requests: BURST_REQUESTS,
+      succeeded: timed.length,
+      outcomes: tally(answers),
+      distinctTimedAccountsInResponses: new Set(timed).size,
+      rowsInDatabase: rows[0].n,
+      distinctTimedAccountsInDatabase: rows[0].accounts,
+      openInDatabase: rows[0].open,
+      openRequestsHoldingTheAnsweredAccounts: matching[0].n,
+      allSucceededAndDistinct: timed.length === BURST_REQUESTS && new Set(timed).size === BURST_REQUESTS && rows[0].accounts === BURST_REQUESTS && matching[0].n === BURST_REQUESTS,
+      seconds: Math.round(seconds * 1000) / 1000,
+    };
+    log(`concurrent1000: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await agent.close();
+  }
+}
+
+/** For each of RACE_ACCOUNTS timed accounts, RACE_PAYERS concurrent payments: exactly one may win. */
+async function racePayments(deps: Deps, baseUrl: string, merchants: CollectionMerchant[], tokens: string[]) {
+  const agent = new Agent({ connections: RACE_PAYERS * 2, keepAliveTimeout: 30_000 });
+  const prefix = randomBytes(5).toString('hex');
+  try {
+    log(`racingPayments: ${RACE_ACCOUNTS} timed accounts, ${RACE_PAYERS} concurrent payments of each`);
+    const accounts: { merchant: CollectionMerchant; token: string; timedAccountNumber: string }[] = [];
+    for (let i = 0; i < RACE_ACCOUNTS; i++) {
+      const m = i % merchants.length;
+      const a = await post(agent, baseUrl + E12_PATH, tokens[m], e12Body(merchants[m].merchantAccountNumber, `D${prefix}${i}`));
+      if (a.status !== 200) throw new Error(`E12 for the race failed: HTTP ${a.status} ${a.body}`);
+      accounts.push({ merchant: merchants[m], token: tokens[m], timedAccountNumber: (JSON.parse(a.body) as { timedAccountNumber: string }).timedAccountNumber });
+    }
+    const all: Answer[] = [];
+    let accountsWithOneWinner = 0;
+    for (const account of accounts) {
+      const body = JSON.stringify({
+        merchantAccountNumber: account.merchant.merchantAccountNumber,
+        transactionAmount: COLLECTION_AMOUNT,
+        connectorId: PAY_CONNECTOR_ID,
+        timedAccountNumber: account.timedAccountNumber,
+        currencyCode: 'MWK',
+        capturedBy: COLLECTION_CAPTURED_BY,
+      });
+      const answers = await Promise.all(Array.from({ length: RACE_PAYERS }, () => post(agent, baseUrl + PAY_PATH, account.token, body)));
+      all.push(...answers);
+      if (answers.filter((a) => a.status === 200).length === 1) accountsWithOneWinner += 1;
+    }
+    const { rows } = await deps.db.query<{ timed_account_number: string; status_code: string; collections: number }>(
+      `select r.timed_account_number, r.status_code, count(c.collection_id)::int as collections
+         from payment_requests r left join collections c on c.request_id = r.request_id
+        where r.reference_number like $1 group by r.request_id`,
+      [`D${prefix}%`],
+    );
+    const collectionsPerAccount: Record<string, number> = {};
+    for (const row of rows) collectionsPerAccount[String(row.collections)] = (collectionsPerAccount[String(row.collections)] ?? 0) + 1;
+    const result = {
+      timedAccounts: RACE_ACCOUNTS,
+      paymentsPerAccount: RACE_PAYERS,
+      outcomes: tally(all),
+      accountsWithExactlyOne200: accountsWithOneWinner,
+      accountsByCollectionRows: collectionsPerAccount,
+      accountsPaidInDatabase: rows.filter((r) => r.status_code === 'P').length,
+      exactlyOnePaymentEach: accountsWithOneWinner === RACE_ACCOUNTS && rows.length === RACE_ACCOUNTS && rows.every((r) => r.collections === 1 && r.status_code === 'P'),
+    };
+    log(`racingPayments: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await agent.close();
+  }
+}
+
+async function benchCollections(deps: Deps, databaseUrl: string) {
+  log(`collections: creating ${COLLECTION_MERCHANTS} merchants`);
+  const merchants: CollectionMerchant[] = [];
+  for (let i = 0; i < COLLECTION_MERCHANTS; i++) {
+    const m = await createMerchant(deps, { accountName: `Bench Collections ${i + 1}`, capturedBy: 'bench' });
+    merchants.push({
+      merchantAccountNumber: m.merchantAccountNumber,
+      credentials: JSON.stringify({ apiKey: m.apiKey, apiSecret: m.apiSecret, organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber }),
+    });
+  }
+  const built = await buildApp({ ...deps, config: { ...deps.config, rateLimitPerSecond: 0 } });
+  const setupDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-bench-collections-'));
+  const setupRequest = path.join(setupDir, 'setup-request.cjs');
+  fs.writeFileSync(setupRequest, SETUP_REQUEST_SOURCE);
+  const onResponse = path.join(setupDir, 'on-response.cjs');
+  fs.writeFileSync(onResponse, ON_RESPONSE_SOURCE);
+  const hooks = { setupRequest, onResponse };
+  const non2xxLog = path.join(setupDir, 'non2xx.log');
+  try {
+    const baseUrl = (await built.app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '');
+    const postmaster = await findPostmaster(deps.db);
+    log(`collections: app listening on ${baseUrl} (rate limit off); PostgreSQL postmaster ${postmaster ?? 'not on this machine or not readable'}`);
+    // Tokens last 5 minutes: fetched again before each part.
+    let tokens = await accessTokens(baseUrl, merchants);
+
+    const postgresBaseline = await measureBaseline(databaseUrl, deps, postmaster, merchants);
+    tokens = await accessTokens(baseUrl, merchants);
+    const e12 = await measureE12('e12', deps, postmaster, baseUrl, e12Requests(merchants, tokens, hooks, false), DURATION_SECONDS, non2xxLog);
+    tokens = await accessTokens(baseUrl, merchants);
+    const e12Idempotent = await measureE12('e12Idempotent', deps, postmaster, baseUrl, e12Requests(merchants, tokens, hooks, true), IDEMPOTENT_SECONDS, non2xxLog);
+
+    tokens = await accessTokens(baseUrl, merchants);
+    log(`roundTrips: ${ROUND_TRIP_PROBE_REQUESTS} E12 requests one at a time, without and with an idempotency key`);
+    const roundTrips = {
+      e12: await probeRoundTrips(baseUrl, merchants, tokens, false),
+      e12Idempotent: await probeRoundTrips(baseUrl, merchants, tokens, true),
+    };
+    log(`roundTrips: ${JSON.stringify(roundTrips)}`);
+
+    tokens = await accessTokens(baseUrl, merchants);
+    const concurrent1000 = await burstE12(deps, baseUrl, merchants, tokens);
+    tokens = await accessTokens(baseUrl, merchants);
+    const racingPayments = await racePayments(deps, baseUrl, merchants, tokens);
+
+    const e12VsBaselinePercent = postgresBaseline.transactionsPerSecond > 0 ? round1((e12.requestsPerSecond / postgresBaseline.transactionsPerSecond) * 100) : null;
+    return {
+      merchants: COLLECTION_MERCHANTS,
+      connections: CONNECTIONS,
+      appDbPoolSize: deps.config.dbPoolSize,
+      rateLimit: 'off (RATE_LIMIT_PER_SECOND=0)',
+      loadAverageAtEnd: os.loadavg().map(round1),
+      e12,
+      e12Idempotent,
+      postgresBaseline,
+      e12VsBaselinePercent,
+      roundTrips,
+      concurrent1000,
+      racingPayments,
+      meetsTargets: {
+        e12AtLeast1500PerSecond: e12.requestsPerSecond >= 1500,
+        e12P99AtMost50Ms: e12.p99Ms <= 50,
+        e12AtLeast60PercentOfBaseline: e12VsBaselinePercent !== null && e12VsBaselinePercent >= 60,
+        concurrent1000AllSucceededDistinct: concurrent1000.allSucceededAndDistinct,
+        exactlyOnePaymentPerTimedAccount: racingPayments.exactlyOnePaymentEach,
+      },
+    };
+  } finally {
+    await built.app.close();
+    fs.rmSync(setupDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   let embedded: EmbeddedServer | undefined;
   let adminUrl = process.env.DATABASE_URL;
@@ -557,6 +1140,7 @@ async function main(): Promise<void> {
       report.database = embedded ? 'embedded PostgreSQL' : 'DATABASE_URL';
     }
     if (runs('webhooks')) report.webhooks = await benchWebhooks(deps);
+    if (runs('collections')) report.collections = await benchCollections(deps, databaseUrl);
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } finally {
     // Each step on its own: a failure in one still lets the others run.

@@ -35,8 +35,13 @@ create table webhook_deliveries (
   -- A worker that claims the delivery owns it until then; if it dies, another re-claims it after.
   locked_until timestamptz,
   is_test boolean not null default false,
+  -- A delivery to an ad-hoc target (a hosted checkout's callbackApiUrl) has no subscription: it
+  -- carries its own secrets. Null on subscription deliveries, which sign with the subscription's.
+  signing_secret varchar(64) check (signing_secret ~ '^whsec_[A-Za-z0-9+/=]{44}$'),
+  webhook_signature char(52) check (webhook_signature ~ '^[A-Za-z0-9]{52}$'),
   created_at timestamptz not null default now(),
-  completed_at timestamptz
+  completed_at timestamptz,
+  check ((signing_secret is null) = (webhook_signature is null))
 );
 -- The dispatcher's claim query: due, pending deliveries in order.
 create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending';

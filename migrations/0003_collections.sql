@@ -36,7 +36,18 @@ create table payment_requests (
   success_redirect_url varchar(2048),
   failure_redirect_url varchar(2048),
   callback_api_url varchar(2048),
-  check (expires_at > created_at)
+  -- The checkout page's unguessable id (ptid): 32 url-safe characters, 192 random bits. The page
+  -- is opened by whoever holds the link, so the id is the only thing that guards it.
+  payment_transaction_id char(32) unique check (payment_transaction_id ~ '^[A-Za-z0-9_-]{32}$'),
+  -- What signs the payment event sent to callback_api_url: the merchant's payrequest.success
+  -- subscription's secrets as they were at initiation, or a pair generated for this checkout.
+  callback_signing_secret varchar(64) check (callback_signing_secret ~ '^whsec_[A-Za-z0-9+/=]{44}$'),
+  callback_webhook_signature char(52) check (callback_webhook_signature ~ '^[A-Za-z0-9]{52}$'),
+  check (expires_at > created_at),
+  -- A checkout has all of its parts or none; a callback always has its secrets.
+  check ((payment_transaction_id is null) = (success_redirect_url is null) and (payment_transaction_id is null) = (failure_redirect_url is null)
+         and (payment_transaction_id is null) = (source_reference_number is null)),
+  check ((callback_api_url is null) = (callback_signing_secret is null) and (callback_api_url is null) = (callback_webhook_signature is null))
 );
 -- A timed account number names one open request at a time; numbers are reused after expiry.
 create unique index payment_requests_open_timed_account on payment_requests (timed_account_number) where status_code = 'O';

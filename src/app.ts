@@ -41,6 +41,8 @@ import addFakeCustomPayment from './modules/collections/routes/add-fake-custom-p
 import collectionGet from './modules/collections/routes/get-transaction.ts';
 import collectionList from './modules/collections/routes/get-transactions.ts';
 import collectionReverse from './modules/collections/routes/reverse.ts';
+import checkoutInitiate from './modules/checkout/routes/initiate.ts';
+import checkoutPage from './modules/checkout/routes/page.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
 import health from './modules/health/routes/health.ts';
@@ -76,10 +78,11 @@ const MERCHANT_API: RouteModule[] = [
   collectionGet,
   collectionList,
   collectionReverse,
+  checkoutInitiate,
 ];
 
-/** Operator and operations routes, at the root. */
-const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, health];
+/** Operator and operations routes, and the hosted checkout page, at the root. */
+const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, health, checkoutPage];
 
 export interface BuiltApp {
   app: App;

@@ -36,6 +36,11 @@ export interface Config {
   webhookPerHostConcurrency: number;
   /** How long a request-to-pay's timed account accepts payment. */
   timedAccountMinutes: number;
+  /**
+   * Where customers reach this service (PUBLIC_BASE_URL, e.g. https://pay.example.mw): the origin
+   * of hosted checkout links. Unset: taken from each initiate request's protocol and Host.
+   */
+  publicBaseUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -102,6 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
   const webhookLeaseMs = int(env, 'WEBHOOK_LEASE_MS', webhookTimeoutMs + 15_000, 1000, 600_000);
   if (webhookLeaseMs <= webhookTimeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS (${webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs})`);
+  const publicBaseUrl = optional(env, 'PUBLIC_BASE_URL');
+  if (publicBaseUrl !== undefined && !/^https?:\/\/[^/?#@\s]+\/?$/.test(publicBaseUrl)) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) origin such as https://pay.example.mw (no path), got "${publicBaseUrl}"`);
+  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
@@ -127,5 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
     webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 32, 1, 1024),
     timedAccountMinutes: int(env, 'TIMED_ACCOUNT_MINUTES', 15, 1, 1440),
+    publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),
   };
 }

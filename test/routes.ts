@@ -9,7 +9,13 @@
 //                entry per method, so each is checked.
 //   url          the full path as registered, e.g. `${BASE}/merchants/limits/getAll`.
 //   merchantIn   where merchantAccountNumber travels: 'query', 'body', or 'none' for routes that
-//                name no merchant (the connector catalogue).
+//                name no merchant (the connector catalogue). A route that names its merchant by
+//                another number that `build` fills in for m (E11: beneficiaryAccountNumber, the
+//                merchant's payment account number) is NOT 'none': the other-merchant case must send
+//                the request built for B (B's number) with A's token, and expect 404. Such a route
+//                takes the place where a merchantAccountNumber would travel ('body' for E11): the
+//                suite's foreign and malformed account numbers are added there, and the token's
+//                binding refuses them like anywhere else.
 //   status       the success status of a valid request (default 200).
 //   build        returns a VALID request for merchant `m` (query, body and/or headers). It may create the
 //                state the request needs (a key to delete, a batch to approve…) directly in the
@@ -21,6 +27,8 @@ import { emitEvent } from '../src/jobs/outbox.ts';
 import { insertApiKey, newKeyPair, setApiKeyStatus } from '../src/modules/api-keys/repository.ts';
 import { findSubscription, type SubscriptionRow } from '../src/modules/webhooks/repository.ts';
 import { addWebhook } from '../src/modules/webhooks/service.ts';
+import type { CollectionRow, PaymentRequestRow } from '../src/modules/collections/repository.ts';
+import { createPaymentRequest, payPaymentAccount } from '../src/modules/collections/service.ts';
 import { BASE, type TestApp, type TestMerchant } from './helpers.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -70,6 +78,21 @@ export async function deliveryFor(t: TestApp, m: TestMerchant): Promise<number> 
   const { eventId } = await withTransaction(t.db, (tx) => emitEvent(tx, m.merchantAccountNumber, subscription.event_code, { eventCode: subscription.event_code }));
   const { rows } = await t.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1', [eventId]);
   return rows[0].delivery_id;
+}
+
+/** A fresh open request-to-pay of `m` for `amountMinor` tambala, created through the service. */
+export async function timedAccountFor(t: TestApp, m: TestMerchant, amountMinor = 250_000): Promise<PaymentRequestRow> {
+  const referenceNumber = `REF${randomBytes(8).toString('hex')}`;
+  return withTransaction(t.db, (tx) =>
+    createPaymentRequest(t.deps, tx, { merchantAccountNumber: m.merchantAccountNumber, amountMinor, transactionDescription: 'Order', referenceNumber, capturedBy: ACTOR }),
+  );
+}
+
+/** A fresh successful direct payment (E11) to `m`, created through the service. */
+export async function collectionFor(t: TestApp, m: TestMerchant, amountMinor = 500_000): Promise<CollectionRow> {
+  return withTransaction(t.db, (tx) =>
+    payPaymentAccount(t.deps, tx, { merchantAccountNumber: m.merchantAccountNumber, beneficiaryAccountNumber: m.paymentAccountNumber, connectorId: CONNECTOR_ID, amountMinor, createdBy: ACTOR }),
+  );
 }
 
 const mac = (m: TestMerchant) => ({ merchantAccountNumber: m.merchantAccountNumber });
@@ -144,6 +167,44 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
       await webhookFor(t, m, 'payout.success');
       return { body: { ...mac(m), eventCode: 'payout.success' } };
     },
+  },
+
+  // Collections
+  {
+    method: 'POST',
+    url: `${BASE}/collections/requestToPay/initiate`,
+    merchantIn: 'body',
+    build: (_t, m) => ({ body: { ...mac(m), transactionAmount: 2500, transactionDescription: 'Order 42', referenceNumber: `REF${randomBytes(8).toString('hex')}`, capturedBy: ACTOR } }),
+  },
+  {
+    method: 'POST',
+    url: `${BASE}/collections/requestToPay/addFakeTransaction`,
+    merchantIn: 'body',
+    build: async (t, m) => {
+      const request = await timedAccountFor(t, m, 250_000);
+      return { body: { ...mac(m), transactionAmount: 2500, connectorId: 112400, timedAccountNumber: request.timed_account_number, currencyCode: 'MWK', capturedBy: ACTOR } };
+    },
+  },
+  {
+    // E11 names no merchantAccountNumber: the merchant is the owner of beneficiaryAccountNumber,
+    // so B's request sent with A's token pays into B's payment account, which A cannot see (404).
+    method: 'POST',
+    url: `${BASE}/collections/addFakeCustomPayment`,
+    merchantIn: 'body',
+    build: (_t, m) => ({ body: { beneficiaryAccountNumber: m.paymentAccountNumber, connectorId: CONNECTOR_ID, transactionAmount: 5000, createdBy: ACTOR } }),
+  },
+  { method: 'POST', url: `${BASE}/collections/getTransactions`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/collections/getTransaction`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: (await collectionFor(t, m)).transaction_reference_number } }),
+  },
+  {
+    method: 'POST',
+    url: `${BASE}/collections/reverse`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: (await collectionFor(t, m)).transaction_reference_number, reason: 'Customer refund' } }),
   },
 ];
 

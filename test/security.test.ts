@@ -227,6 +227,9 @@ function servedRoutes(tree: string): Array<{ method: string; path: string }> {
 }
 
 describe('the route registry', () => {
+  // Routes without a Bearer token (credentials in the body), which the registry does not list:
+  // the token endpoint and the hosted checkout's initiate (test/checkout.test.ts covers it).
+  const UNAUTHENTICATED = new Set([`${BASE}/account/getAccessToken`, `${BASE}/checkout/rtp/initiate`].map((p) => p.toLowerCase()));
   const key = (method: string, path: string) => `${method} ${path.toLowerCase()}`;
   const registered = new Set(MERCHANT_ROUTES.map((r) => key(r.method, r.url)));
 
@@ -241,7 +244,7 @@ describe('the route registry', () => {
     expect(served.map((r) => key(r.method, r.path))).toContain(key('GET', `${BASE}/merchants/limits/getAll`));
     expect(served.map((r) => key(r.method, r.path))).toContain(key('GET', `${BASE}/api/core/Connectors/GetSummary`));
     const missing = served
-      .filter((r) => r.path.startsWith(BASE.toLowerCase()) && r.path !== `${BASE}/account/getAccessToken`.toLowerCase())
+      .filter((r) => r.path.startsWith(BASE.toLowerCase()) && !UNAUTHENTICATED.has(r.path))
       .map((r) => key(r.method, r.path))
       .filter((k) => !registered.has(k));
     expect(missing, 'add these routes to test/routes.ts').toEqual([]);
@@ -251,7 +254,7 @@ describe('the route registry', () => {
     const doc = t.app.swagger() as { paths: Record<string, Record<string, unknown>> };
     const missing: string[] = [];
     for (const [path, operations] of Object.entries(doc.paths)) {
-      if (!path.startsWith(`${BASE}/`) || path === `${BASE}/account/getAccessToken`) continue;
+      if (!path.startsWith(`${BASE}/`) || UNAUTHENTICATED.has(path.toLowerCase())) continue;
       for (const method of Object.keys(operations)) if (!registered.has(key(method.toUpperCase(), path))) missing.push(`${method.toUpperCase()} ${path}`);
     }
     expect(missing, 'add these routes to test/routes.ts').toEqual([]);

@@ -510,7 +510,9 @@ describe('webhook delivery', () => {
     await withTransaction(t.db, async (tx) => {
       for (let i = 0; i < N; i++) await emitEvent(tx, m.merchantAccountNumber, EVENT, paymentPayload(m, i));
     });
-    await worker();
+    // A lease far longer than any attempt here: duplicates are then a bug, not a lease that ran out
+    // on a machine busy with other test files (at-least-once is what short leases promise).
+    await worker({ webhookTimeoutMs: 10_000, webhookLeaseMs: 60_000 });
 
     await until(
       'all 500 delivered',

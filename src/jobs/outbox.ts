@@ -1,5 +1,6 @@
 // The event outbox. A feature that changes state calls emitEvent with its own transaction: the
-// event row and one delivery per matching webhook subscription are written with the change, so
+// event row and one delivery per matching webhook subscription (and per ad-hoc target, such as a
+// hosted checkout's callbackApiUrl) are written with the change, so
 // an event exists exactly when the change committed. The webhook dispatcher is woken through
 // NOTIFY, which PostgreSQL delivers only on commit: a rolled-back event never wakes anyone.
 import type pg from 'pg';
@@ -17,7 +18,24 @@ export interface EmitOptions {
   isTest?: boolean;
   /** Deliver to this subscription only. */
   webhookId?: number;
+  /**
+   * Ad-hoc targets besides the subscriptions (a hosted checkout's callbackApiUrl): each becomes a
+   * delivery with no subscription (webhook_id null) that carries its own secrets. A target that a
+   * subscription of this event already covers (same URL, same secret) is skipped: no duplicate.
+   */
+  targets?: CallbackTarget[];
 }
+
+export interface CallbackTarget {
+  callbackUrl: string;
+  /** Standard Webhooks secret ("whsec_…") that signs webhook-signature. */
+  signingSecret: string;
+  /** The static X-OneKhusa-Webhook-Signature (52 alphanumerics). */
+  webhookSignature: string;
+}
+
+/** Ad-hoc targets per event, at most: a checkout has one. */
+const MAX_TARGETS = 10;
 
 export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number, eventCode: string, payload: object, options: EmitOptions = {}): Promise<EmittedEvent> {
   const isTest = options.isTest ?? false;
@@ -36,7 +54,33 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
       where s.merchant_account_number = $1 and s.event_code = $3 and ($5::bigint is null or s.webhook_id = $5)`,
     [merchantAccountNumber, eventId, eventCode, isTest, options.webhookId ?? null],
   );
+  let deliveries = fanOut.rowCount ?? 0;
+  const targets = options.targets ?? [];
+  if (targets.length > MAX_TARGETS) throw new Error(`at most ${MAX_TARGETS} ad-hoc targets per event, got ${targets.length}`);
+  if (targets.length > 0) {
+    const adHoc = await tx.query(
+      `insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test, signing_secret, webhook_signature)
+       select $1::integer, $2::bigint, null, $3::text, t.callback_url, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $4::boolean, t.signing_secret, t.webhook_signature
+         from (select distinct on (callback_url) * from unnest($5::text[], $6::text[], $7::text[]) as u(callback_url, signing_secret, webhook_signature)) t
+        -- Skipped when the fan-out above already sends the same thing: the subscription's own URL
+        -- and secret (the same test as the fan-out, through the (merchant, event code) unique key).
+        where not exists (select 1 from webhook_subscriptions s
+                           where s.merchant_account_number = $1 and s.event_code = $3 and s.callback_url = t.callback_url
+                             and s.signing_secret = t.signing_secret and ($8::bigint is null or s.webhook_id = $8))`,
+      [
+        merchantAccountNumber,
+        eventId,
+        eventCode,
+        isTest,
+        targets.map((x) => x.callbackUrl),
+        targets.map((x) => x.signingSecret),
+        targets.map((x) => x.webhookSignature),
+        options.webhookId ?? null,
+      ],
+    );
+    deliveries += adHoc.rowCount ?? 0;
+  }
   await tx.query('select pg_notify($1, $2)', [OUTBOX_CHANNEL, String(eventId)]);
-  if (fanOut.rowCount) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, String(eventId)]);
-  return { eventId, deliveries: fanOut.rowCount ?? 0 };
+  if (deliveries > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, String(eventId)]);
+  return { eventId, deliveries };
 }

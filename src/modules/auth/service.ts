@@ -11,7 +11,13 @@ export interface TokenRequest {
   merchantAccountNumber: number;
 }
 
-export async function getAccessToken(deps: Deps, input: TokenRequest) {
+export type VerifiedKey = NonNullable<Awaited<ReturnType<typeof findLiveKeyByClientKey>>>;
+
+/**
+ * The key pair if it opens this merchant account now; otherwise one 401 for every way it can fail.
+ * Shared by the token endpoint and the hosted checkout's initiate (credentials in the body).
+ */
+export async function verifyKeyPair(deps: Deps, input: TokenRequest): Promise<VerifiedKey> {
   const key = await findLiveKeyByClientKey(deps.db, input.apiKey);
   const now = deps.clock.now();
   // One answer for every way this can fail, so the endpoint reveals nothing about which part
@@ -27,6 +33,12 @@ export async function getAccessToken(deps: Deps, input: TokenRequest) {
     !(key.merchant_is_demo && deps.config.mode === 'production') &&
     (key.expiry_date === null || key.expiry_date.getTime() > now.getTime());
   if (!ok) throw new AppError('unauthorized', 'detail.badCredentials');
+  return key;
+}
+
+export async function getAccessToken(deps: Deps, input: TokenRequest) {
+  const key = await verifyKeyPair(deps, input);
+  const now = deps.clock.now();
   const minutes = deps.config.accessTokenMinutes;
   const { token, expiresOn } = await signAccessToken(deps.jwtSecret, { clientId: key.client_id, organisationId: key.organisation_id, merchantAccountNumber: key.merchant_account_number }, now, minutes);
   return { accessToken: token, expiresOn: expiresOn.toISOString(), expiryInMinutes: minutes };

@@ -19,6 +19,9 @@ export interface PaymentRequestRow {
   success_redirect_url: string | null;
   failure_redirect_url: string | null;
   callback_api_url: string | null;
+  payment_transaction_id: string | null;
+  callback_signing_secret: string | null;
+  callback_webhook_signature: string | null;
   /** now() >= expires_at, by the database clock. */
   is_expired: boolean;
 }
@@ -32,7 +35,17 @@ export interface NewPaymentRequest {
   referenceNumber: string;
   capturedBy: string;
   expiryMinutes: number;
-  checkout?: { sourceReferenceNumber: string; successRedirectUrl: string; failureRedirectUrl: string; callbackApiUrl: string | null };
+  checkout?: CheckoutFields;
+}
+
+/** A hosted checkout's parts of a payment request (product.md §10). */
+export interface CheckoutFields {
+  paymentTransactionId: string;
+  sourceReferenceNumber: string;
+  successRedirectUrl: string;
+  failureRedirectUrl: string;
+  /** With the secrets that sign the payment event sent to it. */
+  callback: { url: string; signingSecret: string; webhookSignature: string } | null;
 }
 
 /**
@@ -44,8 +57,9 @@ export async function insertPaymentRequest(tx: pg.PoolClient, r: NewPaymentReque
     name: 'insert_payment_request',
     text: `insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
                                          reference_number, captured_by, expires_at, source_reference_number, success_redirect_url,
-                                         failure_redirect_url, callback_api_url)
-           values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(mins => $8), $9, $10, $11, $12)
+                                         failure_redirect_url, callback_api_url, payment_transaction_id, callback_signing_secret,
+                                         callback_webhook_signature)
+           values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(mins => $8), $9, $10, $11, $12, $13, $14, $15)
            on conflict (timed_account_number) where status_code = 'O' do nothing
            returning *, false as is_expired`,
     values: [
@@ -60,7 +74,10 @@ export async function insertPaymentRequest(tx: pg.PoolClient, r: NewPaymentReque
       r.checkout?.sourceReferenceNumber ?? null,
       r.checkout?.successRedirectUrl ?? null,
       r.checkout?.failureRedirectUrl ?? null,
-      r.checkout?.callbackApiUrl ?? null,
+      r.checkout?.callback?.url ?? null,
+      r.checkout?.paymentTransactionId ?? null,
+      r.checkout?.callback?.signingSecret ?? null,
+      r.checkout?.callback?.webhookSignature ?? null,
     ],
   });
   return rows[0];
@@ -76,6 +93,12 @@ export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountN
   return rows[0];
 }
 
+/** The collection that paid this request, if any (a request is paid at most once). */
+export async function findCollectionByRequest(q: Queryable, merchantAccountNumber: number, requestId: number): Promise<CollectionRow | undefined> {
+  const { rows } = await q.query<CollectionRow>(`${SELECT_COLLECTION} where c.merchant_account_number = $1 and c.request_id = $2`, [merchantAccountNumber, requestId]);
+  return rows[0];
+}
+
 export async function findRequest(q: Queryable, requestId: number): Promise<PaymentRequestRow | undefined> {
   const { rows } = await q.query<PaymentRequestRow>('select *, now() >= expires_at as is_expired from payment_requests where request_id = $1', [requestId]);
   return rows[0];
@@ -83,6 +106,19 @@ export async function findRequest(q: Queryable, requestId: number): Promise<Paym
 
 export async function markRequestPaid(tx: pg.PoolClient, requestId: number): Promise<void> {
   await tx.query(`update payment_requests set status_code = 'P', paid_at = now() where request_id = $1`, [requestId]);
+}
+
+/**
+ * The merchant's open request with this reference, if past its expiry, becomes expired now: a
+ * reference is unique only while its request is open, and that ends at expiryDate, not when the
+ * job next runs.
+ */
+export async function expireReference(tx: pg.PoolClient, merchantAccountNumber: number, referenceNumber: string): Promise<void> {
+  await tx.query(
+    `update payment_requests set status_code = 'E'
+      where merchant_account_number = $1 and reference_number = $2 and status_code = 'O' and expires_at <= now()`,
+    [merchantAccountNumber, referenceNumber],
+  );
 }
 
 /** Set-based: every open request past its expiry becomes expired. Run by a job every minute. */

@@ -58,6 +58,7 @@ export interface TimedAccount {
 export async function createPaymentRequest(deps: Deps, tx: pg.PoolClient, input: InitiateInput): Promise<repo.PaymentRequestRow> {
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
   checkAmount(await limitFor(tx, merchant.merchant_account_number, 'RTP', merchant.currency_code), input.amountMinor);
+  await repo.expireReference(tx, merchant.merchant_account_number, input.referenceNumber);
   for (let attempt = 0; attempt < TIMED_ACCOUNT_ATTEMPTS; attempt++) {
     let created: repo.PaymentRequestRow | undefined;
     try {
@@ -114,7 +115,9 @@ interface PaymentInput {
 async function recordPayment(deps: Deps, tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
   const merchantNo = p.merchant.merchant_account_number;
   const currency = p.merchant.currency_code;
-  const limit = await limitFor(tx, merchantNo, p.transactionCode, currency);
+  // Locked: concurrent payments of this merchant and type take turns between reading the day's
+  // total and adding to it, so together they cannot cross the daily limit.
+  const limit = await limitFor(tx, merchantNo, p.transactionCode, currency, true);
   checkAmount(limit, p.amountMinor);
   checkDaily(limit, p.transactionCode, await repo.collectedToday(tx, merchantNo, p.transactionCode, currency), p.amountMinor);
   const fee = await feeFor(tx, p.transactionCode, currency, p.amountMinor);
@@ -150,7 +153,11 @@ async function recordPayment(deps: Deps, tx: pg.PoolClient, p: PaymentInput): Pr
     ],
   });
   if (p.request) await repo.markRequestPaid(tx, p.request.request_id);
-  await emitEvent(tx, merchantNo, p.request ? 'payrequest.success' : 'payment.success', eventPayload(collection));
+  // A hosted checkout's callbackApiUrl is told too, however the timed account was paid.
+  const callback = p.request?.callback_api_url && p.request.callback_signing_secret && p.request.callback_webhook_signature
+    ? [{ callbackUrl: p.request.callback_api_url, signingSecret: p.request.callback_signing_secret, webhookSignature: p.request.callback_webhook_signature }]
+    : [];
+  await emitEvent(tx, merchantNo, p.request ? 'payrequest.success' : 'payment.success', eventPayload(collection), { targets: callback });
   return collection;
 }
 

@@ -10,11 +10,15 @@ interface Limit {
   daily_limit_minor: number;
 }
 
-export async function limitFor(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string): Promise<Limit | undefined> {
+/**
+ * `lock`: the limit row is locked until the transaction ends, so that checking the daily total
+ * and recording the amount happen one transaction at a time per merchant and type (checkDaily).
+ */
+export async function limitFor(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, lock = false): Promise<Limit | undefined> {
   const { rows } = await tx.query<Limit>({
-    name: 'limit_for',
+    name: lock ? 'limit_for_update' : 'limit_for',
     text: `select minimum_amount_minor, maximum_amount_minor, daily_limit_minor from merchant_limits
-            where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3`,
+            where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3${lock ? ' for update' : ''}`,
     values: [merchantAccountNumber, transactionCode, currencyCode],
   });
   return rows[0];

@@ -20,6 +20,9 @@ export interface Transfer {
 }
 
 export async function postTransfer(tx: pg.PoolClient, transfer: Transfer): Promise<number> {
+  // An entry of zero moves nothing (and ledger_entries refuses it): e.g. a collection whose fee
+  // is the whole amount credits the merchant nothing.
+  transfer = { ...transfer, entries: transfer.entries.filter((e) => e.amountMinor !== 0) };
   const sum = transfer.entries.reduce((s, e) => s + e.amountMinor, 0);
   if (sum !== 0) throw new Error(`unbalanced transfer ${transfer.reference}: entries sum to ${sum}`);
   try {

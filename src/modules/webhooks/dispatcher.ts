@@ -75,9 +75,12 @@ const CLAIM_SQL = `
       from allowed where d.delivery_id = allowed.delivery_id
     returning d.*
   )
+  -- Secrets: the subscription's, else the delivery's own (an ad-hoc target such as a checkout's
+  -- callbackApiUrl). Neither: the subscription was deleted, and the attempt ends there.
   select c.delivery_id, c.merchant_account_number, c.event_code, c.message_id, c.is_test, c.round_attempts, c.total_attempts,
          c.locked_until as lease, coalesce(s.callback_url, c.callback_url) as target_url,
-         s.signing_secret, s.webhook_signature, e.payload::text as body
+         coalesce(s.signing_secret, c.signing_secret) as signing_secret, coalesce(s.webhook_signature, c.webhook_signature) as webhook_signature,
+         e.payload::text as body
     from claimed c
     join outbox_events e on e.event_id = c.event_id
     left join webhook_subscriptions s on s.webhook_id = c.webhook_id

@@ -119,14 +119,15 @@ export async function listDeliveries(q: Queryable, merchantAccountNumber: number
 
 /**
  * Puts deliveries back in the queue for a new round of attempts, with the same webhook-id.
- * Only deliveries whose subscription still exists can be redelivered.
+ * Only deliveries whose subscription still exists, or that carry their own secrets (a checkout's
+ * callback), can be redelivered.
  */
 export async function requeueDeliveries(q: Queryable, merchantAccountNumber: number, target: { deliveryId: number } | { fromDate: string; toDate: string }): Promise<number> {
   const byId = 'deliveryId' in target;
   const { rowCount } = await q.query(
     `update webhook_deliveries
         set status = 'pending', round_attempts = 0, next_attempt_at = now(), locked_until = null, completed_at = null
-      where merchant_account_number = $1 and webhook_id is not null
+      where merchant_account_number = $1 and (webhook_id is not null or signing_secret is not null)
         and ${byId ? 'delivery_id = $2' : `status = 'failed' and created_at >= ($2::date)::timestamp at time zone 'UTC' and created_at < ($3::date + 1)::timestamp at time zone 'UTC'`}`,
     byId ? [merchantAccountNumber, target.deliveryId] : [merchantAccountNumber, target.fromDate, target.toDate],
   );
