@@ -850,7 +850,7 @@ async function measureBaseline(databaseUrl: string, deps: Deps, postmaster: numb
  * node-postgres query of the process is counted while the probe runs (the app is otherwise idle).
  */
 async function probeRoundTrips(baseUrl: string, merchants: CollectionMerchant[], tokens: string[], idempotent: boolean) {
-  const statements = new Map<string, number>();
+  const statements = new Map<string, { count: number; ms: number }>();
   let queries = 0;
   let dbMs = 0;
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -859,20 +859,27 @@ async function probeRoundTrips(baseUrl: string, merchants: CollectionMerchant[],
     const config = args[0] as string | { text?: string; name?: string };
     const text = typeof config === 'string' ? config : (config.name ?? config.text ?? '?');
     const key = text.replace(/\s+/g, ' ').trim().slice(0, 48);
-    statements.set(key, (statements.get(key) ?? 0) + 1);
+    const entry = statements.get(key) ?? { count: 0, ms: 0 };
+    statements.set(key, entry);
+    entry.count += 1;
     queries += 1;
     const started = performance.now();
+    const done = () => {
+      const ms = performance.now() - started;
+      dbMs += ms;
+      entry.ms += ms;
+    };
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       const callback = args[last] as (...a: unknown[]) => void;
       args[last] = (...a: unknown[]) => {
-        dbMs += performance.now() - started;
+        done();
         callback(...a);
       };
       return original.apply(this, args);
     }
     const result = original.apply(this, args);
-    if (result instanceof Promise) result.then(() => (dbMs += performance.now() - started), () => (dbMs += performance.now() - started));
+    if (result instanceof Promise) result.then(done, done);
     return result;
   };
   const agent = new Agent({ connections: 1 });
@@ -901,7 +908,8 @@ async function probeRoundTrips(baseUrl: string, merchants: CollectionMerchant[],
     requests: n,
     failed,
     queriesPerRequest: round1(queries / n),
-    statementsPerRequest: Object.fromEntries([...statements].map(([k, v]) => [k, Math.round((v / n) * 100) / 100])),
+    // Per statement: how many per request, and the mean milliseconds from sending it to its answer.
+    statements: Object.fromEntries([...statements].map(([k, v]) => [k, { perRequest: Math.round((v.count / n) * 100) / 100, meanMs: Math.round((v.ms / v.count) * 100) / 100 }])),
     meanLatencyMs: Math.round(meanMs * 100) / 100,
     meanDbWaitMs: Math.round((dbMs / n) * 100) / 100,
     meanOutsideDbMs: Math.round((meanMs - dbMs / n) * 100) / 100,
