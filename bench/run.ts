@@ -83,9 +83,7 @@ import { systemClock, type Deps } from '../src/http/types.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
 import { migrateQueue, startWorker } from '../src/jobs/queue.ts';
 import { randomDigits } from '../src/lib/ids.ts';
-import { expireReference, insertPaymentRequest } from '../src/modules/collections/repository.ts';
-import { limitFor } from '../src/modules/limits/enforce.ts';
-import { lockMerchant } from '../src/modules/merchants/repository.ts';
+import { insertPaymentRequest } from '../src/modules/collections/repository.ts';
 import { createMerchant, type MerchantCredentials } from '../src/modules/merchants/service.ts';
 import { samplePayload } from '../src/modules/webhooks/payloads.ts';
 import { addWebhook } from '../src/modules/webhooks/service.ts';
@@ -762,29 +760,24 @@ async function measureE12(name: string, deps: Deps, postmaster: number | undefin
  * a pooled client, without HTTP, Fastify, authentication or the service's checks.
  */
 async function baselineTransaction(db: Db, merchantAccountNumber: number, referenceNumber: string, expiryMinutes: number): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    const merchant = await lockMerchant(tx, merchantAccountNumber);
-    if (!merchant) throw new Error(`merchant ${merchantAccountNumber} not found`);
-    await limitFor(tx, merchantAccountNumber, 'RTP', merchant.currency_code);
-    await expireReference(tx, merchantAccountNumber, referenceNumber);
-    for (let attempt = 0; ; attempt++) {
-      const created = await insertPaymentRequest(tx, {
-        merchantAccountNumber,
-        timedAccountNumber: randomDigits(8, '1'),
-        amountMinor: COLLECTION_AMOUNT_MINOR,
-        currencyCode: merchant.currency_code,
-        transactionDescription: COLLECTION_DESCRIPTION,
-        referenceNumber,
-        capturedBy: COLLECTION_CAPTURED_BY,
-        expiryMinutes,
-      });
-      if (created) return;
-      if (attempt >= 19) throw new Error('no free timed account number in 20 attempts');
-    }
-  });
+  // E12 without an idempotency key is this one statement (merchant check, limits, insert), sent
+  // on its own: an implicit transaction.
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await insertPaymentRequest(db, {
+      merchantAccountNumber,
+      timedAccountNumber: randomDigits(8, '1'),
+      amountMinor: COLLECTION_AMOUNT_MINOR,
+      transactionDescription: COLLECTION_DESCRIPTION,
+      referenceNumber,
+      capturedBy: COLLECTION_CAPTURED_BY,
+      expiryMinutes,
+    });
+    if (outcome.request) return;
+    if (attempt >= 19) throw new Error('no free timed account number in 20 attempts');
+  }
 }
 /** What baselineTransaction sends, for the report (the round-trip probe shows what E12 sends). */
-const BASELINE_STATEMENTS = ['begin', 'lockMerchant (select * from merchants … for share)', 'limitFor (RTP)', 'expireReference (update payment_requests … expired)', 'insertPaymentRequest (insert … on conflict do nothing returning *)', 'commit'];
+const BASELINE_STATEMENTS = ['insertPaymentRequest (one statement: merchant for share, RTP limits, insert … on conflict do nothing)'];
 
 /** `concurrency` loops each running `one` back to back until the deadline; what finished in time counts. */
 async function closedLoop(concurrency: number, seconds: number, one: () => Promise<void>) {

@@ -111,7 +111,7 @@ export async function releaseKey(db: Db, context: IdempotencyContext): Promise<v
  * carries an idempotency key, records that exact body in `tx`, the effect's own transaction.
  * Send the returned string with `sendSerialized`.
  */
-export async function storeResponse(tx: pg.PoolClient, request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): Promise<string> {
+export async function storeResponse(tx: pg.PoolClient | Db, request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): Promise<string> {
   reply.code(status);
   const body = String(reply.serialize(payload));
   if (request.idempotency) await completeKey(tx, request.idempotency, status, body, JSON_CONTENT_TYPE);

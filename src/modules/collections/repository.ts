@@ -30,7 +30,6 @@ export interface NewPaymentRequest {
   merchantAccountNumber: number;
   timedAccountNumber: string;
   amountMinor: number;
-  currencyCode: string;
   transactionDescription: string;
   referenceNumber: string;
   capturedBy: string;
@@ -48,25 +47,48 @@ export interface CheckoutFields {
   callback: { url: string; signingSecret: string; webhookSignature: string } | null;
 }
 
+export interface InsertOutcome {
+  /** null: no such merchant. */
+  merchant_status: string | null;
+  min_minor: number | null;
+  max_minor: number | null;
+  /** The new request; null when the merchant or the amount was refused, or the number was taken. */
+  request: Omit<PaymentRequestRow, 'is_expired'> | null;
+}
+
 /**
- * Inserts an open request with this timed account number, or returns undefined when the number
- * is taken by another open request (the partial unique index arbitrates: no scan, no race).
+ * One statement, so it is atomic even outside a transaction, and one round trip: checks the
+ * merchant (locked for share) and its RTP limits, and inserts an open request with this timed
+ * account number unless another open request holds it (the partial unique index arbitrates: no
+ * scan, no race). The caller reads why nothing was inserted from the merchant's fields.
  */
-export async function insertPaymentRequest(tx: pg.PoolClient, r: NewPaymentRequest): Promise<PaymentRequestRow | undefined> {
-  const { rows } = await tx.query<PaymentRequestRow>({
+export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): Promise<InsertOutcome> {
+  const { rows } = await q.query<InsertOutcome>({
     name: 'insert_payment_request',
-    text: `insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
-                                         reference_number, captured_by, expires_at, source_reference_number, success_redirect_url,
-                                         failure_redirect_url, callback_api_url, payment_transaction_id, callback_signing_secret,
-                                         callback_webhook_signature)
-           values ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(mins => $8), $9, $10, $11, $12, $13, $14, $15)
-           on conflict (timed_account_number) where status_code = 'O' do nothing
-           returning *, false as is_expired`,
+    text: `with m as (
+             select m.status_code, m.currency_code, l.minimum_amount_minor as min_minor, l.maximum_amount_minor as max_minor
+               from merchants m
+               left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
+                                          and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
+              where m.merchant_account_number = $1
+                for share of m
+           ), inserted as (
+             insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+                                           reference_number, captured_by, expires_at, source_reference_number, success_redirect_url,
+                                           failure_redirect_url, callback_api_url, payment_transaction_id, callback_signing_secret,
+                                           callback_webhook_signature)
+             select $1, $2, $3, m.currency_code, $4, $5, $6, now() + make_interval(mins => $7), $8, $9, $10, $11, $12, $13, $14
+               from m
+              where m.status_code = 'A' and (m.min_minor is null or $3 between m.min_minor and m.max_minor)
+             on conflict (timed_account_number) where status_code = 'O' do nothing
+             returning *
+           )
+           select m.status_code as merchant_status, m.min_minor, m.max_minor, (select row_to_json(i) from inserted i) as request
+             from (select 1) one left join m on true`,
     values: [
       r.merchantAccountNumber,
       r.timedAccountNumber,
       r.amountMinor,
-      r.currencyCode,
       r.transactionDescription,
       r.referenceNumber,
       r.capturedBy,
@@ -113,12 +135,13 @@ export async function markRequestPaid(tx: pg.PoolClient, requestId: number): Pro
  * reference is unique only while its request is open, and that ends at expiryDate, not when the
  * job next runs.
  */
-export async function expireReference(tx: pg.PoolClient, merchantAccountNumber: number, referenceNumber: string): Promise<void> {
-  await tx.query(
+export async function expireReference(q: Queryable, merchantAccountNumber: number, referenceNumber: string): Promise<number> {
+  const { rowCount } = await q.query(
     `update payment_requests set status_code = 'E'
       where merchant_account_number = $1 and reference_number = $2 and status_code = 'O' and expires_at <= now()`,
     [merchantAccountNumber, referenceNumber],
   );
+  return rowCount ?? 0;
 }
 
 /** Set-based: every open request past its expiry becomes expired. Run by a job every minute. */

@@ -3,6 +3,7 @@
 // Every payment is one transaction: the collection row, its balanced ledger transfer (customer →
 // merchant collection balance less the fee → fees), the request's state and the event.
 import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
@@ -55,41 +56,62 @@ export interface TimedAccount {
   expiryInMinutes: number;
 }
 
-export async function createPaymentRequest(deps: Deps, tx: pg.PoolClient, input: InitiateInput): Promise<repo.PaymentRequestRow> {
-  const merchant = await activeMerchant(tx, input.merchantAccountNumber);
-  checkAmount(await limitFor(tx, merchant.merchant_account_number, 'RTP', merchant.currency_code), input.amountMinor);
-  await repo.expireReference(tx, merchant.merchant_account_number, input.referenceNumber);
+/** The request's row as the insert returned it, through JSON: dates come back as text. */
+function fromJson(row: NonNullable<repo.InsertOutcome['request']>): repo.PaymentRequestRow {
+  const date = (v: unknown) => (v === null ? null : new Date(v as string));
+  return { ...row, created_at: date(row.created_at)!, expires_at: date(row.expires_at)!, paid_at: date(row.paid_at), is_expired: false };
+}
+
+/**
+ * Creates an open request with a fresh timed account number: one statement per attempt (merchant
+ * check, limits and insert together), so it needs no transaction of its own.
+ */
+export async function createPaymentRequest(deps: Deps, q: Queryable, input: InitiateInput): Promise<repo.PaymentRequestRow> {
   for (let attempt = 0; attempt < TIMED_ACCOUNT_ATTEMPTS; attempt++) {
-    let created: repo.PaymentRequestRow | undefined;
+    let outcome: repo.InsertOutcome;
     try {
-      created = await repo.insertPaymentRequest(tx, {
-        ...input,
-        timedAccountNumber: randomDigits(8, '1'),
-        currencyCode: merchant.currency_code,
-        expiryMinutes: deps.config.timedAccountMinutes,
-      });
+      outcome = await repo.insertPaymentRequest(q, { ...input, timedAccountNumber: randomDigits(8, '1'), expiryMinutes: deps.config.timedAccountMinutes });
     } catch (err) {
       if ((err as { constraint?: string }).constraint === 'payment_requests_open_reference') {
         throw new AppError('conflict', 'detail.referenceOpen', { referenceNumber: input.referenceNumber });
       }
       throw err;
     }
-    if (created) return created;
+    if (outcome.merchant_status === null) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: input.merchantAccountNumber });
+    if (outcome.merchant_status !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
+    if (outcome.request) return fromJson(outcome.request);
+    if (outcome.min_minor !== null && (input.amountMinor < outcome.min_minor || input.amountMinor > outcome.max_minor!)) {
+      checkAmount({ minimum_amount_minor: outcome.min_minor, maximum_amount_minor: outcome.max_minor!, daily_limit_minor: 0 }, input.amountMinor);
+    }
+    // Otherwise the number was taken by another open request: draw again.
   }
   // 10 million numbers: reaching this means millions of open requests at once.
   throw new AppError('unavailable', 'detail.unavailable');
 }
 
-export async function initiate<T>(deps: Deps, input: InitiateInput, respond: (tx: pg.PoolClient, result: TimedAccount) => Promise<T>): Promise<T> {
-  return withTransaction(deps.db, async (tx) => {
-    const request = await createPaymentRequest(deps, tx, input);
-    return respond(tx, {
+/**
+ * E12. Without an idempotency record to store, the request is one statement and needs no explicit
+ * transaction (one round trip instead of three); with one, the record joins the insert's transaction.
+ * A reference still held by a request that expired a moment ago (the expiry job has not run yet)
+ * is released and the request retried once.
+ */
+export async function initiate<T>(deps: Deps, input: InitiateInput, respond: (q: Queryable, result: TimedAccount) => Promise<T>, inTransaction: boolean): Promise<T> {
+  const run = async (q: Queryable) => {
+    const request = await createPaymentRequest(deps, q, input);
+    return respond(q, {
       merchantAccountNumber: request.merchant_account_number,
       timedAccountNumber: request.timed_account_number,
       expiryDate: request.expires_at.toISOString(),
       expiryInMinutes: deps.config.timedAccountMinutes,
     });
-  });
+  };
+  const once = () => (inTransaction ? withTransaction(deps.db, run) : run(deps.db));
+  try {
+    return await once();
+  } catch (err) {
+    if (err instanceof AppError && err.detailKey === 'detail.referenceOpen' && (await repo.expireReference(deps.db, input.merchantAccountNumber, input.referenceNumber)) > 0) return once();
+    throw err;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request, reply) => {
       const { transactionAmount, ...rest } = request.body;
-      const body = await initiate(deps, { ...rest, amountMinor: toMinor(transactionAmount) }, (tx, result) => storeResponse(tx, request, reply, 200, result));
+      const body = await initiate(deps, { ...rest, amountMinor: toMinor(transactionAmount) }, (q, result) => storeResponse(q, request, reply, 200, result), request.idempotency !== undefined);
       return sendSerialized(reply, body);
     },
   });
