@@ -131,7 +131,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pgdata = path.join(dataDir, 'pg');
   const settings = await loadOrCreateSettings(path.join(dataDir, SETTINGS_FILE));
-  const connectionString = `postgres://${PG_USER}:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/postgres`;
+  // Through the Unix socket: on a small machine a local TCP round trip costs measurably more
+  // (E12, about 15 % of its throughput). TCP on 127.0.0.1 stays open for other tools.
+  const connectionString = `postgres://${PG_USER}:${encodeURIComponent(settings.password)}@localhost:${settings.port}/postgres?host=${encodeURIComponent(os.tmpdir())}`;
 
   // Another process of ours (say `npm run worker` next to `npm start`) may own a running server.
   if (fs.existsSync(path.join(pgdata, 'postmaster.pid')) && (await canConnect(connectionString))) {
