@@ -58,9 +58,11 @@ export interface InsertOutcome {
 
 /**
  * One statement, so it is atomic even outside a transaction, and one round trip: checks the
- * merchant (locked for share) and its RTP limits, and inserts an open request with this timed
- * account number unless another open request holds it (the partial unique index arbitrates: no
- * scan, no race). The caller reads why nothing was inserted from the merchant's fields.
+ * merchant and its RTP limits and inserts an open request with this timed account number unless
+ * another open request holds it (the partial unique index arbitrates: no scan, no race). The
+ * caller reads why nothing was inserted from the merchant's fields. No explicit row lock: the
+ * foreign key already key-share-locks the merchant row, and an extra FOR SHARE made concurrent
+ * requests of one merchant write MultiXacts (measured: 1.45k → 1.99k req/s without it).
  */
 export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): Promise<InsertOutcome> {
   const { rows } = await q.query<InsertOutcome>({
@@ -71,7 +73,6 @@ export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): 
                left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
                                           and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
               where m.merchant_account_number = $1
-                for share of m
            ), inserted as (
              insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
                                            reference_number, captured_by, expires_at, source_reference_number, success_redirect_url,
