@@ -435,7 +435,7 @@ describe('POST /collections/requestToPay/addFakeTransaction', () => {
       // Inside one transaction now() stands still: expires_at = now() is the exact boundary.
       await client.query('begin');
       await client.query(`update payment_requests set expires_at = now() where timed_account_number = $1 and status_code = 'O'`, [open.timedAccountNumber]);
-      const refused = await payTimedAccount(t.deps, client, input).then(
+      const refused = await payTimedAccount(client, input).then(
         () => undefined,
         (err: unknown) => err,
       );
@@ -445,7 +445,7 @@ describe('POST /collections/requestToPay/addFakeTransaction', () => {
       // One microsecond before expiryDate it is still payable.
       await client.query('begin');
       await client.query(`update payment_requests set expires_at = now() + interval '1 microsecond' where timed_account_number = $1 and status_code = 'O'`, [open.timedAccountNumber]);
-      const collection = await payTimedAccount(t.deps, client, input);
+      const collection = await payTimedAccount(client, input);
       expect(collection.request_id).toBe((await requestRow(open.timedAccountNumber)).request_id);
       await client.query('rollback');
     } finally {

@@ -91,7 +91,7 @@ export async function timedAccountFor(t: TestApp, m: TestMerchant, amountMinor =
 /** A fresh successful direct payment (E11) to `m`, created through the service. */
 export async function collectionFor(t: TestApp, m: TestMerchant, amountMinor = 500_000): Promise<CollectionRow> {
   return withTransaction(t.db, (tx) =>
-    payPaymentAccount(t.deps, tx, { merchantAccountNumber: m.merchantAccountNumber, beneficiaryAccountNumber: m.paymentAccountNumber, connectorId: CONNECTOR_ID, amountMinor, createdBy: ACTOR }),
+    payPaymentAccount(tx, { merchantAccountNumber: m.merchantAccountNumber, beneficiaryAccountNumber: m.paymentAccountNumber, connectorId: CONNECTOR_ID, amountMinor, createdBy: ACTOR }),
   );
 }
 

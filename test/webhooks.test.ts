@@ -11,7 +11,7 @@ import { t as translate } from '../src/http/i18n.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
 import { EVENT_CODES } from '../src/modules/webhooks/catalogue.ts';
 import { isInternalAddress, parseCallbackUrl } from '../src/modules/webhooks/url-guard.ts';
-import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { clientError, dbState } from './helpers.ts';
 import type { SubscriptionRow } from '../src/modules/webhooks/repository.ts';
 import { ACTOR, webhookFor } from './routes.ts';

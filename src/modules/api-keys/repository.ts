@@ -1,6 +1,5 @@
 // SQL for API key pairs. Secrets are stored only as SHA-256 hashes.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type pg from 'pg';
 import type { Queryable } from '../../db/pool.ts';
 import { randomAlnum } from '../../lib/ids.ts';
 

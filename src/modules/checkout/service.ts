@@ -251,7 +251,7 @@ export async function submitCheckout(deps: Deps, input: { paymentTransactionId: 
     // refusal rolls back to it while the transaction (and the row lock) goes on.
     await tx.query('savepoint checkout_payment');
     try {
-      const paid = await payTimedAccount(deps, tx, {
+      const paid = await payTimedAccount(tx, {
         merchantAccountNumber: row.merchant_account_number,
         amountMinor: row.amount_minor,
         connectorId: input.connectorId,

@@ -134,7 +134,7 @@ interface PaymentInput {
   request?: repo.PaymentRequestRow;
 }
 
-async function recordPayment(deps: Deps, tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
+async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
   const merchantNo = p.merchant.merchant_account_number;
   const currency = p.merchant.currency_code;
   // Locked: concurrent payments of this merchant and type take turns between reading the day's
@@ -258,7 +258,7 @@ export interface PayTimedAccountInput {
  * Pays a timed account. The request row is locked first, so concurrent payments of one timed
  * account queue on it and exactly one finds it open.
  */
-export async function payTimedAccount(deps: Deps, tx: pg.PoolClient, input: PayTimedAccountInput): Promise<repo.CollectionRow> {
+export async function payTimedAccount(tx: pg.PoolClient, input: PayTimedAccountInput): Promise<repo.CollectionRow> {
   const request = await repo.lockRequestByTimedAccount(tx, input.timedAccountNumber);
   // Another merchant's timed account is indistinguishable from a missing one.
   if (!request || request.merchant_account_number !== input.merchantAccountNumber) {
@@ -274,7 +274,7 @@ export async function payTimedAccount(deps: Deps, tx: pg.PoolClient, input: PayT
   }
   const merchant = await activeMerchant(tx, request.merchant_account_number);
   const connector = await collectionConnector(tx, input.connectorId);
-  return recordPayment(deps, tx, { merchant, connector, transactionCode: 'RTP', amountMinor: input.amountMinor, description: request.transaction_description, createdBy: input.capturedBy, request });
+  return recordPayment(tx, { merchant, connector, transactionCode: 'RTP', amountMinor: input.amountMinor, description: request.transaction_description, createdBy: input.capturedBy, request });
 }
 
 export interface CustomPaymentInput {
@@ -287,20 +287,20 @@ export interface CustomPaymentInput {
 }
 
 /** E11: a customer pays the merchant's payment account directly. */
-export async function payPaymentAccount(deps: Deps, tx: pg.PoolClient, input: CustomPaymentInput): Promise<repo.CollectionRow> {
+export async function payPaymentAccount(tx: pg.PoolClient, input: CustomPaymentInput): Promise<repo.CollectionRow> {
   const { rows } = await tx.query<{ merchant_account_number: number }>('select merchant_account_number from merchants where payment_account_number = $1', [input.beneficiaryAccountNumber]);
   if (!rows[0] || rows[0].merchant_account_number !== input.merchantAccountNumber) {
     throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.beneficiaryAccountNumber });
   }
   const merchant = await activeMerchant(tx, rows[0].merchant_account_number);
   const connector = await collectionConnector(tx, input.connectorId);
-  return recordPayment(deps, tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy });
+  return recordPayment(tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reversal (sandbox helper)
 
-export async function reverse(deps: Deps, tx: pg.PoolClient, input: { merchantAccountNumber: number; transactionReferenceNumber: string; reason: string }): Promise<repo.CollectionRow> {
+export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber: number; transactionReferenceNumber: string; reason: string }): Promise<repo.CollectionRow> {
   const found = await repo.findCollection(tx, input.merchantAccountNumber, input.transactionReferenceNumber, true);
   if (!found) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: input.transactionReferenceNumber });
   if (found.status_code === 'R') throw new AppError('alreadyReversed', 'detail.alreadyReversed', { transactionReferenceNumber: found.transaction_reference_number });

@@ -23,7 +23,7 @@ const route: RouteModule = (app, { deps }) => {
     handler: async (request, reply) => {
       const { transactionAmount, ...rest } = request.body;
       const body = await withTransaction(deps.db, async (tx) => {
-        const paid = await payPaymentAccount(deps, tx, { ...rest, merchantAccountNumber: request.principal!.merchantAccountNumber, amountMinor: toMinor(transactionAmount) });
+        const paid = await payPaymentAccount(tx, { ...rest, merchantAccountNumber: request.principal!.merchantAccountNumber, amountMinor: toMinor(transactionAmount) });
         return storeResponse(tx, request, reply, 200, collectionView(request.lang, paid));
       });
       return sendSerialized(reply, body);

@@ -31,7 +31,7 @@ const route: RouteModule = (app, { deps }) => {
     handler: async (request, reply) => {
       const { transactionAmount, ...rest } = request.body;
       const body = await withTransaction(deps.db, async (tx) => {
-        const paid = await payTimedAccount(deps, tx, { ...rest, amountMinor: toMinor(transactionAmount) });
+        const paid = await payTimedAccount(tx, { ...rest, amountMinor: toMinor(transactionAmount) });
         return storeResponse(tx, request, reply, 200, collectionView(request.lang, paid));
       });
       return sendSerialized(reply, body);

@@ -19,7 +19,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request, reply) => {
       const body = await withTransaction(deps.db, async (tx) => {
-        const reversed = await reverse(deps, tx, { ...request.body, transactionReferenceNumber: request.body.transactionReferenceNumber.toUpperCase() });
+        const reversed = await reverse(tx, { ...request.body, transactionReferenceNumber: request.body.transactionReferenceNumber.toUpperCase() });
         return storeResponse(tx, request, reply, 200, collectionView(request.lang, reversed));
       });
       return sendSerialized(reply, body);
