@@ -3,6 +3,7 @@
 // in for the merchant's shop (its callbackApiUrl and its success and failure pages), and Debian's
 // headless Chromium driven by playwright-core at a 375×740 viewport. Nothing is mocked.
 // CI installs the browser (.ci/run: apt-get install chromium).
+import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -12,6 +13,10 @@ import { startWorker, type Worker } from '../src/jobs/queue.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+// Debian's chromium is installed by .ci/run. Elsewhere (a fresh developer machine without it) this
+// file is skipped with a notice rather than failing `npm test`; in CI a missing browser fails.
+const RUN = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
+if (!RUN) console.warn(`skipping the checkout browser test: ${CHROMIUM} is missing (apt-get install chromium)`);
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PHONE = { width: 375, height: 740 };
 const WALLET_NAME = 'Airtel Money';
@@ -67,6 +72,7 @@ let m: TestMerchant;
 let appOrigin: string;
 
 beforeAll(async () => {
+  if (!RUN) return;
   // Fast retries: a callback that lost a race with the receiver's start is tried again at once.
   t = await startTestApp({}, { webhookRetryScheduleMs: [0, 200, 200, 200] });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -134,7 +140,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
   }
 }
 
-describe('hosted checkout in a browser', () => {
+describe.skipIf(!RUN)('hosted checkout in a browser', () => {
   it('pays on a phone: success URL, signed callback, merchant credited amount − fee', async () => {
     const before = await collectionBalance();
     const out = await initiate();
