@@ -13,6 +13,8 @@ export interface TokenRequest {
 
 export type VerifiedKey = NonNullable<Awaited<ReturnType<typeof findLiveKeyByClientKey>>>;
 
+const NO_KEY_HASH = Buffer.alloc(32);
+
 /**
  * The key pair if it opens this merchant account now; otherwise one 401 for every way it can fail.
  * Shared by the token endpoint and the hosted checkout's initiate (credentials in the body).
@@ -22,9 +24,12 @@ export async function verifyKeyPair(deps: Deps, input: TokenRequest): Promise<Ve
   const now = deps.clock.now();
   // One answer for every way this can fail, so the endpoint reveals nothing about which part
   // (key, secret, organisation, account, status) was wrong.
+  // The secret is compared even for an unknown key (against a hash nothing matches), so the
+  // response time does not tell whether a key exists.
+  const secretOk = secretMatches(input.apiSecret, key?.secret_hash ?? NO_KEY_HASH);
   const ok =
     key !== undefined &&
-    secretMatches(input.apiSecret, key.secret_hash) &&
+    secretOk &&
     key.organisation_id === input.organisationId.toUpperCase() &&
     key.merchant_account_number === input.merchantAccountNumber &&
     key.status_code === 'A' &&

@@ -11,7 +11,7 @@ import type { Deps } from '../../http/types.ts';
 import { emitEvent } from '../../jobs/outbox.ts';
 import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
 import { formatMajor, toMajor } from '../../lib/money.ts';
-import { findConnector, type ConnectorRow } from '../connectors/repository.ts';
+import { activeConnector, type ConnectorRow } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
@@ -30,9 +30,7 @@ async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number):
 }
 
 async function collectionConnector(q: pg.PoolClient, connectorId: number): Promise<ConnectorRow> {
-  const connector = await findConnector(q, connectorId);
-  if (!connector) throw new AppError('notFound', 'detail.connectorNotFound', { connectorId });
-  if (!connector.is_active) throw new AppError('connectorInactive', 'detail.connectorInactive', { connectorId });
+  const connector = await activeConnector(q, connectorId);
   if (!connector.is_collection_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNotForCollections', { connectorId });
   return connector;
 }

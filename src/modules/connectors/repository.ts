@@ -1,5 +1,6 @@
 // SQL for the connector catalogue (seeded by migration; product.md §7).
 import type { Queryable } from '../../db/pool.ts';
+import { AppError } from '../../http/errors.ts';
 
 export interface ConnectorRow {
   connector_id: number;
@@ -34,4 +35,12 @@ export function connectorDetail(c: ConnectorRow) {
     isDisbursementAllowed: c.is_disbursement_allowed,
     isCollectionAllowed: c.is_collection_allowed,
   };
+}
+
+/** The connector if it exists and is active: 404 E903 when unknown, 402 E913 when inactive. */
+export async function activeConnector(q: Queryable, connectorId: number): Promise<ConnectorRow> {
+  const connector = await findConnector(q, connectorId);
+  if (!connector) throw new AppError('notFound', 'detail.connectorNotFound', { connectorId });
+  if (!connector.is_active) throw new AppError('connectorInactive', 'detail.connectorInactive', { connectorId });
+  return connector;
 }

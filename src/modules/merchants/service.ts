@@ -8,7 +8,7 @@ import type { Deps } from '../../http/types.ts';
 import { randomDigits, randomUpperAlnum, retryOnCollision } from '../../lib/ids.ts';
 import { toMajor } from '../../lib/money.ts';
 import { insertApiKey, newKeyPair } from '../api-keys/repository.ts';
-import { findConnector } from '../connectors/repository.ts';
+import { activeConnector } from '../connectors/repository.ts';
 import { merchantAccountId, openMerchantAccounts, postTransfer, systemAccountId } from './ledger.ts';
 import * as repo from './repository.ts';
 
@@ -122,9 +122,7 @@ export interface TopupInput {
  * `respond` runs inside the same transaction, so an idempotency record commits with the money.
  */
 export async function topup<T>(deps: Deps, input: TopupInput, respond: (tx: pg.PoolClient, result: TopupResult) => Promise<T>): Promise<T> {
-  const connector = await findConnector(deps.db, input.connectorId);
-  if (!connector) throw new AppError('notFound', 'detail.connectorNotFound', { connectorId: input.connectorId });
-  if (!connector.is_active) throw new AppError('connectorInactive', 'detail.connectorInactive', { connectorId: input.connectorId });
+  const connector = await activeConnector(deps.db, input.connectorId);
   return withTransaction(deps.db, async (tx) => {
     const merchant = await repo.lockMerchant(tx, input.merchantAccountNumber);
     if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: input.merchantAccountNumber });
