@@ -43,6 +43,19 @@ import collectionList from './modules/collections/routes/get-transactions.ts';
 import collectionReverse from './modules/collections/routes/reverse.ts';
 import checkoutInitiate from './modules/checkout/routes/initiate.ts';
 import checkoutPage from './modules/checkout/routes/page.ts';
+import batchAddJson from './modules/disbursements/routes/add-json.ts';
+import batchGetBatches from './modules/disbursements/routes/get-batches.ts';
+import batchGetTransactions from './modules/disbursements/routes/get-transactions.ts';
+import batchGet from './modules/disbursements/routes/get-batch.ts';
+import batchGetTransaction from './modules/disbursements/routes/get-transaction.ts';
+import batchReview from './modules/disbursements/routes/review.ts';
+import batchApprove from './modules/disbursements/routes/approve.ts';
+import batchReject from './modules/disbursements/routes/reject.ts';
+import batchCancel from './modules/disbursements/routes/cancel.ts';
+import batchTransferFunds from './modules/disbursements/routes/transfer-funds.ts';
+import singleAdd from './modules/disbursements/routes/single-add.ts';
+import singleGetTransaction from './modules/disbursements/routes/single-get-transaction.ts';
+import singleGetTransactions from './modules/disbursements/routes/single-get-transactions.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
 import health from './modules/health/routes/health.ts';
@@ -79,6 +92,19 @@ const MERCHANT_API: RouteModule[] = [
   collectionList,
   collectionReverse,
   checkoutInitiate,
+  batchAddJson,
+  batchGetBatches,
+  batchGetTransactions,
+  batchGet,
+  batchGetTransaction,
+  batchReview,
+  batchApprove,
+  batchReject,
+  batchCancel,
+  batchTransferFunds,
+  singleAdd,
+  singleGetTransaction,
+  singleGetTransactions,
 ];
 
 /** Operator and operations routes, and the hosted checkout page, at the root. */

@@ -16,6 +16,8 @@ export interface Config {
   rateLimitStore: 'memory' | 'postgres';
   mode: Mode;
   bodyLimitBytes: number;
+  /** The body limit of batch uploads (E8, addFile): 50,000 lines at the longest field lengths. */
+  batchBodyLimitBytes: number;
   accessTokenMinutes: number;
   idempotencyRetentionHours: number;
   workerConcurrency: number;
@@ -36,6 +38,10 @@ export interface Config {
   webhookPerHostConcurrency: number;
   /** How long a request-to-pay's timed account accepts payment. */
   timedAccountMinutes: number;
+  /** Sandbox connector: how long a timing-out payout (suffix 9904) waits before it fails. */
+  payoutTimeoutSeconds: number;
+  /** Sandbox connector: how long after success a reversing payout (suffix 9905) is reversed. */
+  payoutReversalSeconds: number;
   /**
    * Where customers reach this service (PUBLIC_BASE_URL, e.g. https://pay.example.mw): the origin
    * of hosted checkout links. Unset: taken from each initiate request's protocol and Host.
@@ -123,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore,
     mode,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    batchBodyLimitBytes: int(env, 'BATCH_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 128 * 1024 * 1024),
     accessTokenMinutes: 5,
     idempotencyRetentionHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 24 * 30),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 64),
@@ -136,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
     webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 32, 1, 1024),
     timedAccountMinutes: int(env, 'TIMED_ACCOUNT_MINUTES', 15, 1, 1440),
+    payoutTimeoutSeconds: int(env, 'PAYOUT_TIMEOUT_SECONDS', 30, 0, 86_400),
+    payoutReversalSeconds: int(env, 'PAYOUT_REVERSAL_SECONDS', 60, 0, 86_400),
     publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),
   };
 }

@@ -37,6 +37,8 @@ export const ERRORS = {
   amountMismatch: { status: 402, errorCode: 'E922', title: 'title.businessRule', slug: 'amount-mismatch' },
   currencyMismatch: { status: 402, errorCode: 'E923', title: 'title.businessRule', slug: 'currency-mismatch' },
   alreadyReversed: { status: 402, errorCode: 'E924', title: 'title.businessRule', slug: 'already-reversed' },
+  // The same user may not capture and approve (or review and approve) a batch.
+  fourEyes: { status: 402, errorCode: 'E925', title: 'title.businessRule', slug: 'four-eyes' },
   connectorFailed: { status: 424, errorCode: 'E960', title: 'title.connector', slug: 'connector-failed' },
   internal: { status: 500, errorCode: 'E950', title: 'title.internal', slug: 'internal-error' },
   unavailable: { status: 503, errorCode: 'E952', title: 'title.unavailable', slug: 'service-unavailable' },

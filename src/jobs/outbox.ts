@@ -84,3 +84,30 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
   if (deliveries > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, String(eventId)]);
   return { eventId, deliveries };
 }
+
+/**
+ * Many events of one code at once, set-based (payout chunks: 50,000 lines make 5,000 events):
+ * one statement writes the events and their deliveries, whatever their number.
+ */
+export async function emitEvents(tx: pg.PoolClient, merchantAccountNumber: number, eventCode: string, payloads: object[]): Promise<EmittedEvent[]> {
+  if (payloads.length === 0) return [];
+  const { rows } = await tx.query<{ event_id: number; deliveries: number }>(
+    `with events as (
+       insert into outbox_events (merchant_account_number, event_code, payload)
+       select $1, $2, p from unnest($3::json[]) with ordinality as u(p, ord) order by ord
+       returning event_id
+     ), deliveries as (
+       insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test)
+       select s.merchant_account_number, e.event_id, s.webhook_id, s.event_code, s.callback_url,
+              'msg_' || replace(gen_random_uuid()::text, '-', ''), false
+         from events e cross join webhook_subscriptions s
+        where s.merchant_account_number = $1 and s.event_code = $2
+       returning event_id
+     )
+     select e.event_id, (select count(*) from deliveries d where d.event_id = e.event_id)::integer as deliveries from events e order by e.event_id`,
+    [merchantAccountNumber, eventCode, payloads.map((p) => JSON.stringify(p))],
+  );
+  await tx.query('select pg_notify($1, $2)', [OUTBOX_CHANNEL, String(rows[rows.length - 1].event_id)]);
+  if (rows.some((r) => r.deliveries > 0)) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, String(rows[rows.length - 1].event_id)]);
+  return rows.map((r) => ({ eventId: r.event_id, deliveries: r.deliveries }));
+}

@@ -8,6 +8,12 @@ import { deleteExpiredKeys } from '../http/idempotency.ts';
 import { deleteOldRateWindows } from '../http/rate-limit.ts';
 import { WebhookDispatcher } from '../modules/webhooks/dispatcher.ts';
 import { expireRequests } from '../modules/collections/repository.ts';
+import { withTransaction } from '../db/pool.ts';
+import { PROCESS_TASK, VALIDATE_TASK, validateBatch } from '../modules/disbursements/service.ts';
+import { processMerchantPayouts, sweepPayouts } from '../modules/disbursements/processing.ts';
+
+/** Payouts due this long without progress are presumed orphaned (their worker died) and re-queued. */
+const PAYOUT_OVERDUE_SECONDS = 30;
 
 export interface EnqueueOptions {
   /** Not before this time (scheduled batches, timed-account expiry). */
@@ -49,6 +55,20 @@ export function taskList(deps: Deps): TaskList {
     rate_limit_cleanup: async () => {
       await deleteOldRateWindows(deps.db, deps.clock.now().getTime());
     },
+    [VALIDATE_TASK]: async (payload) => {
+      const { batchNumber } = payload as { batchNumber: number };
+      const batch = await withTransaction(deps.db, (tx) => validateBatch(deps, tx, batchNumber));
+      if (batch) deps.log.info({ batchNumber, status: batch.status_code, invalid: batch.number_of_invalid_entries }, 'batch validated');
+    },
+    [PROCESS_TASK]: async (payload) => {
+      const { merchantAccountNumber } = payload as { merchantAccountNumber: number };
+      const done = await processMerchantPayouts(deps, merchantAccountNumber);
+      if (done.processed + done.reversed > 0) deps.log.info({ merchantAccountNumber, ...done }, 'payouts processed');
+    },
+    payouts_sweep: async () => {
+      const woken = await sweepPayouts(deps, PAYOUT_OVERDUE_SECONDS);
+      if (woken > 0) deps.log.warn({ merchants: woken }, 'overdue payouts re-queued');
+    },
   };
 }
 
@@ -57,7 +77,13 @@ export function taskList(deps: Deps): TaskList {
 // Rate-limit windows every minute: they matter for one second and are a few rows per merchant.
 // Timed accounts every minute: payment is refused at expiryDate exactly (checked at payment time);
 // the job only moves their status, which frees their numbers and references.
-export const CRONTAB = ['7 * * * * idempotency_cleanup ?max=1', '* * * * * rate_limit_cleanup ?max=1', '* * * * * expire_timed_accounts ?max=1'].join('\n');
+// Payouts every minute: re-queues work whose job died with its worker (see sweepPayouts).
+export const CRONTAB = [
+  '7 * * * * idempotency_cleanup ?max=1',
+  '* * * * * rate_limit_cleanup ?max=1',
+  '* * * * * expire_timed_accounts ?max=1',
+  '* * * * * payouts_sweep ?max=1',
+].join('\n');
 
 export interface Worker {
   /** Stops taking work and waits for what is running (jobs and webhook attempts) to finish. */
@@ -79,6 +105,8 @@ export async function startWorker(deps: Deps, concurrency: number): Promise<Work
   });
   const dispatcher = new WebhookDispatcher(deps);
   await dispatcher.start();
+  // A worker starting after a crash picks up the payouts the dead one held, without waiting.
+  await sweepPayouts(deps, 0);
   return {
     stop: async () => {
       await Promise.all([runner.stop(), dispatcher.stop()]);

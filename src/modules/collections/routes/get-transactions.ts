@@ -1,5 +1,6 @@
 // POST /collections/getTransactions — the merchant's collections, newest first, paged.
 import { Type } from '@sinclair/typebox';
+import { pageWindow } from '../../../http/paging.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CollectionResult } from '../schemas.ts';
@@ -28,9 +29,7 @@ const route: RouteModule = (app, { deps }) => {
     schema: { tags: ['Collections'], summary: 'List collections', body: Body, response: { 200: Type.Array(CollectionResult) } },
     handler: async (request) => {
       const { merchantAccountNumber, pageNumber, numberOfReturnedRows, isIncremental, ...search } = request.body;
-      const offset = isIncremental ? 0 : (pageNumber - 1) * numberOfReturnedRows;
-      const limit = isIncremental ? Math.min(pageNumber * numberOfReturnedRows, 10_000) : numberOfReturnedRows;
-      return getTransactions(deps, request.lang, merchantAccountNumber, { ...search, offset, limit });
+      return getTransactions(deps, request.lang, merchantAccountNumber, { ...search, ...pageWindow({ pageNumber, numberOfReturnedRows, isIncremental }) });
     },
   });
 };

@@ -1,0 +1,119 @@
+// The batch lifecycle (product.md §9) as data: which action may move a batch from which state, at
+// which authorisation level, and who may not perform it (four eyes). The service only looks
+// actions up here; no state rule is written anywhere else.
+
+export type BatchStatus = 'Q' | 'P' | 'R' | 'A' | 'T' | 'C' | 'E' | 'F' | 'N' | 'X';
+export type BatchAction = 'review' | 'approve' | 'reject' | 'cancel' | 'transferFunds';
+
+/** Who has already acted on the batch: the four-eyes rules compare the actor with these. */
+export type Actor = 'capturer' | 'reviewer';
+
+interface Transition {
+  /** Allowed from these states, for batches captured at these levels. */
+  from: Array<{ status: BatchStatus; levels: number[] }>;
+  to: BatchStatus;
+  /** The acting user must differ from each of these (compared case-insensitively). */
+  notBy: Actor[];
+}
+
+export const TRANSITIONS: Record<BatchAction, Transition> = {
+  review: { from: [{ status: 'P', levels: [3] }], to: 'R', notBy: ['capturer'] },
+  approve: {
+    from: [
+      { status: 'P', levels: [2] },
+      { status: 'R', levels: [3] },
+    ],
+    to: 'A',
+    notBy: ['capturer', 'reviewer'],
+  },
+  reject: {
+    from: [
+      { status: 'P', levels: [1, 2, 3] },
+      { status: 'R', levels: [3] },
+    ],
+    to: 'X',
+    notBy: [],
+  },
+  // Only before funds move.
+  cancel: {
+    from: [
+      { status: 'P', levels: [1, 2, 3] },
+      { status: 'R', levels: [3] },
+      { status: 'A', levels: [2, 3] },
+    ],
+    to: 'N',
+    notBy: [],
+  },
+  transferFunds: {
+    from: [
+      { status: 'P', levels: [1] },
+      { status: 'A', levels: [2, 3] },
+    ],
+    to: 'T',
+    notBy: [],
+  },
+};
+
+/** What happens to the batch's valid lines when the batch takes each state. */
+export const LINE_STATUS_ON: Partial<Record<BatchStatus, { from: string[]; to: string }>> = {
+  A: { from: ['P'], to: 'D' },
+  X: { from: ['P', 'D'], to: 'X' },
+  N: { from: ['P', 'D'], to: 'C' },
+  T: { from: ['D'], to: 'T' },
+};
+
+/** Valid lines after validation: ready for funds transfer at once when nobody has to approve. */
+export function validLineStatus(levelNumber: number): 'P' | 'D' {
+  return levelNumber === 1 ? 'D' : 'P';
+}
+
+export function allowed(action: BatchAction, status: BatchStatus, levelNumber: number): boolean {
+  return TRANSITIONS[action].from.some((f) => f.status === status && f.levels.includes(levelNumber));
+}
+
+/** The descriptions E4 shows (`batchStatusDescription`); P depends on who acts next. */
+export function statusDescription(status: BatchStatus, levelNumber: number): string {
+  switch (status) {
+    case 'Q':
+      return 'Queued';
+    case 'P':
+      return levelNumber === 3 ? 'Pending Review' : levelNumber === 2 ? 'Pending Approval' : 'Pending Funds Transfer';
+    case 'R':
+      return 'Reviewed';
+    case 'A':
+      return 'Approved';
+    case 'T':
+      return 'Transferring Funds';
+    case 'C':
+      return 'Processed';
+    case 'E':
+      return 'Error';
+    case 'F':
+      return 'Failed';
+    case 'N':
+      return 'Cancelled';
+    case 'X':
+      return 'Rejected';
+  }
+}
+
+export const LINE_STATUS_NAMES: Record<string, string> = {
+  P: 'Pending',
+  E: 'Error',
+  D: 'Ready for funds transfer',
+  T: 'Transferring funds',
+  S: 'Successful',
+  F: 'Transfer failed',
+  X: 'Rejected',
+  C: 'Cancelled',
+  R: 'Reversed',
+};
+
+const ALL_STATUSES: BatchStatus[] = ['P', 'R', 'A', 'T', 'C', 'E', 'F', 'N', 'X'];
+
+/** E4's BatchStatus / BatchStatusDescription searches: the codes whose code or description contains the text. */
+export function statusCodesMatching(searchBy: 'BatchStatus' | 'BatchStatusDescription', text: string): BatchStatus[] {
+  const needle = text.toLowerCase();
+  if (searchBy === 'BatchStatus') return ALL_STATUSES.filter((s) => s.toLowerCase() === needle);
+  return ALL_STATUSES.filter((s) => [1, 2, 3].some((level) => statusDescription(s, level).toLowerCase().includes(needle)));
+}

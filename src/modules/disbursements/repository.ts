@@ -1,0 +1,416 @@
+// SQL for batches and payouts. Bulk work is set-based: a 50,000-line batch is expanded, validated
+// and priced by one INSERT … SELECT, and its lines change state with one UPDATE per action.
+import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
+import type { BatchStatus } from './lifecycle.ts';
+import { SUBMITTED, TEST_ACCOUNTS } from './sandbox.ts';
+
+export interface BatchRow {
+  batch_number: number;
+  merchant_account_number: number;
+  currency_code: string;
+  level_number: number;
+  upload_type: 'JSON' | 'CSV' | 'XLSX';
+  is_batch_scheduled: boolean;
+  scheduled_date: string | null;
+  status_code: BatchStatus;
+  captured_by: string;
+  date_captured: Date;
+  reviewed_by: string | null;
+  date_reviewed: Date | null;
+  approved_by: string | null;
+  date_approved: Date | null;
+  rejected_by: string | null;
+  rejection_reason: string | null;
+  date_rejected: Date | null;
+  cancelled_by: string | null;
+  date_cancelled: Date | null;
+  transferred_by: string | null;
+  date_transferred: Date | null;
+  date_completed: Date | null;
+  error_message: string | null;
+  number_of_entries: number;
+  number_of_invalid_entries: number;
+  number_of_successful_entries: number;
+  number_of_failed_entries: number;
+  number_of_reversed_entries: number;
+  total_amount_minor: number;
+  total_fee_minor: number;
+  successful_amount_minor: number;
+  failed_amount_minor: number;
+  reversed_amount_minor: number;
+}
+
+/** Every column but the staged upload, which can be 10 MB. */
+const BATCH_COLUMNS = `batch_number, merchant_account_number, currency_code, level_number, upload_type, is_batch_scheduled,
+  to_char(scheduled_date, 'YYYY-MM-DD') as scheduled_date, status_code, captured_by, date_captured, reviewed_by, date_reviewed,
+  approved_by, date_approved, rejected_by, rejection_reason, date_rejected, cancelled_by, date_cancelled, transferred_by,
+  date_transferred, date_completed, error_message, number_of_entries, number_of_invalid_entries, number_of_successful_entries,
+  number_of_failed_entries, number_of_reversed_entries, total_amount_minor, total_fee_minor, successful_amount_minor,
+  failed_amount_minor, reversed_amount_minor`;
+
+export interface PayoutRow {
+  payout_id: number;
+  merchant_account_number: number;
+  batch_number: number | null;
+  line_number: number | null;
+  transaction_reference_number: string;
+  source_reference_number: string;
+  beneficiary_name: string;
+  connector_id: number;
+  connector_name: string | null;
+  beneficiary_account_number: string;
+  transaction_description: string;
+  amount_minor: number;
+  fee_minor: number;
+  currency_code: string;
+  transaction_code: string | null;
+  status_code: string;
+  error_code: string | null;
+  error_params: Record<string, string | number> | null;
+  response_code: string | null;
+  response_message: string | null;
+  captured_by: string;
+  created_at: Date;
+  transferred_at: Date | null;
+  completed_at: Date | null;
+  reversed_at: Date | null;
+}
+
+const PAYOUT_COLUMNS = `p.payout_id, p.merchant_account_number, p.batch_number, p.line_number, p.transaction_reference_number,
+  p.source_reference_number, p.beneficiary_name, p.connector_id, c.connector_name, p.beneficiary_account_number,
+  p.transaction_description, p.amount_minor, p.fee_minor, p.currency_code, p.transaction_code, p.status_code, p.error_code,
+  p.error_params, p.response_code, p.response_message, p.captured_by, p.created_at, p.transferred_at, p.completed_at, p.reversed_at`;
+
+// ---------------------------------------------------------------------------------------------
+// Batches
+
+export interface NewBatch {
+  merchantAccountNumber: number;
+  currencyCode: string;
+  levelNumber: number;
+  uploadType: BatchRow['upload_type'];
+  isBatchScheduled: boolean;
+  scheduledDate: string | null;
+  capturedBy: string;
+  numberOfEntries: number;
+  /** JSON: [[beneficiaryName, connectorId, beneficiaryAccountNumber, description, amountMinor, sourceReferenceNumber], …] */
+  stagedLines: string;
+}
+
+export async function insertBatch(tx: pg.PoolClient, b: NewBatch): Promise<number> {
+  const { rows } = await tx.query<{ batch_number: number }>(
+    `insert into batches (merchant_account_number, currency_code, level_number, upload_type, is_batch_scheduled, scheduled_date, captured_by, number_of_entries, staged_lines)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning batch_number`,
+    [b.merchantAccountNumber, b.currencyCode, b.levelNumber, b.uploadType, b.isBatchScheduled, b.scheduledDate, b.capturedBy, b.numberOfEntries, b.stagedLines],
+  );
+  return rows[0].batch_number;
+}
+
+export async function findBatch(q: Queryable, merchantAccountNumber: number, batchNumber: number, lock = false): Promise<BatchRow | undefined> {
+  const { rows } = await q.query<BatchRow>(
+    `select ${BATCH_COLUMNS} from batches where batch_number = $1 and merchant_account_number = $2${lock ? ' for update' : ''}`,
+    [batchNumber, merchantAccountNumber],
+  );
+  return rows[0];
+}
+
+/** The batch if it is still queued, locked: the validation job's claim (a re-run finds nothing). */
+export async function lockQueuedBatch(tx: pg.PoolClient, batchNumber: number): Promise<BatchRow | undefined> {
+  const { rows } = await tx.query<BatchRow>(`select ${BATCH_COLUMNS} from batches where batch_number = $1 and status_code = 'Q' for update`, [batchNumber]);
+  return rows[0];
+}
+
+/**
+ * Expands a queued batch's staged lines into payouts and validates them in the same statement:
+ * connector known, active and open to payouts; account format per channel; amount within the
+ * merchant's limits for the transaction code (MMW wallets, MBA banks); sourceReferenceNumber
+ * unique in the batch. Valid lines get their fee; invalid ones status E with the first reason.
+ */
+export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatus: 'P' | 'D'): Promise<void> {
+  await tx.query(
+    `insert into payouts (merchant_account_number, batch_number, line_number, transaction_reference_number, source_reference_number,
+                          beneficiary_name, connector_id, beneficiary_account_number, transaction_description, amount_minor, fee_minor,
+                          currency_code, transaction_code, status_code, error_code, error_params, captured_by)
+     select $1, b.batch_number, l.line_number, payout_reference(nextval('payout_reference_seq'), now()), l.source_reference_number,
+            l.beneficiary_name, l.connector_id, l.beneficiary_account_number, l.transaction_description, l.amount_minor,
+            case when v.error_code is null then least(l.amount_minor, (l.amount_minor * coalesce(f.percent_basis_points, 0) + 5000) / 10000 + coalesce(f.flat_minor, 0)) else 0 end,
+            b.currency_code, l.transaction_code,
+            case when v.error_code is null then $2 else 'E' end, v.error_code, v.error_params, b.captured_by
+       from batches b
+       cross join lateral (
+         select (e.value->>0)::text as beneficiary_name, (e.value->>1)::integer as connector_id, (e.value->>2)::text as beneficiary_account_number,
+                (e.value->>3)::text as transaction_description, (e.value->>4)::bigint as amount_minor, (e.value->>5)::text as source_reference_number,
+                e.ordinality::integer as line_number, c.connector_id is not null as connector_known, c.is_active, c.is_disbursement_allowed, c.channel_code,
+                case c.channel_code when 'M' then 'MMW' when 'B' then 'MBA' end as transaction_code,
+                row_number() over (partition by e.value->>5 order by e.ordinality) as reference_occurrence,
+                min(e.ordinality) over (partition by e.value->>5) as first_line
+           from json_array_elements(b.staged_lines::json) with ordinality e
+           left join connectors c on c.connector_id = (e.value->>1)::integer
+       ) l
+       left join merchant_limits ml on ml.merchant_account_number = $1 and ml.transaction_code = l.transaction_code and ml.currency_code = b.currency_code
+       left join fee_schedules f on f.transaction_code = l.transaction_code and f.currency_code = b.currency_code
+       cross join lateral (
+         select case
+           when not l.connector_known then 'connectorUnknown'
+           when not l.is_active then 'connectorInactive'
+           when not l.is_disbursement_allowed then 'connectorNoPayouts'
+           when l.channel_code = 'M' and not (l.beneficiary_account_number ~ '^265[0-9]{9}$' or l.beneficiary_account_number = any($3::text[])) then 'walletFormat'
+           when l.channel_code = 'B' and l.beneficiary_account_number !~ '^[0-9]{10,16}$' then 'bankFormat'
+           when ml.merchant_account_number is not null and l.amount_minor < ml.minimum_amount_minor then 'amountBelowMinimum'
+           when ml.merchant_account_number is not null and l.amount_minor > ml.maximum_amount_minor then 'amountAboveMaximum'
+           when l.reference_occurrence > 1 then 'duplicateReference'
+         end as error_code
+       ) r
+       cross join lateral (
+         select r.error_code,
+                case
+                  when r.error_code is null then null
+                  when r.error_code = 'amountBelowMinimum' then jsonb_build_object('limit', ml.minimum_amount_minor, 'transactionCode', l.transaction_code)
+                  when r.error_code = 'amountAboveMaximum' then jsonb_build_object('limit', ml.maximum_amount_minor, 'transactionCode', l.transaction_code)
+                  when r.error_code = 'duplicateReference' then jsonb_build_object('line', l.first_line)
+                  else jsonb_build_object('connectorId', l.connector_id)
+                end as error_params
+       ) v
+      where b.batch_number = $4
+      order by l.line_number`,
+    [batch.merchant_account_number, validStatus, TEST_ACCOUNTS.wallets, batch.batch_number],
+  );
+}
+
+/** Counts and totals of the expanded lines, and the batch's new state; the staged upload is dropped. */
+export async function finishValidation(tx: pg.PoolClient, batchNumber: number, noValidLinesMessage: string): Promise<BatchRow> {
+  const { rows } = await tx.query<BatchRow>(
+    `update batches b set staged_lines = null,
+            number_of_invalid_entries = s.invalid,
+            total_amount_minor = s.amount, total_fee_minor = s.fee,
+            status_code = case when s.invalid = b.number_of_entries then 'E' else 'P' end,
+            error_message = case when s.invalid = b.number_of_entries then $2 end
+       from (select count(*) filter (where status_code = 'E')::integer as invalid,
+                    coalesce(sum(amount_minor) filter (where status_code <> 'E'), 0)::bigint as amount,
+                    coalesce(sum(fee_minor) filter (where status_code <> 'E'), 0)::bigint as fee
+               from payouts where batch_number = $1) s
+      where b.batch_number = $1
+      returning ${BATCH_COLUMNS}`,
+    [batchNumber, noValidLinesMessage],
+  );
+  return rows[0];
+}
+
+/** A batch that cannot be validated at all (its merchant was deactivated): E, no lines. */
+export async function failQueuedBatch(tx: pg.PoolClient, batchNumber: number, errorMessage: string): Promise<BatchRow> {
+  const { rows } = await tx.query<BatchRow>(
+    `update batches set staged_lines = null, status_code = 'E', error_message = $2 where batch_number = $1 returning ${BATCH_COLUMNS}`,
+    [batchNumber, errorMessage],
+  );
+  return rows[0];
+}
+
+/** Moves the batch to `to` and records who did it; lines follow per LINE_STATUS_ON. */
+export async function setBatchStatus(
+  tx: pg.PoolClient,
+  batchNumber: number,
+  to: BatchStatus,
+  actor: { column: 'reviewed' | 'approved' | 'rejected' | 'cancelled' | 'transferred'; by: string },
+  rejectionReason?: string,
+): Promise<BatchRow> {
+  const { rows } = await tx.query<BatchRow>(
+    `update batches set status_code = $2, ${actor.column}_by = $3, date_${actor.column} = now()${actor.column === 'rejected' ? ', rejection_reason = $4' : ''}
+      where batch_number = $1 returning ${BATCH_COLUMNS}`,
+    actor.column === 'rejected' ? [batchNumber, to, actor.by, rejectionReason ?? null] : [batchNumber, to, actor.by],
+  );
+  return rows[0];
+}
+
+export async function setLineStatus(tx: pg.PoolClient, batchNumber: number, from: string[], to: string): Promise<void> {
+  await tx.query('update payouts set status_code = $3 where batch_number = $1 and status_code = any($2::text[])', [batchNumber, from, to]);
+}
+
+/** Valid lines ready for transfer, per transaction code: what the debit and the daily limits count. */
+export async function readyTotals(tx: pg.PoolClient, batchNumber: number): Promise<Array<{ transaction_code: string; amount_minor: number; fee_minor: number; lines: number }>> {
+  const { rows } = await tx.query(
+    `select transaction_code, sum(amount_minor)::bigint as amount_minor, sum(fee_minor)::bigint as fee_minor, count(*)::integer as lines
+       from payouts where batch_number = $1 and status_code = 'D' group by transaction_code order by transaction_code`,
+    [batchNumber],
+  );
+  return rows;
+}
+
+/** D → T for the whole batch, due when processing may start. */
+export async function startTransfer(tx: pg.PoolClient, batchNumber: number, dueAt: Date): Promise<void> {
+  await tx.query(`update payouts set status_code = 'T', due_at = $2, transferred_at = now() where batch_number = $1 and status_code = 'D'`, [batchNumber, dueAt]);
+}
+
+/** Adds to today's transferred total for a code and returns the new total. Call under the limit row's lock. */
+export async function addToDailyTotal(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, amountMinor: number): Promise<number> {
+  const { rows } = await tx.query<{ amount_minor: number }>(
+    `insert into payout_daily_totals (merchant_account_number, transaction_code, currency_code, day, amount_minor)
+     values ($1, $2, $3, (now() at time zone 'UTC')::date, $4)
+     on conflict (merchant_account_number, transaction_code, currency_code, day) do update set amount_minor = payout_daily_totals.amount_minor + excluded.amount_minor
+     returning amount_minor`,
+    [merchantAccountNumber, transactionCode, currencyCode, amountMinor],
+  );
+  return rows[0].amount_minor;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export interface BatchFilter {
+  batchDate?: string;
+  searchBy?: 'CapturedBy' | 'ReviewedBy' | 'ApprovedBy' | 'BatchStatus' | 'BatchStatusDescription';
+  searchText?: string;
+  offset: number;
+  limit: number;
+}
+
+const BATCH_SEARCH_COLUMNS: Record<string, string> = { CapturedBy: 'captured_by', ReviewedBy: 'reviewed_by', ApprovedBy: 'approved_by', BatchStatus: 'status_code' };
+
+/** E4: the merchant's batches, newest first; queued ones are not viewable yet. */
+export async function listBatches(q: Queryable, merchantAccountNumber: number, f: BatchFilter, statusCodes?: string[]): Promise<BatchRow[]> {
+  const where = [`merchant_account_number = $1`, `status_code <> 'Q'`];
+  const values: unknown[] = [merchantAccountNumber];
+  if (f.batchDate) {
+    values.push(f.batchDate);
+    where.push(`date_captured >= $${values.length}::date and date_captured < $${values.length}::date + 1`);
+  }
+  if (statusCodes) {
+    values.push(statusCodes);
+    where.push(`status_code = any($${values.length}::text[])`);
+  } else if (f.searchBy && f.searchText) {
+    values.push(`%${escapeLike(f.searchText)}%`);
+    where.push(`${BATCH_SEARCH_COLUMNS[f.searchBy]} ilike $${values.length}`);
+  }
+  values.push(f.limit, f.offset);
+  const { rows } = await q.query<BatchRow>(
+    `select ${BATCH_COLUMNS} from batches where ${where.join(' and ')} order by batch_number desc limit $${values.length - 1} offset $${values.length}`,
+    values,
+  );
+  return rows;
+}
+
+export interface PayoutFilter {
+  batchNumber?: number;
+  /** Single payouts instead of batch lines. */
+  single?: boolean;
+  searchBy?: 'BeneficiaryName' | 'BeneficiaryAccountNumber' | 'TransactionReferenceNumber' | 'SourceReferenceNumber';
+  searchText?: string;
+  statusCode?: string;
+  transactionDate?: string;
+  offset: number;
+  limit: number;
+}
+
+const PAYOUT_SEARCH_COLUMNS: Record<string, string> = {
+  BeneficiaryName: 'p.beneficiary_name',
+  BeneficiaryAccountNumber: 'p.beneficiary_account_number',
+  TransactionReferenceNumber: 'p.transaction_reference_number',
+  SourceReferenceNumber: 'p.source_reference_number',
+};
+
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * E3 and single/getTransactions. One batch's lines without a filter are read by line number,
+ * which is dense (1…n): page 1,000 is an index range, not an offset scan.
+ */
+export async function listPayouts(q: Queryable, merchantAccountNumber: number, f: PayoutFilter): Promise<PayoutRow[]> {
+  const where = ['p.merchant_account_number = $1'];
+  const values: unknown[] = [merchantAccountNumber];
+  const add = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  let order: string;
+  let paging: string;
+  if (f.single) {
+    where.push('p.batch_number is null');
+    order = 'p.payout_id desc';
+  } else if (f.batchNumber !== undefined) {
+    where.push(`p.batch_number = ${add(f.batchNumber)}`);
+    order = 'p.line_number';
+  } else {
+    where.push('p.batch_number is not null');
+    order = 'p.batch_number desc, p.line_number';
+  }
+  const filtered = Boolean(f.statusCode || (f.searchBy && f.searchText) || f.transactionDate);
+  if (f.statusCode) where.push(`p.status_code = ${add(f.statusCode)}`);
+  if (f.searchBy && f.searchText) where.push(`${PAYOUT_SEARCH_COLUMNS[f.searchBy]} ilike ${add(`%${escapeLike(f.searchText)}%`)}`);
+  if (f.transactionDate) where.push(`p.created_at >= ${add(f.transactionDate)}::date and p.created_at < $${values.length}::date + 1`);
+  if (f.batchNumber !== undefined && !filtered) {
+    where.push(`p.line_number > ${add(f.offset)} and p.line_number <= ${add(f.offset + f.limit)}`);
+    paging = '';
+  } else {
+    paging = `limit ${add(f.limit)} offset ${add(f.offset)}`;
+  }
+  const { rows } = await q.query<PayoutRow>(
+    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
+      where ${where.join(' and ')} order by ${order} ${paging}`,
+    values,
+  );
+  return rows;
+}
+
+export async function findPayout(q: Queryable, merchantAccountNumber: number, reference: string, single: boolean): Promise<PayoutRow | undefined> {
+  const { rows } = await q.query<PayoutRow>(
+    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
+      where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and (p.batch_number is null) = $3`,
+    [reference.toUpperCase(), merchantAccountNumber, single],
+  );
+  return rows[0];
+}
+
+export async function invalidLines(q: Queryable, batchNumber: number): Promise<PayoutRow[]> {
+  const { rows } = await q.query<PayoutRow>(
+    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
+      where p.batch_number = $1 and p.status_code = 'E' order by p.line_number`,
+    [batchNumber],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Single payouts
+
+export interface NewPayout {
+  merchantAccountNumber: number;
+  sourceReferenceNumber: string;
+  beneficiaryName: string;
+  connectorId: number;
+  beneficiaryAccountNumber: string;
+  transactionDescription: string;
+  amountMinor: number;
+  feeMinor: number;
+  currencyCode: string;
+  transactionCode: string;
+  capturedBy: string;
+}
+
+export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promise<PayoutRow> {
+  const { rows } = await tx.query<{ payout_id: number }>(
+    `insert into payouts (merchant_account_number, transaction_reference_number, source_reference_number, beneficiary_name, connector_id,
+                          beneficiary_account_number, transaction_description, amount_minor, fee_minor, currency_code, transaction_code,
+                          status_code, response_code, response_message, captured_by, transferred_at, due_at)
+     values ($1, payout_reference(nextval('payout_reference_seq'), now()), $2, $3, $4, $5, $6, $7, $8, $9, $10, 'T', $11, $12, $13, now(), now())
+     returning payout_id`,
+    [
+      p.merchantAccountNumber,
+      p.sourceReferenceNumber,
+      p.beneficiaryName,
+      p.connectorId,
+      p.beneficiaryAccountNumber,
+      p.transactionDescription,
+      p.amountMinor,
+      p.feeMinor,
+      p.currencyCode,
+      p.transactionCode,
+      SUBMITTED.responseCode,
+      SUBMITTED.responseMessage,
+      p.capturedBy,
+    ],
+  );
+  const { rows: full } = await tx.query<PayoutRow>(`select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id where p.payout_id = $1`, [rows[0].payout_id]);
+  return full[0];
+}

@@ -1,0 +1,33 @@
+// E4 POST /disbursements/batch/getBatches — the merchant's batches, newest first, paged. Queued
+// batches are not viewable until validated.
+import { Type } from '@sinclair/typebox';
+import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import { pageWindow } from '../../../http/paging.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { statusCodesMatching } from '../lifecycle.ts';
+import { listBatches } from '../repository.ts';
+import { BatchSummary, Paging, SearchText } from '../schemas.ts';
+import { batchSummary } from '../service.ts';
+
+
+const Body = Type.Object({
+  merchantAccountNumber: MerchantAccountNumber,
+  batchDate: Type.Optional(Type.String({ format: 'date', description: 'Only batches captured this day (UTC), YYYY-MM-DD.' })),
+  searchBy: Type.Optional(Type.Union(['CapturedBy', 'ReviewedBy', 'ApprovedBy', 'BatchStatus', 'BatchStatusDescription'].map((v) => Type.Literal(v)))),
+  searchText: Type.Optional(SearchText),
+  ...Paging,
+});
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/disbursements/batch/getBatches', {
+    schema: { tags: ['Disbursements'], summary: 'List batches (E4)', body: Body, response: { 200: Type.Array(BatchSummary) } },
+    handler: async (request) => {
+      const { merchantAccountNumber, batchDate, searchBy, searchText, ...paging } = request.body;
+      // Status and its description are matched on what merchants see, not on stored columns.
+      const statusCodes = searchText && (searchBy === 'BatchStatus' || searchBy === 'BatchStatusDescription') ? statusCodesMatching(searchBy, searchText) : undefined;
+      const rows = await listBatches(deps.db, merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, ...pageWindow(paging) }, statusCodes);
+      return rows.map(batchSummary);
+    },
+  });
+};
+export default route;

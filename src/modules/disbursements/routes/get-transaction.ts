@@ -1,0 +1,26 @@
+// POST /disbursements/batch/getTransaction — one batch line by its transaction reference number.
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../../http/errors.ts';
+import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { findPayout } from '../repository.ts';
+import { PayoutRecord, PayoutReference } from '../schemas.ts';
+import { payoutRecord } from '../service.ts';
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/disbursements/batch/getTransaction', {
+    schema: {
+      tags: ['Disbursements'],
+      summary: 'Get a batch transaction',
+      body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: PayoutReference }),
+      response: { 200: PayoutRecord },
+    },
+    handler: async (request) => {
+      const { merchantAccountNumber, transactionReferenceNumber } = request.body;
+      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, false);
+      if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: transactionReferenceNumber });
+      return payoutRecord(request.lang, payout);
+    },
+  });
+};
+export default route;

@@ -1,0 +1,40 @@
+// POST /disbursements/single/add — one payout, checked and debited at once, then processed by the
+// payout worker like a batch line (payout.success|failed|reversed). Idempotent.
+import { Type } from '@sinclair/typebox';
+import { withTransaction } from '../../../db/pool.ts';
+import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
+import { Email, MerchantAccountNumber } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { PayoutInputFields } from '../schemas.ts';
+import { addSinglePayout } from '../service.ts';
+
+const Body = Type.Object({ merchantAccountNumber: MerchantAccountNumber, ...PayoutInputFields, capturedBy: Email() });
+
+const Result = Type.Object({
+  merchantAccountNumber: Type.Integer(),
+  transactionReferenceNumber: Type.String(),
+  responseCode: Type.String({ description: 'T100: accepted and on its way; the outcome arrives as payout.* events.' }),
+});
+
+const route: RouteModule = (app, { deps }) => {
+  app.post('/disbursements/single/add', {
+    config: { idempotent: true },
+    schema: {
+      tags: ['Disbursements'],
+      summary: 'Add a single payout',
+      description:
+        'Checks the connector, the account format, the amount limits and the daily limit, debits amount + fee (402 E911 when the balance is too low) and submits the payout. Send X-Idempotency-Key to make retries safe.',
+      body: Body,
+      response: { 200: Result },
+    },
+    handler: async (request, reply) => {
+      const body = await withTransaction(deps.db, async (tx) => {
+        const payout = await addSinglePayout(deps, tx, request.body);
+        const result = { merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: payout.transaction_reference_number, responseCode: payout.response_code ?? '' };
+        return storeResponse(tx, request, reply, 200, result);
+      });
+      return sendSerialized(reply, body);
+    },
+  });
+};
+export default route;

@@ -1,0 +1,148 @@
+// Request and response shapes of the disbursement endpoints (interface.md E3, E4, E8; product.md §9).
+import { Type } from '@sinclair/typebox';
+import { Email, MerchantAccountNumber, Money } from '../../http/schemas.ts';
+
+export const MAX_BATCH_LINES = 50_000;
+/** The largest single payout or batch line, MWK (the biggest transfer a merchant limit allows). */
+export const MAX_PAYOUT_AMOUNT = '1000000000';
+
+export const BatchNumber = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Batch number.', examples: [100001] });
+export const PayoutReference = Type.String({ pattern: '^[A-Za-z0-9]{12}$', description: 'Transaction reference number (12 alphanumerics).', examples: ['251220XF152G'] });
+export const ScheduledDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), today or later; used when isBatchScheduled.' });
+
+/** One payout as merchants send it (an E8 line, or the body of single/add). */
+export const PayoutInputFields = {
+  beneficiaryName: Type.String({ minLength: 1, maxLength: 100, description: 'Name of the account holder.' }),
+  connectorId: Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Connector of the beneficiary account (E9).', examples: [112400] }),
+  beneficiaryAccountNumber: Type.String({
+    minLength: 1,
+    maxLength: 30,
+    description: 'Wallets: 12-digit MSISDN starting 265 (or a documented test wallet); banks: 10–16 digits.',
+    examples: ['265991234567'],
+  }),
+  transactionDescription: Type.String({ maxLength: 200, default: '' }),
+  transactionAmount: Money('0.01', MAX_PAYOUT_AMOUNT),
+  sourceReferenceNumber: Type.String({ minLength: 1, maxLength: 50, description: "The merchant system's reference; unique within a batch." }),
+};
+
+export const PayoutInput = Type.Object(PayoutInputFields);
+
+export const BatchHeader = Type.Object({
+  merchantAccountNumber: MerchantAccountNumber,
+  isBatchScheduled: Type.Boolean({ default: false }),
+  scheduledDate: Type.Optional(Type.Union([ScheduledDate, Type.Null()])),
+  capturedBy: Email(),
+});
+
+export const BatchAccepted = Type.Object({
+  merchantAccountNumber: Type.Integer(),
+  batchNumber: Type.Integer(),
+  BatchStatusCode: Type.String({ description: 'Q (queued): validation runs in the background.' }),
+});
+
+/** What review/approve/reject/cancel/transferFunds answer (PascalCase, as the gateway does since Feb 2026). */
+export const BatchActionResult = Type.Object({
+  MerchantAccountNumber: Type.Integer(),
+  BatchNumber: Type.Integer(),
+  CurrencyCode: Type.String(),
+  BatchStatusCode: Type.String(),
+  NumberOfSuccessfulEntries: Type.Integer(),
+  TotalAmountOfSuccessfulEntries: Type.Number(),
+});
+
+export const BatchActionBody = Type.Object({
+  merchantAccountNumber: MerchantAccountNumber,
+  batchNumber: BatchNumber,
+});
+
+export const BatchSummary = Type.Object({
+  batchNumber: Type.Integer(),
+  capturedBy: Type.String(),
+  dateCaptured: Type.String({ format: 'date' }),
+  batchStatusCode: Type.String(),
+  batchStatusDescription: Type.String(),
+  processDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  isBatchScheduled: Type.Boolean(),
+  numberOfTransactions: Type.Integer(),
+});
+
+const NullableText = Type.Union([Type.String(), Type.Null()]);
+const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+export const BatchRecord = Type.Object({
+  merchantAccountNumber: Type.Integer(),
+  batchNumber: Type.Integer(),
+  batchStatusCode: Type.String(),
+  batchStatusDescription: Type.String(),
+  uploadType: Type.String(),
+  currencyCode: Type.String(),
+  levelNumber: Type.Integer(),
+  isBatchScheduled: Type.Boolean(),
+  scheduledDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  processDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  capturedBy: Type.String(),
+  dateCaptured: Type.String({ format: 'date-time' }),
+  reviewedBy: NullableText,
+  dateReviewed: NullableDateTime,
+  approvedBy: NullableText,
+  dateApproved: NullableDateTime,
+  rejectedBy: NullableText,
+  rejectionReason: NullableText,
+  dateRejected: NullableDateTime,
+  cancelledBy: NullableText,
+  dateCancelled: NullableDateTime,
+  transferredBy: NullableText,
+  dateTransferred: NullableDateTime,
+  dateCompleted: NullableDateTime,
+  errorMessage: NullableText,
+  numberOfEntries: Type.Integer(),
+  numberOfValidEntries: Type.Integer(),
+  numberOfInvalidEntries: Type.Integer(),
+  numberOfSuccessfulEntries: Type.Integer(),
+  numberOfFailedEntries: Type.Integer(),
+  numberOfReversedEntries: Type.Integer(),
+  totalAmount: Type.Number({ description: 'Sum of the valid lines.' }),
+  totalFees: Type.Number(),
+  totalAmountOfSuccessfulEntries: Type.Number(),
+  totalAmountOfFailedEntries: Type.Number(),
+  totalAmountOfReversedEntries: Type.Number(),
+});
+
+/** E3's items, with what a merchant needs to reconcile a line besides the documented fields. */
+export const PayoutRecord = Type.Object({
+  batchNumber: Type.Union([Type.Integer(), Type.Null()]),
+  lineNumber: Type.Union([Type.Integer(), Type.Null()]),
+  transactionReferenceNumber: Type.String(),
+  sourceReferenceNumber: Type.String(),
+  beneficiaryName: Type.String(),
+  connectorId: Type.Integer(),
+  connectorName: Type.String(),
+  beneficiaryAccountNumber: Type.String(),
+  transactionDescription: Type.String(),
+  transactionAmount: Type.Number(),
+  transactionFee: Type.Number(),
+  transactionCode: NullableText,
+  transactionStatusCode: Type.String(),
+  transactionStatusName: Type.String(),
+  errorMessage: NullableText,
+  responseCode: NullableText,
+  responseMessage: NullableText,
+  currencyCode: Type.String(),
+  capturedBy: Type.String(),
+  dateCreated: Type.String({ format: 'date-time' }),
+  dateTransferred: NullableDateTime,
+  dateCompleted: NullableDateTime,
+  dateReversed: NullableDateTime,
+});
+
+/** Paging shared by E3, E4 and single/getTransactions. */
+export const Paging = {
+  pageNumber: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  numberOfReturnedRows: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  isIncremental: Type.Boolean({ default: false, description: 'true: this page and every page before it (at most 10,000 rows).' }),
+};
+
+export const SearchText = Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field.' });
+
+export const LineStatusCode = Type.Union(['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'].map((c) => Type.Literal(c)), { description: 'One transaction status code.' });
+

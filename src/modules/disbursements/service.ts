@@ -1,0 +1,369 @@
+// Disbursements (product.md §9): accepting batches, validating them in the background, the
+// approval lifecycle, the funds transfer that debits the merchant, and single payouts. Each action
+// is one transaction: state, lines, ledger transfer, job and event commit together or not at all.
+import type pg from 'pg';
+import { AppError } from '../../http/errors.ts';
+import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
+import type { Deps } from '../../http/types.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { emitEvent } from '../../jobs/outbox.ts';
+import { formatMajor, toMajor, toMinor } from '../../lib/money.ts';
+import { activeConnector } from '../connectors/repository.ts';
+import { feeFor } from '../fees/schedule.ts';
+import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
+import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
+import { batchPayload } from '../webhooks/payloads.ts';
+import { allowed, LINE_STATUS_ON, LINE_STATUS_NAMES, statusDescription, TRANSITIONS, validLineStatus, type BatchAction } from './lifecycle.ts';
+import * as repo from './repository.ts';
+import { TEST_ACCOUNTS } from './sandbox.ts';
+
+export const PROCESS_TASK = 'process_payouts';
+export const VALIDATE_TASK = 'validate_batch';
+
+async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow> {
+  const merchant = await lockMerchant(tx, merchantAccountNumber);
+  if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber });
+  if (merchant.status_code !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
+  return merchant;
+}
+
+function utcToday(deps: Deps): string {
+  return deps.clock.now().toISOString().slice(0, 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Submission (E8, addFile)
+
+export interface PayoutInput {
+  beneficiaryName: string;
+  connectorId: number;
+  beneficiaryAccountNumber: string;
+  transactionDescription?: string;
+  transactionAmount: number | string;
+  sourceReferenceNumber: string;
+}
+
+export interface BatchSubmission {
+  merchantAccountNumber: number;
+  isBatchScheduled: boolean;
+  scheduledDate?: string | null;
+  capturedBy: string;
+  uploadType: repo.BatchRow['upload_type'];
+  transactions: PayoutInput[];
+}
+
+/** Scheduled batches need a date, today or later (UTC); unscheduled ones ignore it. */
+export function scheduledDateOf(deps: Deps, isBatchScheduled: boolean, scheduledDate: string | null | undefined): string | null {
+  if (!isBatchScheduled) return null;
+  if (!scheduledDate) throw new AppError('validation', 'detail.scheduledDateRequired');
+  if (scheduledDate < utcToday(deps)) throw new AppError('validation', 'detail.scheduledDatePast', { date: scheduledDate });
+  return scheduledDate;
+}
+
+/**
+ * Stores the batch as queued, with its validation job, in the caller's transaction. The lines are
+ * kept as one compact JSON value until the job expands them (see batches.staged_lines).
+ */
+export async function submitBatch(deps: Deps, tx: pg.PoolClient, s: BatchSubmission): Promise<{ merchantAccountNumber: number; batchNumber: number; BatchStatusCode: 'Q' }> {
+  const scheduledDate = scheduledDateOf(deps, s.isBatchScheduled, s.scheduledDate);
+  const merchant = await activeMerchant(tx, s.merchantAccountNumber);
+  const staged = JSON.stringify(
+    s.transactions.map((l) => [l.beneficiaryName, l.connectorId, l.beneficiaryAccountNumber, l.transactionDescription ?? '', toMinor(l.transactionAmount), l.sourceReferenceNumber]),
+  );
+  const batchNumber = await repo.insertBatch(tx, {
+    merchantAccountNumber: merchant.merchant_account_number,
+    currencyCode: merchant.currency_code,
+    levelNumber: merchant.level_number,
+    uploadType: s.uploadType,
+    isBatchScheduled: s.isBatchScheduled,
+    scheduledDate,
+    capturedBy: s.capturedBy,
+    numberOfEntries: s.transactions.length,
+    stagedLines: staged,
+  });
+  await enqueue(tx, VALIDATE_TASK, { batchNumber }, { maxAttempts: 5 });
+  return { merchantAccountNumber: merchant.merchant_account_number, batchNumber, BatchStatusCode: 'Q' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation job
+
+/** Validates a queued batch, set-based; re-running it for a batch already validated does nothing. */
+export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: number): Promise<repo.BatchRow | undefined> {
+  const batch = await repo.lockQueuedBatch(tx, batchNumber);
+  if (!batch) return undefined;
+  const merchant = await lockMerchant(tx, batch.merchant_account_number);
+  let done: repo.BatchRow;
+  if (!merchant || merchant.status_code !== 'A') {
+    done = await repo.failQueuedBatch(tx, batchNumber, t('en', 'detail.merchantInactive', { merchantAccountNumber: batch.merchant_account_number }));
+  } else {
+    await repo.expandBatch(tx, batch, validLineStatus(batch.level_number));
+    done = await repo.finishValidation(tx, batchNumber, t('en', 'batchError.noValidLines'));
+  }
+  await emitEvent(tx, done.merchant_account_number, done.status_code === 'P' ? 'batch.received' : 'batch.failed', batchEvent(deps, done));
+  return done;
+}
+
+function batchEvent(deps: Deps, b: repo.BatchRow) {
+  return batchPayload(b.status_code === 'P' ? 'batch.received' : 'batch.failed', {
+    merchantAccountNumber: b.merchant_account_number,
+    isBatchScheduled: b.is_batch_scheduled,
+    scheduledDate: b.scheduled_date,
+    uploadType: b.upload_type,
+    capturerEmailAddress: b.captured_by,
+    dateCaptured: b.date_captured.toISOString().slice(0, 10),
+    errorMessage: b.error_message,
+    batchNumber: b.batch_number,
+    totalAmount: toMajor(b.total_amount_minor),
+    numberOfTransactions: b.number_of_entries - b.number_of_invalid_entries,
+    dateOccurred: deps.clock.now().toISOString(),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle actions
+
+export interface ActionInput {
+  merchantAccountNumber: number;
+  batchNumber: number;
+  actionedBy: string;
+  reason?: string;
+}
+
+const ACTOR_COLUMN = { review: 'reviewed', approve: 'approved', reject: 'rejected', cancel: 'cancelled', transferFunds: 'transferred' } as const;
+
+/** The batch, locked, if the action is allowed on it now and by this user; a specific 4xx otherwise. */
+async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: ActionInput): Promise<repo.BatchRow> {
+  const batch = await repo.findBatch(tx, input.merchantAccountNumber, input.batchNumber, true);
+  if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: input.batchNumber });
+  if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber: batch.batch_number }, { headers: { 'retry-after': '1' } });
+  if (!allowed(action, batch.status_code, batch.level_number)) {
+    throw new AppError('invalidState', 'detail.batchState', {
+      batchNumber: batch.batch_number,
+      status: statusDescription(batch.status_code, batch.level_number),
+      action: t('en', `action.${action}`),
+    });
+  }
+  const actor = input.actionedBy.toLowerCase();
+  for (const role of TRANSITIONS[action].notBy) {
+    const earlier = role === 'capturer' ? batch.captured_by : batch.reviewed_by;
+    if (earlier && earlier.toLowerCase() === actor) {
+      throw new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: t('en', `role.${role}`), action: action });
+    }
+  }
+  return batch;
+}
+
+/** review, approve, reject, cancel: state and lines in one statement each. */
+export async function actOnBatch(tx: pg.PoolClient, action: Exclude<BatchAction, 'transferFunds'>, input: ActionInput): Promise<repo.BatchRow> {
+  await lockForAction(tx, action, input);
+  const to = TRANSITIONS[action].to;
+  const lines = LINE_STATUS_ON[to];
+  if (lines) await repo.setLineStatus(tx, input.batchNumber, lines.from, lines.to);
+  return repo.setBatchStatus(tx, input.batchNumber, to, { column: ACTOR_COLUMN[action], by: input.actionedBy }, input.reason);
+}
+
+/** Daily limits per transaction code, then the amount counted for today. The limit row is locked. */
+async function reserveDaily(tx: pg.PoolClient, merchant: MerchantRow, transactionCode: string, amountMinor: number): Promise<void> {
+  const limit = await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, true);
+  const total = await repo.addToDailyTotal(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, amountMinor);
+  checkDaily(limit, transactionCode, total - amountMinor, amountMinor);
+}
+
+/** Debits the merchant's disbursement balance into payouts in flight: amounts plus fees. */
+async function debitPayouts(tx: pg.PoolClient, merchant: MerchantRow, reference: string, totalMinor: number, metadata: object): Promise<void> {
+  const currency = merchant.currency_code;
+  await postTransfer(tx, {
+    merchantAccountNumber: merchant.merchant_account_number,
+    type: 'payout_debit',
+    reference,
+    metadata,
+    entries: [
+      { accountId: await merchantAccountId(tx, merchant.merchant_account_number, 'disbursement', currency), amountMinor: -totalMinor },
+      { accountId: await systemAccountId(tx, 'payouts_in_flight', currency), amountMinor: totalMinor },
+    ],
+  });
+}
+
+/**
+ * transferFunds: checks the daily limits and debits amounts + fees in one transaction, moves the
+ * lines to T and hands them to the payout worker (at once, or on the scheduled date). Any refusal
+ * (insufficient balance, daily limit) rolls everything back: the batch stays as it was.
+ */
+export async function transferFunds(deps: Deps, tx: pg.PoolClient, input: ActionInput): Promise<repo.BatchRow> {
+  const batch = await lockForAction(tx, 'transferFunds', input);
+  const merchant = await activeMerchant(tx, input.merchantAccountNumber);
+  const totals = await repo.readyTotals(tx, batch.batch_number);
+  for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor);
+  const debit = totals.reduce((sum, c) => sum + c.amount_minor + c.fee_minor, 0);
+  await debitPayouts(tx, merchant, `B${batch.batch_number}`, debit, { batchNumber: batch.batch_number });
+  const now = deps.clock.now();
+  const dueAt = batch.scheduled_date && new Date(`${batch.scheduled_date}T00:00:00Z`) > now ? new Date(`${batch.scheduled_date}T00:00:00Z`) : now;
+  await repo.startTransfer(tx, batch.batch_number, dueAt);
+  const updated = await repo.setBatchStatus(tx, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
+  await schedulePayouts(tx, merchant.merchant_account_number, dueAt);
+  return updated;
+}
+
+/** Wakes the merchant's payout worker job at `runAt` (one job per merchant: the key merges them). */
+export async function schedulePayouts(tx: pg.PoolClient | Deps['db'], merchantAccountNumber: number, runAt: Date): Promise<void> {
+  await enqueue(tx, PROCESS_TASK, { merchantAccountNumber }, { runAt, jobKey: `payouts:${merchantAccountNumber}`, maxAttempts: 25 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Single payouts
+
+export interface SinglePayoutInput extends PayoutInput {
+  merchantAccountNumber: number;
+  capturedBy: string;
+}
+
+const WALLET_ACCOUNT = /^265[0-9]{9}$/;
+const BANK_ACCOUNT = /^[0-9]{10,16}$/;
+
+export function accountFormatValid(channel: 'M' | 'B', account: string): boolean {
+  return channel === 'M' ? WALLET_ACCOUNT.test(account) || TEST_ACCOUNTS.wallets.includes(account) : BANK_ACCOUNT.test(account);
+}
+
+/** Checks, debits and submits one payout, processed by the worker like a batch line. */
+export async function addSinglePayout(deps: Deps, tx: pg.PoolClient, input: SinglePayoutInput): Promise<repo.PayoutRow> {
+  const merchant = await activeMerchant(tx, input.merchantAccountNumber);
+  const connector = await activeConnector(tx, input.connectorId);
+  if (!connector.is_disbursement_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNoPayouts', { connectorId: input.connectorId });
+  if (!accountFormatValid(connector.channel_code, input.beneficiaryAccountNumber)) {
+    throw new AppError('validation', 'detail.accountFormat', { account: input.beneficiaryAccountNumber, channel: connector.connector_name });
+  }
+  const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
+  const amountMinor = toMinor(input.transactionAmount);
+  checkAmount(await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code), amountMinor);
+  await reserveDaily(tx, merchant, transactionCode, amountMinor);
+  const feeMinor = await feeFor(tx, transactionCode, merchant.currency_code, amountMinor);
+  const payout = await repo.insertSinglePayout(tx, {
+    merchantAccountNumber: merchant.merchant_account_number,
+    sourceReferenceNumber: input.sourceReferenceNumber,
+    beneficiaryName: input.beneficiaryName,
+    connectorId: connector.connector_id,
+    beneficiaryAccountNumber: input.beneficiaryAccountNumber,
+    transactionDescription: input.transactionDescription ?? '',
+    amountMinor,
+    feeMinor,
+    currencyCode: merchant.currency_code,
+    transactionCode,
+    capturedBy: input.capturedBy,
+  });
+  await debitPayouts(tx, merchant, payout.transaction_reference_number, amountMinor + feeMinor, { transactionReferenceNumber: payout.transaction_reference_number });
+  await schedulePayouts(tx, merchant.merchant_account_number, deps.clock.now());
+  return payout;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+const date = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function processDate(b: repo.BatchRow): string | null {
+  if (!b.date_transferred) return null;
+  return b.scheduled_date && b.scheduled_date > b.date_transferred.toISOString().slice(0, 10) ? b.scheduled_date : b.date_transferred.toISOString().slice(0, 10);
+}
+
+export function batchSummary(b: repo.BatchRow) {
+  return {
+    batchNumber: b.batch_number,
+    capturedBy: b.captured_by,
+    dateCaptured: b.date_captured.toISOString().slice(0, 10),
+    batchStatusCode: b.status_code,
+    batchStatusDescription: statusDescription(b.status_code, b.level_number),
+    processDate: processDate(b),
+    isBatchScheduled: b.is_batch_scheduled,
+    numberOfTransactions: b.number_of_entries,
+  };
+}
+
+export function batchRecord(b: repo.BatchRow) {
+  return {
+    merchantAccountNumber: b.merchant_account_number,
+    batchNumber: b.batch_number,
+    batchStatusCode: b.status_code,
+    batchStatusDescription: statusDescription(b.status_code, b.level_number),
+    uploadType: b.upload_type,
+    currencyCode: b.currency_code,
+    levelNumber: b.level_number,
+    isBatchScheduled: b.is_batch_scheduled,
+    scheduledDate: b.scheduled_date,
+    processDate: processDate(b),
+    capturedBy: b.captured_by,
+    dateCaptured: b.date_captured.toISOString(),
+    reviewedBy: b.reviewed_by,
+    dateReviewed: date(b.date_reviewed),
+    approvedBy: b.approved_by,
+    dateApproved: date(b.date_approved),
+    rejectedBy: b.rejected_by,
+    rejectionReason: b.rejection_reason,
+    dateRejected: date(b.date_rejected),
+    cancelledBy: b.cancelled_by,
+    dateCancelled: date(b.date_cancelled),
+    transferredBy: b.transferred_by,
+    dateTransferred: date(b.date_transferred),
+    dateCompleted: date(b.date_completed),
+    errorMessage: b.error_message,
+    numberOfEntries: b.number_of_entries,
+    numberOfValidEntries: b.status_code === 'Q' ? 0 : b.number_of_entries - b.number_of_invalid_entries,
+    numberOfInvalidEntries: b.number_of_invalid_entries,
+    numberOfSuccessfulEntries: b.number_of_successful_entries,
+    numberOfFailedEntries: b.number_of_failed_entries,
+    numberOfReversedEntries: b.number_of_reversed_entries,
+    totalAmount: toMajor(b.total_amount_minor),
+    totalFees: toMajor(b.total_fee_minor),
+    totalAmountOfSuccessfulEntries: toMajor(b.successful_amount_minor),
+    totalAmountOfFailedEntries: toMajor(b.failed_amount_minor),
+    totalAmountOfReversedEntries: toMajor(b.reversed_amount_minor),
+  };
+}
+
+export function actionResult(b: repo.BatchRow) {
+  return {
+    MerchantAccountNumber: b.merchant_account_number,
+    BatchNumber: b.batch_number,
+    CurrencyCode: b.currency_code,
+    BatchStatusCode: b.status_code,
+    NumberOfSuccessfulEntries: b.number_of_successful_entries,
+    TotalAmountOfSuccessfulEntries: toMajor(b.successful_amount_minor),
+  };
+}
+
+/** Why a line is invalid, in the reader's language. */
+export function lineError(lang: Lang, p: Pick<repo.PayoutRow, 'error_code' | 'error_params'>): string | null {
+  if (!p.error_code) return null;
+  const params = { ...(p.error_params ?? {}) };
+  if (typeof params.limit === 'number') params.limit = formatMajor(params.limit);
+  return t(lang, `lineError.${p.error_code}` as MessageKey, params);
+}
+
+export function payoutRecord(lang: Lang, p: repo.PayoutRow) {
+  return {
+    batchNumber: p.batch_number,
+    lineNumber: p.line_number,
+    transactionReferenceNumber: p.transaction_reference_number,
+    sourceReferenceNumber: p.source_reference_number,
+    beneficiaryName: p.beneficiary_name,
+    connectorId: p.connector_id,
+    connectorName: p.connector_name ?? '',
+    beneficiaryAccountNumber: p.beneficiary_account_number,
+    transactionDescription: p.transaction_description,
+    transactionAmount: toMajor(p.amount_minor),
+    transactionFee: toMajor(p.fee_minor),
+    transactionCode: p.transaction_code,
+    transactionStatusCode: p.status_code,
+    transactionStatusName: LINE_STATUS_NAMES[p.status_code] ?? p.status_code,
+    errorMessage: lineError(lang, p),
+    responseCode: p.response_code,
+    responseMessage: p.response_message,
+    currencyCode: p.currency_code,
+    capturedBy: p.captured_by,
+    dateCreated: p.created_at.toISOString(),
+    dateTransferred: date(p.transferred_at),
+    dateCompleted: date(p.completed_at),
+    dateReversed: date(p.reversed_at),
+  };
+}
