@@ -51,24 +51,41 @@ create table batches (
   check ((status_code = 'Q') = (staged_lines is not null))
 );
 create index batches_merchant_idx on batches (merchant_account_number, batch_number desc);
+-- Kept as is: compressing 10 MB of JSON costs more time in the request than the disk it saves,
+-- and the value lives only until validation.
+alter table batches alter column staged_lines set storage external;
 
 -- Transaction reference numbers: YYMMDD + 6 base-36 characters (the gateway's `251220XF152G`),
 -- from a sequence scrambled by a multiplier coprime with 36^6, so they are unique for 36^6
 -- payouts a day, look unrelated to each other, and need no retry loop.
 create sequence payout_reference_seq;
 
-create function payout_reference(p_seq bigint, p_at timestamptz) returns char(12) language sql immutable as $$
-  select to_char(p_at at time zone 'UTC', 'YYMMDD') || string_agg(
-           substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', ((((p_seq % 2176782336) * 1203873691) % 2176782336) / p.pow % 36)::integer + 1, 1),
-           '' order by p.i desc)
-    from (select i, (36::bigint ^ i)::bigint as pow from generate_series(0, 5) i) p
+-- One expression each (no subquery, nothing volatile), so PostgreSQL inlines them into the
+-- 50,000-row INSERT … SELECT; a function call per row there tripled the statement's cost.
+create function payout_reference_scramble(p_seq bigint) returns bigint language sql immutable parallel safe as $$
+  select ((p_seq % 2176782336) * 1203873691) % 2176782336
+$$;
+
+-- p_day: the UTC day as YYMMDD.
+create function payout_reference(p_seq bigint, p_day text) returns char(12) language sql immutable parallel safe as $$
+  select (p_day
+      || substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (payout_reference_scramble(p_seq) / 60466176 % 36)::integer + 1, 1)
+      || substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (payout_reference_scramble(p_seq) / 1679616 % 36)::integer + 1, 1)
+      || substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (payout_reference_scramble(p_seq) / 46656 % 36)::integer + 1, 1)
+      || substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (payout_reference_scramble(p_seq) / 1296 % 36)::integer + 1, 1)
+      || substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (payout_reference_scramble(p_seq) / 36 % 36)::integer + 1, 1)
+      || substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (payout_reference_scramble(p_seq) % 36)::integer + 1, 1))::char(12)
 $$;
 
 create table payouts (
   payout_id bigint generated always as identity primary key,
-  merchant_account_number integer not null references merchants,
+  -- No foreign keys on this table: their row-by-row triggers cost 0.9 s per 50,000-line batch
+  -- (a third of its validation). Integrity holds by construction instead: lines are inserted by
+  -- one INSERT … SELECT from their batch row (which references the merchant), single payouts after
+  -- the merchant row is locked, and transaction codes are derived from the connector's channel.
+  merchant_account_number integer not null,
   -- null for a single payout
-  batch_number integer references batches,
+  batch_number integer,
   line_number integer check (line_number between 1 and 50000),
   transaction_reference_number char(12) not null unique check (transaction_reference_number ~ '^[A-Z0-9]{12}$'),
   source_reference_number varchar(50) not null,
@@ -81,7 +98,7 @@ create table payouts (
   fee_minor bigint not null default 0 check (fee_minor >= 0),
   currency_code char(3) not null,
   -- MMW to a wallet, MBA to a bank account; null when the connector is unknown.
-  transaction_code varchar(3) references transaction_types,
+  transaction_code varchar(3) check (transaction_code in ('MMW', 'MBA')),
   -- P pending, E error, D ready for funds transfer, T transferring, S successful, F failed,
   -- X rejected, C cancelled, R reversed.
   status_code char(1) not null check (status_code in ('P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R')),
@@ -109,6 +126,8 @@ create table payouts (
 -- Work for the payout worker, per merchant, by due time.
 create index payouts_due_idx on payouts (merchant_account_number, due_at) where status_code = 'T';
 create index payouts_reverse_idx on payouts (merchant_account_number, reverse_at) where status_code = 'S' and reverse_at is not null;
+-- A batch is complete when none of its lines is left in T.
+create index payouts_batch_open_idx on payouts (batch_number) where status_code = 'T';
 -- Single payouts, newest first.
 create index payouts_single_idx on payouts (merchant_account_number, payout_id desc) where batch_number is null;
 -- Batch lines across batches, newest first (E3 without a batchNumber).

@@ -18,6 +18,7 @@ export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalize
   if (!schema) return undefined;
   if (schema.properties) {
     const canonical = new Map<string, string>();
+    const exact = new Set(Object.keys(schema.properties));
     const children = new Map<string, Normalizer>();
     for (const [name, child] of Object.entries(schema.properties)) {
       canonical.set(name.toLowerCase(), name);
@@ -27,6 +28,8 @@ export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalize
     return (value) => {
       if (!isPlainObject(value)) return;
       for (const key of Object.keys(value)) {
+        // Nearly every key is already spelled as in the schema: skip the lower-casing for those.
+        if (children.has(key) || exact.has(key)) continue;
         const name = canonical.get(key.toLowerCase());
         if (name !== undefined && name !== key) {
           if (!Object.prototype.hasOwnProperty.call(value, name)) {

@@ -11,8 +11,11 @@ export const MAX_INPUT_DEPTH = 32;
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** One cheap scan rules out nearly every string; only those with a NUL or a surrogate look further. */
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+
 function storable(text: string): boolean {
-  return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text);
+  return !SUSPECT.test(text) || (!text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text));
 }
 
 function badText(name: string): AppError {
@@ -33,12 +36,22 @@ export function checkInput(input: unknown, rootName: string): void {
     const proto = Object.getPrototypeOf(value);
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) continue;
     if (depth >= MAX_INPUT_DEPTH) throw new AppError('validation', 'detail.tooDeep', { limit: MAX_INPUT_DEPTH });
+    // Strings and scalars are checked in place: a 50,000-line batch has 300,000 of them, and
+    // pushing each onto the stack doubled the cost of this walk.
     if (Array.isArray(value)) {
-      for (const item of value) stack.push({ value: item, depth: depth + 1, name });
+      for (const item of value) {
+        if (typeof item === 'string') {
+          if (!storable(item)) throw badText(name);
+        } else if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: depth + 1, name });
+      }
     } else {
-      for (const [key, item] of Object.entries(value)) {
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
         if (!storable(key)) throw badText(rootName);
-        stack.push({ value: item, depth: depth + 1, name: key });
+        const item = (value as Record<string, unknown>)[key];
+        if (typeof item === 'string') {
+          if (!storable(item)) throw badText(key);
+        } else if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: depth + 1, name: key });
       }
     }
   }

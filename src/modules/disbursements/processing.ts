@@ -20,6 +20,8 @@ export const CHUNK_LINES = 1000;
 export const LINES_PER_EVENT = 10;
 /** One job run stops taking chunks after this and re-queues itself, so other jobs get a turn. */
 const RUN_BUDGET_MS = 20_000;
+/** The soonest a run schedules the next one. */
+const RECHECK_MS = 1000;
 
 interface ProcessedRow {
   payout_id: number;
@@ -59,8 +61,9 @@ export async function processMerchantPayouts(deps: Deps, merchantAccountNumber: 
     reversed += n;
     if (n === 0) break;
   }
+  // Work still due now is held by another worker's open chunk: look again shortly, not in a spin.
   const next = await nextWakeUp(deps.db, merchantAccountNumber);
-  if (next) await schedulePayouts(deps.db, merchantAccountNumber, next);
+  if (next) await schedulePayouts(deps.db, merchantAccountNumber, new Date(Math.max(next.getTime(), Date.now() + RECHECK_MS)));
   return { processed, reversed };
 }
 

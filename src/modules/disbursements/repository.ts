@@ -94,7 +94,7 @@ export interface NewBatch {
   scheduledDate: string | null;
   capturedBy: string;
   numberOfEntries: number;
-  /** JSON: [[beneficiaryName, connectorId, beneficiaryAccountNumber, description, amountMinor, sourceReferenceNumber], …] */
+  /** JSON: [{i: lineNumber, n: beneficiaryName, c: connectorId, a: beneficiaryAccountNumber, d: description, m: amountMinor, r: sourceReferenceNumber}, …] */
   stagedLines: string;
 }
 
@@ -128,25 +128,31 @@ export async function lockQueuedBatch(tx: pg.PoolClient, batchNumber: number): P
  * unique in the batch. Valid lines get their fee; invalid ones status E with the first reason.
  */
 export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatus: 'P' | 'D'): Promise<void> {
+  // The duplicate-reference window sorts every line: in memory, not in temporary files.
+  await tx.query(`set local work_mem = '64MB'`);
   await tx.query(
     `insert into payouts (merchant_account_number, batch_number, line_number, transaction_reference_number, source_reference_number,
                           beneficiary_name, connector_id, beneficiary_account_number, transaction_description, amount_minor, fee_minor,
                           currency_code, transaction_code, status_code, error_code, error_params, captured_by)
-     select $1, b.batch_number, l.line_number, payout_reference(nextval('payout_reference_seq'), now()), l.source_reference_number,
+     select $1, b.batch_number, l.line_number, payout_reference(l.reference_seq, to_char(now() at time zone 'UTC', 'YYMMDD')), l.source_reference_number,
             l.beneficiary_name, l.connector_id, l.beneficiary_account_number, l.transaction_description, l.amount_minor,
             case when v.error_code is null then least(l.amount_minor, (l.amount_minor * coalesce(f.percent_basis_points, 0) + 5000) / 10000 + coalesce(f.flat_minor, 0)) else 0 end,
             b.currency_code, l.transaction_code,
             case when v.error_code is null then $2 else 'E' end, v.error_code, v.error_params, b.captured_by
        from batches b
        cross join lateral (
-         select (e.value->>0)::text as beneficiary_name, (e.value->>1)::integer as connector_id, (e.value->>2)::text as beneficiary_account_number,
-                (e.value->>3)::text as transaction_description, (e.value->>4)::bigint as amount_minor, (e.value->>5)::text as source_reference_number,
-                e.ordinality::integer as line_number, c.connector_id is not null as connector_known, c.is_active, c.is_disbursement_allowed, c.channel_code,
+         select e.n as beneficiary_name, e.c as connector_id, e.a as beneficiary_account_number, e.d as transaction_description,
+                e.m as amount_minor, e.r as source_reference_number,
+                e.i as line_number, c.connector_id is not null as connector_known, c.is_active, c.is_disbursement_allowed, c.channel_code,
                 case c.channel_code when 'M' then 'MMW' when 'B' then 'MBA' end as transaction_code,
-                row_number() over (partition by e.value->>5 order by e.ordinality) as reference_occurrence,
-                min(e.ordinality) over (partition by e.value->>5) as first_line
-           from json_array_elements(b.staged_lines::json) with ordinality e
-           left join connectors c on c.connector_id = (e.value->>1)::integer
+                row_number() over (partition by e.r order by e.i) as reference_occurrence,
+                min(e.i) over (partition by e.r) as first_line,
+                -- Drawn here, as a column: payout_reference(nextval(…)) would not be inlined (its
+                -- argument is volatile and used six times), and calling it per row tripled the cost.
+                nextval('payout_reference_seq') as reference_seq
+           -- json_to_recordset parses each line once into typed columns (json ->> re-parses per field).
+           from json_to_recordset(b.staged_lines::json) as e(i integer, n text, c integer, a text, d text, m bigint, r text)
+           left join connectors c on c.connector_id = e.c
        ) l
        left join merchant_limits ml on ml.merchant_account_number = $1 and ml.transaction_code = l.transaction_code and ml.currency_code = b.currency_code
        left join fee_schedules f on f.transaction_code = l.transaction_code and f.currency_code = b.currency_code
@@ -272,7 +278,8 @@ export async function listBatches(q: Queryable, merchantAccountNumber: number, f
   const values: unknown[] = [merchantAccountNumber];
   if (f.batchDate) {
     values.push(f.batchDate);
-    where.push(`date_captured >= $${values.length}::date and date_captured < $${values.length}::date + 1`);
+    // The UTC day, whatever the session's TimeZone (a bare date::timestamptz would use it).
+    where.push(`date_captured >= ($${values.length}::date)::timestamp at time zone 'UTC' and date_captured < ($${values.length}::date + 1)::timestamp at time zone 'UTC'`);
   }
   if (statusCodes) {
     values.push(statusCodes);
@@ -338,7 +345,10 @@ export async function listPayouts(q: Queryable, merchantAccountNumber: number, f
   const filtered = Boolean(f.statusCode || (f.searchBy && f.searchText) || f.transactionDate);
   if (f.statusCode) where.push(`p.status_code = ${add(f.statusCode)}`);
   if (f.searchBy && f.searchText) where.push(`${PAYOUT_SEARCH_COLUMNS[f.searchBy]} ilike ${add(`%${escapeLike(f.searchText)}%`)}`);
-  if (f.transactionDate) where.push(`p.created_at >= ${add(f.transactionDate)}::date and p.created_at < $${values.length}::date + 1`);
+  if (f.transactionDate) {
+    const day = add(f.transactionDate);
+    where.push(`p.created_at >= (${day}::date)::timestamp at time zone 'UTC' and p.created_at < (${day}::date + 1)::timestamp at time zone 'UTC'`);
+  }
   if (f.batchNumber !== undefined && !filtered) {
     where.push(`p.line_number > ${add(f.offset)} and p.line_number <= ${add(f.offset + f.limit)}`);
     paging = '';
@@ -393,7 +403,7 @@ export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promi
     `insert into payouts (merchant_account_number, transaction_reference_number, source_reference_number, beneficiary_name, connector_id,
                           beneficiary_account_number, transaction_description, amount_minor, fee_minor, currency_code, transaction_code,
                           status_code, response_code, response_message, captured_by, transferred_at, due_at)
-     values ($1, payout_reference(nextval('payout_reference_seq'), now()), $2, $3, $4, $5, $6, $7, $8, $9, $10, 'T', $11, $12, $13, now(), now())
+     values ($1, payout_reference(nextval('payout_reference_seq'), to_char(now() at time zone 'UTC', 'YYMMDD')), $2, $3, $4, $5, $6, $7, $8, $9, $10, 'T', $11, $12, $13, now(), now())
      returning payout_id`,
     [
       p.merchantAccountNumber,

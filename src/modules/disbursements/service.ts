@@ -69,7 +69,7 @@ export async function submitBatch(deps: Deps, tx: pg.PoolClient, s: BatchSubmiss
   const scheduledDate = scheduledDateOf(deps, s.isBatchScheduled, s.scheduledDate);
   const merchant = await activeMerchant(tx, s.merchantAccountNumber);
   const staged = JSON.stringify(
-    s.transactions.map((l) => [l.beneficiaryName, l.connectorId, l.beneficiaryAccountNumber, l.transactionDescription ?? '', toMinor(l.transactionAmount), l.sourceReferenceNumber]),
+    s.transactions.map((l, index) => ({ i: index + 1, n: l.beneficiaryName, c: l.connectorId, a: l.beneficiaryAccountNumber, d: l.transactionDescription ?? '', m: toMinor(l.transactionAmount), r: l.sourceReferenceNumber })),
   );
   const batchNumber = await repo.insertBatch(tx, {
     merchantAccountNumber: merchant.merchant_account_number,
@@ -202,13 +202,18 @@ export async function transferFunds(deps: Deps, tx: pg.PoolClient, input: Action
   const dueAt = batch.scheduled_date && new Date(`${batch.scheduled_date}T00:00:00Z`) > now ? new Date(`${batch.scheduled_date}T00:00:00Z`) : now;
   await repo.startTransfer(tx, batch.batch_number, dueAt);
   const updated = await repo.setBatchStatus(tx, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
-  await schedulePayouts(tx, merchant.merchant_account_number, dueAt);
+  await schedulePayouts(tx, merchant.merchant_account_number, dueAt, now);
   return updated;
 }
 
-/** Wakes the merchant's payout worker job at `runAt` (one job per merchant: the key merges them). */
-export async function schedulePayouts(tx: pg.PoolClient | Deps['db'], merchantAccountNumber: number, runAt: Date): Promise<void> {
-  await enqueue(tx, PROCESS_TASK, { merchantAccountNumber }, { runAt, jobKey: `payouts:${merchantAccountNumber}`, maxAttempts: 25 });
+/**
+ * Wakes the merchant's payout job at `runAt`. Jobs are keyed by merchant and wake-up time, so
+ * repeated calls merge, and a wake-up next week (a scheduled batch) never postpones one due now,
+ * as a single key per merchant would (graphile-worker replaces a keyed job's run_at).
+ */
+export async function schedulePayouts(tx: pg.PoolClient | Deps['db'], merchantAccountNumber: number, runAt: Date, now = new Date()): Promise<void> {
+  const when = runAt.getTime() <= now.getTime() ? 'now' : runAt.toISOString();
+  await enqueue(tx, PROCESS_TASK, { merchantAccountNumber }, { runAt, jobKey: `payouts:${merchantAccountNumber}:${when}`, maxAttempts: 25 });
 }
 
 // ---------------------------------------------------------------------------------------------
