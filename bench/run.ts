@@ -46,12 +46,22 @@
 //                exactly one 200 and one collection row per account.
 //   meetsTargets  the issue's targets (≥ 1,500 req/s, p99 ≤ 50 ms, ≥ 60 % of the baseline, the two
 //                races) as booleans, for reading only: nothing fails on them.
+//
+// Then `disbursements` (bench/disbursements.ts): a 50,000-line E8 batch through the real service
+// process (src/server.ts with npm start's defaults) on a database of its own: acceptance against a
+// bare node:http JSON.parse floor, validation, transferFunds until every line is final, the
+// service's peak memory, and E3 paging and search on the batch.
+//
+// Then `analytics` (bench/analytics.ts): 1,000,000 transactions of one merchant loaded set-based
+// on a database of its own, connector_daily_stats built by the migration's backfill, then E5 and
+// GetDisbursementMetrics over 90 days through HTTP (median and p95 of 50 sequential requests)
+// against one run of the same aggregate computed directly over the transaction tables.
 // The machine is shared: cpu.otherProcesses shows how much of it other work took during a run.
 //
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
-// (`worker`, the default, or `inprocess`), BENCH_ONLY (`http`, `webhooks` or `collections`: that
-// part alone).
+// (`worker`, the default, or `inprocess`), BENCH_ONLY (`http`, `webhooks`, `collections`,
+// `disbursements` or `analytics`: that part alone).
 //
 // Where the load generator runs: the machine has 2 cores. With autocannon in the server's own
 // event loop (`inprocess`) the two compete for one thread and the numbers mostly measure that
@@ -87,6 +97,8 @@ import { insertPaymentRequest } from '../src/modules/collections/repository.ts';
 import { createMerchant, type MerchantCredentials } from '../src/modules/merchants/service.ts';
 import { samplePayload } from '../src/modules/webhooks/payloads.ts';
 import { addWebhook } from '../src/modules/webhooks/service.ts';
+import { benchAnalytics } from './analytics.ts';
+import { benchDisbursements } from './disbursements.ts';
 
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 32);
@@ -94,7 +106,7 @@ const DURATION_SECONDS = positiveInt('BENCH_SECONDS', 10);
 const LOAD_GENERATORS = ['worker', 'inprocess'] as const;
 type LoadGenerator = (typeof LOAD_GENERATORS)[number];
 const LOAD_GENERATOR = loadGenerator();
-const PARTS = ['http', 'webhooks', 'collections'] as const;
+const PARTS = ['http', 'webhooks', 'collections', 'disbursements', 'analytics'] as const;
 type Part = (typeof PARTS)[number];
 const ONLY = benchOnly();
 const runs = (part: Part) => ONLY === undefined || ONLY === part;
@@ -1142,6 +1154,8 @@ async function main(): Promise<void> {
     }
     if (runs('webhooks')) report.webhooks = await benchWebhooks(deps);
     if (runs('collections')) report.collections = await benchCollections(deps, databaseUrl);
+    if (runs('disbursements')) report.disbursements = await benchDisbursements(adminUrl);
+    if (runs('analytics')) report.analytics = await benchAnalytics(adminUrl);
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } finally {
     // Each step on its own: a failure in one still lets the others run.

@@ -51,6 +51,8 @@ create table batches (
   check ((status_code = 'Q') = (staged_lines is not null))
 );
 create index batches_merchant_idx on batches (merchant_account_number, batch_number desc);
+-- Queued batches, for the sweep that re-queues validations lost with a killed worker.
+create index batches_queued_idx on batches (date_captured) where status_code = 'Q';
 -- Kept as is: compressing 10 MB of JSON costs more time in the request than the disk it saves,
 -- and the value lives only until validation.
 alter table batches alter column staged_lines set storage external;

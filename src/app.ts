@@ -56,6 +56,27 @@ import batchTransferFunds from './modules/disbursements/routes/transfer-funds.ts
 import singleAdd from './modules/disbursements/routes/single-add.ts';
 import singleGetTransaction from './modules/disbursements/routes/single-get-transaction.ts';
 import singleGetTransactions from './modules/disbursements/routes/single-get-transactions.ts';
+import batchAddFile from './modules/disbursements/routes/add-file.ts';
+import batchDownloadErrors from './modules/disbursements/routes/download-errors.ts';
+import settlementAdd from './modules/settlement/routes/add.ts';
+import settlementGetAll from './modules/settlement/routes/get-all.ts';
+import settlementGet from './modules/settlement/routes/get.ts';
+import settlementActivate from './modules/settlement/routes/activate.ts';
+import settlementDeactivate from './modules/settlement/routes/deactivate.ts';
+import settlementUpdate from './modules/settlement/routes/update.ts';
+import settlementDelete from './modules/settlement/routes/delete.ts';
+import analyticsCount from './modules/analytics/routes/count-metrics.ts';
+import analyticsSum from './modules/analytics/routes/sum-metrics.ts';
+import analyticsDisbursements from './modules/analytics/routes/disbursement-metrics.ts';
+import userAdd from './modules/users/routes/add.ts';
+import userGetAll from './modules/users/routes/get-all.ts';
+import userGet from './modules/users/routes/get.ts';
+import userUpdate from './modules/users/routes/update.ts';
+import userActivate from './modules/users/routes/activate.ts';
+import userClose from './modules/users/routes/close.ts';
+import userReinvite from './modules/users/routes/reinvite.ts';
+import setPasswordPage from './modules/users/routes/set-password.ts';
+import listEmails from './modules/admin/routes/list-emails.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
 import health from './modules/health/routes/health.ts';
@@ -105,10 +126,29 @@ const MERCHANT_API: RouteModule[] = [
   singleAdd,
   singleGetTransaction,
   singleGetTransactions,
+  settlementAdd,
+  settlementGetAll,
+  settlementGet,
+  settlementActivate,
+  settlementDeactivate,
+  settlementUpdate,
+  settlementDelete,
+  analyticsCount,
+  analyticsSum,
+  analyticsDisbursements,
+  userAdd,
+  userGetAll,
+  userGet,
+  userUpdate,
+  userActivate,
+  userClose,
+  userReinvite,
+  batchAddFile,
+  batchDownloadErrors,
 ];
 
-/** Operator and operations routes, and the hosted checkout page, at the root. */
-const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, health, checkoutPage];
+/** Operator and operations routes, and the pages people open from links (checkout, set password), at the root. */
+const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, listEmails, health, checkoutPage, setPasswordPage];
 
 export interface BuiltApp {
   app: App;

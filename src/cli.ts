@@ -20,6 +20,10 @@ Commands:
       Prints the new credentials once; the secret is not stored anywhere else.
   merchants list [--limit N] [--after ACCOUNTNUMBER]
       List merchants in account-number order; --after the last number of the previous page.
+  emails list [--status pending|sent|held|failed] [--recipient ADDRESS] [--page N] [--limit N]
+      List the e-mail outbox, newest first (N ≤ 100 a page, default 50), with each message's
+      status, attempts, last error and text body. Without SMTP_URL the server sends nothing and
+      keeps its e-mails here as "held": this is where invitation links can be read.
   token --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
       Get a 5-minute access token for a key pair.
   listen --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
@@ -38,7 +42,7 @@ Commands:
 
 Options for every command:
   --url URL              server base URL (default: $ONEKHUSA_URL, else http://localhost:$PORT or :8080)
-  --admin-token TOKEN    operator token for the merchants commands (default: $ADMIN_TOKEN)
+  --admin-token TOKEN    operator token for the merchants and emails commands (default: $ADMIN_TOKEN)
 
 Exit status: 0 success, 1 refused by the server or server unreachable, 2 bad usage.
 `;
@@ -53,6 +57,9 @@ const OPTIONS = {
   organisation: { type: 'string' },
   limit: { type: 'string' },
   after: { type: 'string' },
+  page: { type: 'string' },
+  status: { type: 'string' },
+  recipient: { type: 'string' },
   key: { type: 'string' },
   secret: { type: 'string' },
   merchant: { type: 'string' },
@@ -68,11 +75,13 @@ const COMMON: OptionName[] = ['url', 'admin-token', 'help'];
 const COMMAND_OPTIONS: Record<string, OptionName[]> = {
   'merchants create': ['name', 'level', 'currency', 'organisation'],
   'merchants list': ['limit', 'after'],
+  'emails list': ['status', 'recipient', 'page', 'limit'],
   token: ['key', 'secret', 'organisation', 'merchant'],
   listen: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port'],
 };
 
 const REQUEST_TIMEOUT_MS = 15_000;
+const EMAIL_STATUSES = ['pending', 'sent', 'held', 'failed'];
 
 class UsageError extends Error {}
 
@@ -89,7 +98,7 @@ function required(values: Values, name: 'name' | 'key' | 'secret' | 'organisatio
   return value;
 }
 
-function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port'): number | undefined {
+function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port' | 'page'): number | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value.trim())) usage(`--${name} must be a whole number, got "${value.slice(0, 40)}"`);
@@ -115,7 +124,7 @@ function shown(url: URL): string {
 
 function adminToken(values: Values): string {
   const token = values['admin-token'] ?? process.env.ADMIN_TOKEN;
-  if (!token || token.trim() === '') usage('the merchants commands need the operator token: pass --admin-token or set ADMIN_TOKEN');
+  if (!token || token.trim() === '') usage('the merchants and emails commands need the operator token: pass --admin-token or set ADMIN_TOKEN');
   return token.trim();
 }
 
@@ -132,7 +141,7 @@ interface Answer {
 interface CallOptions {
   token?: string;
   body?: unknown;
-  query?: Record<string, number | undefined>;
+  query?: Record<string, number | string | undefined>;
   headers?: Record<string, string>;
 }
 
@@ -577,10 +586,13 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
 
-  const command = positionals[0] === 'merchants' ? positionals.slice(0, 2).join(' ') : positionals[0];
+  const group = positionals[0] === 'merchants' || positionals[0] === 'emails' ? positionals[0] : undefined;
+  const command = group ? positionals.slice(0, 2).join(' ') : positionals[0];
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) {
-    usage(positionals[0] === 'merchants' ? `unknown merchants command "${positionals[1] ?? ''}" (expected create or list)` : `unknown command "${positionals[0]}"`);
+    if (group === 'merchants') usage(`unknown merchants command "${(positionals[1] ?? '').slice(0, 40)}" (expected create or list)`);
+    if (group === 'emails') usage(`unknown emails command "${(positionals[1] ?? '').slice(0, 40)}" (expected list)`);
+    usage(`unknown command "${positionals[0]}"`);
   }
   const extra = positionals.slice(command.split(' ').length);
   if (extra.length > 0) usage(`unexpected argument "${extra[0].slice(0, 40)}" for ${command}`);
@@ -605,6 +617,15 @@ async function run(argv: string[]): Promise<void> {
         query: { limit: wholeNumber(values, 'limit'), afterAccountNumber: wholeNumber(values, 'after') },
       });
       break;
+    case 'emails list': {
+      const status = values.status?.trim();
+      if (status !== undefined && !EMAIL_STATUSES.includes(status)) usage(`--status must be one of ${EMAIL_STATUSES.join(', ')}, got "${status.slice(0, 40)}"`);
+      result = await call(base, 'GET', '/admin/v1/emails', {
+        token: adminToken(values),
+        query: { status, recipient: values.recipient?.trim(), pageNumber: wholeNumber(values, 'page'), numberOfReturnedRows: wholeNumber(values, 'limit') },
+      });
+      break;
+    }
     case 'token': {
       const body = {
         apiKey: required(values, 'key'),

@@ -47,6 +47,16 @@ export interface Config {
    * of hosted checkout links. Unset: taken from each initiate request's protocol and Host.
    */
   publicBaseUrl: string | undefined;
+  /**
+   * Where e-mail goes out (SMTP_URL, e.g. smtp://user:pass@mail.example.mw:587; smtps:// for
+   * implicit TLS). Unset: e-mails stay in the outbox as 'held' for the operator to read. It holds
+   * a password: never log it.
+   */
+  smtpUrl: string | undefined;
+  /** The From of every e-mail (SMTP_FROM). */
+  smtpFrom: string;
+  /** How long a set-password invitation link works (INVITATION_HOURS). */
+  invitationHours: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,6 +127,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publicBaseUrl !== undefined && !/^https?:\/\/[^/?#@\s]+\/?$/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) origin such as https://pay.example.mw (no path), got "${publicBaseUrl}"`);
   }
+  const smtpUrl = optional(env, 'SMTP_URL');
+  if (smtpUrl !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(smtpUrl);
+    } catch {
+      parsed = undefined;
+    }
+    // The value may hold a password: the message never shows it.
+    if (!parsed || (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') || !parsed.hostname) {
+      throw new ConfigError('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://[user:password@]host[:port] (the value given is not shown: it may hold a password)');
+    }
+  }
+  const smtpFrom = optional(env, 'SMTP_FROM') ?? 'OneKhusa Sandbox <no-reply@onekhusa.local>';
+  if (smtpFrom.length > 200 || /[\r\n]/.test(smtpFrom) || !/[^\s@<>]+@[^\s@<>]+/.test(smtpFrom)) {
+    throw new ConfigError(`SMTP_FROM must be an address such as "Shop <no-reply@shop.mw>" (at most 200 characters, one line), got "${smtpFrom.slice(0, 200)}"`);
+  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
@@ -146,5 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutTimeoutSeconds: int(env, 'PAYOUT_TIMEOUT_SECONDS', 30, 0, 86_400),
     payoutReversalSeconds: int(env, 'PAYOUT_REVERSAL_SECONDS', 60, 0, 86_400),
     publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),
+    smtpUrl,
+    smtpFrom,
+    invitationHours: int(env, 'INVITATION_HOURS', 72, 1, 720),
   };
 }

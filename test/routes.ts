@@ -20,7 +20,7 @@
 //   build        returns a VALID request for merchant `m` (query, body and/or headers). It may create the
 //                state the request needs (a key to delete, a batch to approve…) directly in the
 //                database or through the API with m's token; it must not depend on other merchants.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { withTransaction } from '../src/db/pool.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
@@ -29,6 +29,10 @@ import { findSubscription, type SubscriptionRow } from '../src/modules/webhooks/
 import { addWebhook } from '../src/modules/webhooks/service.ts';
 import type { CollectionRow, PaymentRequestRow } from '../src/modules/collections/repository.ts';
 import { createPaymentRequest, payPaymentAccount } from '../src/modules/collections/service.ts';
+import { addSinglePayout, submitBatch, validateBatch } from '../src/modules/disbursements/service.ts';
+import { topup } from '../src/modules/merchants/service.ts';
+import { activate, addAccount, deactivate, listAccounts } from '../src/modules/settlement/service.ts';
+import { addUser } from '../src/modules/users/service.ts';
 import { BASE, type TestApp, type TestMerchant } from './helpers.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -93,6 +97,89 @@ export async function collectionFor(t: TestApp, m: TestMerchant, amountMinor = 5
   return withTransaction(t.db, (tx) =>
     payPaymentAccount(tx, { merchantAccountNumber: m.merchantAccountNumber, beneficiaryAccountNumber: m.paymentAccountNumber, connectorId: CONNECTOR_ID, amountMinor, createdBy: ACTOR }),
   );
+}
+
+/** A valid payout (batch line or single payout body fields): MWK 500 to an Airtel wallet. */
+export const payoutLine = () => ({
+  beneficiaryName: 'Chisomo Banda',
+  connectorId: 112400,
+  beneficiaryAccountNumber: '265991234567',
+  transactionDescription: 'Salary',
+  transactionAmount: 500,
+  sourceReferenceNumber: `SRC${randomBytes(6).toString('hex')}`,
+});
+
+/** Who captures registry batches: not ACTOR, so that ACTOR may review and approve them (four eyes). */
+export const BATCH_CAPTURER = 'capturer@shop.mw';
+
+/**
+ * A validated batch of `m` with one valid line, through the service and the validation job, that
+ * follows the rules of `levelNumber` (1: lines ready for transfer; 2 and 3: awaiting approval or
+ * review); returns its number.
+ */
+export async function batchFor(t: TestApp, m: TestMerchant, levelNumber = 1): Promise<number> {
+  const { batchNumber } = await withTransaction(t.db, (tx) =>
+    submitBatch(t.deps, tx, { merchantAccountNumber: m.merchantAccountNumber, isBatchScheduled: false, capturedBy: BATCH_CAPTURER, uploadType: 'JSON', transactions: [payoutLine()] }),
+  );
+  // A batch follows the level it was captured at; set before validation decides its lines' states.
+  await t.db.query('update batches set level_number = $2 where batch_number = $1', [batchNumber, levelNumber]);
+  await withTransaction(t.db, (tx) => validateBatch(t.deps, tx, batchNumber));
+  return batchNumber;
+}
+
+/** Credits `m`'s disbursement balance through the top-up service (MWK 10,000 unless told). */
+export async function fund(t: TestApp, m: TestMerchant, amountMinor = 1_000_000): Promise<void> {
+  await topup(t.deps, { merchantAccountNumber: m.merchantAccountNumber, connectorId: CONNECTOR_ID, topupAmountMinor: amountMinor, createdBy: ACTOR }, async () => undefined);
+}
+
+/** A fresh single payout of `m` (funded first), through the service; returns its reference. */
+export async function singlePayoutFor(t: TestApp, m: TestMerchant): Promise<string> {
+  await fund(t, m);
+  const payout = await withTransaction(t.db, (tx) => addSinglePayout(t.deps, tx, { merchantAccountNumber: m.merchantAccountNumber, capturedBy: ACTOR, ...payoutLine() }));
+  return payout.transaction_reference_number;
+}
+
+/** The transaction reference of the first line of a fresh batch of `m`. */
+async function batchLineFor(t: TestApp, m: TestMerchant): Promise<string> {
+  const batchNumber = await batchFor(t, m);
+  const { rows } = await t.db.query<{ r: string }>('select transaction_reference_number as r from payouts where batch_number = $1 order by line_number limit 1', [batchNumber]);
+  return rows[0].r;
+}
+
+/** Deactivates whichever settlement account of `m` is active, through the service. */
+export async function deactivateSettlement(t: TestApp, m: TestMerchant): Promise<void> {
+  for (const a of await listAccounts(t.db, m.merchantAccountNumber)) if (a.status_code === 'A') await deactivate(t.deps, m.merchantAccountNumber, a.account_id, ACTOR);
+}
+
+/** A unique e-mail address for a new merchant user. */
+export const newUserEmail = () => `user.${randomBytes(6).toString('hex')}@shop.mw`;
+
+/** A new merchant user of `m` (active, invited, no password yet), through the service; returns its userId. */
+export async function merchantUserFor(t: TestApp, m: TestMerchant): Promise<string> {
+  return addUser(
+    t.deps,
+    { organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber, firstName: 'Thoko', lastName: 'Mwale', emailAddress: newUserEmail(), phoneNumber: '0991234567', roleId: 2, capturedBy: ACTOR },
+    'http://localhost',
+  );
+}
+
+/**
+ * A new settlement account of `m` (an NBM bank account), through the service; returns its id.
+ * `active`: activated, after deactivating the one that was (one active account per merchant).
+ */
+export async function settlementAccountFor(t: TestApp, m: TestMerchant, active = false): Promise<number> {
+  const accountId = await addAccount(t.deps, {
+    merchantAccountNumber: m.merchantAccountNumber,
+    accountNumber: String(randomInt(1_000_000_000, 10_000_000_000)),
+    connectorId: CONNECTOR_ID,
+    accountName: 'Shop Holdings Ltd',
+    capturedBy: ACTOR,
+  });
+  if (active) {
+    await deactivateSettlement(t, m);
+    await activate(t.deps, m.merchantAccountNumber, accountId, ACTOR);
+  }
+  return accountId;
 }
 
 const mac = (m: TestMerchant) => ({ merchantAccountNumber: m.merchantAccountNumber });
@@ -205,6 +292,135 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
     url: `${BASE}/collections/reverse`,
     merchantIn: 'body',
     build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: (await collectionFor(t, m)).transaction_reference_number, reason: 'Customer refund' } }),
+  },
+
+  // Disbursements. State comes from the services (batchFor, fund, singlePayoutFor), never through
+  // the API: a revoked key's merchant must still get its requests built.
+  {
+    // E8 names its merchant in body.header; the suite's foreign and malformed numbers go at the
+    // top level of the body, where the scoping check reads them as well.
+    method: 'POST',
+    url: `${BASE}/disbursements/batch/addJson`,
+    merchantIn: 'body',
+    build: (_t, m) => ({ body: { header: { ...mac(m), isBatchScheduled: false, capturedBy: ACTOR }, transactions: [payoutLine(), payoutLine()] } }),
+  },
+  { method: 'POST', url: `${BASE}/disbursements/batch/getBatches`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
+  { method: 'POST', url: `${BASE}/disbursements/batch/getTransactions`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
+  { method: 'POST', url: `${BASE}/disbursements/batch/getBatch`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m) } }) },
+  { method: 'POST', url: `${BASE}/disbursements/batch/getTransaction`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: await batchLineFor(t, m) } }) },
+  { method: 'PUT', url: `${BASE}/disbursements/batch/review`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m, 3), actionedBy: ACTOR } }) },
+  { method: 'PUT', url: `${BASE}/disbursements/batch/approve`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m, 2), actionedBy: ACTOR } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/disbursements/batch/reject`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m), reasonForRejection: 'Wrong amounts', rejectedBy: ACTOR } }),
+  },
+  { method: 'POST', url: `${BASE}/disbursements/batch/cancel`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m), cancelledBy: ACTOR } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/disbursements/batch/transferFunds`,
+    merchantIn: 'body',
+    build: async (t, m) => {
+      await fund(t, m);
+      return { body: { ...mac(m), batchNumber: await batchFor(t, m), transferredBy: ACTOR } };
+    },
+  },
+  {
+    method: 'POST',
+    url: `${BASE}/disbursements/single/add`,
+    merchantIn: 'body',
+    build: async (t, m) => {
+      await fund(t, m);
+      return { body: { ...mac(m), ...payoutLine(), capturedBy: ACTOR } };
+    },
+  },
+  { method: 'POST', url: `${BASE}/disbursements/single/getTransaction`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: await singlePayoutFor(t, m) } }) },
+  { method: 'POST', url: `${BASE}/disbursements/single/getTransactions`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/disbursements/batch/addFile`,
+    merchantIn: 'body',
+    build: (_t, m) => {
+      const lines = [payoutLine(), payoutLine()];
+      const csv = [Object.keys(lines[0]).join(','), ...lines.map((l) => Object.values(l).join(','))].join('\r\n');
+      return { body: { ...mac(m), isBatchScheduled: false, contentType: 'CSV', fileContent: Buffer.from(csv).toString('base64'), capturedBy: ACTOR } };
+    },
+  },
+  { method: 'POST', url: `${BASE}/disbursements/batch/downloadErrors`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), batchNumber: await batchFor(t, m) } }) },
+
+  // Settlement accounts (state from the settlement service). get, activate and deactivate name
+  // the merchant only optionally: the suite's numbers travel in the query / body as for the rest.
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/bankAccounts/add`,
+    merchantIn: 'body',
+    status: 201,
+    build: (_t, m) => ({ body: { ...mac(m), accountNumber: String(randomInt(1_000_000_000, 10_000_000_000)), connectorId: CONNECTOR_ID, accountName: 'Shop Holdings Ltd', capturedBy: ACTOR } }),
+  },
+  { method: 'GET', url: `${BASE}/merchants/bankAccounts/getAll`, merchantIn: 'query', build: (_t, m) => ({ query: mac(m) }) },
+  { method: 'GET', url: `${BASE}/merchants/bankAccounts/get`, merchantIn: 'query', build: async (t, m) => ({ query: { ...mac(m), accountId: await settlementAccountFor(t, m) } }) },
+  {
+    // Valid only while no other account of m is active: that one is deactivated first.
+    method: 'POST',
+    url: `${BASE}/merchants/bankAccounts/activate`,
+    merchantIn: 'body',
+    build: async (t, m) => {
+      await deactivateSettlement(t, m);
+      return { body: { ...mac(m), accountId: await settlementAccountFor(t, m), changedBy: ACTOR } };
+    },
+  },
+  { method: 'POST', url: `${BASE}/merchants/bankAccounts/deactivate`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), accountId: await settlementAccountFor(t, m, true), changedBy: ACTOR } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/bankAccounts/update`,
+    merchantIn: 'body',
+    build: async (t, m) => ({
+      body: { ...mac(m), accountId: await settlementAccountFor(t, m, true), accountNumber: String(randomInt(1_000_000_000, 10_000_000_000)), connectorId: 221300, accountName: 'Shop Holdings (Pty) Ltd', capturedBy: ACTOR },
+    }),
+  },
+  { method: 'POST', url: `${BASE}/merchants/bankAccounts/delete`, merchantIn: 'body', build: async (t, m) => ({ body: { accountId: await settlementAccountFor(t, m), ...mac(m), deletedBy: ACTOR } }) },
+
+  // Analytics (the last 30 days when no dates are given)
+  { method: 'POST', url: `${BASE}/core/MerchantAnalytics/GetConnectorSummaryCountMetrics`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), summaryType: 'C' } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/core/MerchantAnalytics/GetConnectorSummarySumMetrics`,
+    merchantIn: 'body',
+    build: (_t, m) => {
+      const today = new Date().toISOString().slice(0, 10);
+      return { body: { ...mac(m), summaryType: 'D', fromDate: today, toDate: today } };
+    },
+  },
+  { method: 'POST', url: `${BASE}/core/MerchantAnalytics/GetDisbursementMetrics`, merchantIn: 'body', build: (_t, m) => ({ body: mac(m) }) },
+
+  // Merchant users (state from the users service: a fresh invited user per request)
+  {
+    method: 'POST',
+    url: `${BASE}/security/merchantUsers/add`,
+    merchantIn: 'body',
+    status: 201,
+    build: (_t, m) => ({
+      body: { organisationId: m.organisationId, ...mac(m), firstName: 'Chikondi', lastName: 'Banda', emailAddress: newUserEmail(), phoneNumber: '265881234567', roleId: 3, capturedBy: ACTOR },
+    }),
+  },
+  { method: 'POST', url: `${BASE}/security/merchantUsers/getAll`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
+  { method: 'GET', url: `${BASE}/security/merchantUsers/get`, merchantIn: 'query', build: async (t, m) => ({ query: { ...mac(m), userId: await merchantUserFor(t, m) } }) },
+  {
+    method: 'PUT',
+    url: `${BASE}/security/merchantUsers/update`,
+    merchantIn: 'body',
+    build: async (t, m) => ({
+      body: { organisationId: m.organisationId, ...mac(m), userId: await merchantUserFor(t, m), firstName: 'Thokozani', lastName: 'Mwale', phoneNumber: '+265991234568', roleId: 4, modifiedBy: ACTOR },
+    }),
+  },
+  { method: 'PUT', url: `${BASE}/security/merchantUsers/activate`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), userId: await merchantUserFor(t, m), modifiedBy: ACTOR } }) },
+  { method: 'PUT', url: `${BASE}/security/merchantUsers/close`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), userId: await merchantUserFor(t, m), modifiedBy: ACTOR } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/security/merchantUsers/reinvite`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { organisationId: m.organisationId, ...mac(m), userId: await merchantUserFor(t, m) } }),
   },
 ];
 

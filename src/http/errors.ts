@@ -37,8 +37,13 @@ export const ERRORS = {
   amountMismatch: { status: 402, errorCode: 'E922', title: 'title.businessRule', slug: 'amount-mismatch' },
   currencyMismatch: { status: 402, errorCode: 'E923', title: 'title.businessRule', slug: 'currency-mismatch' },
   alreadyReversed: { status: 402, errorCode: 'E924', title: 'title.businessRule', slug: 'already-reversed' },
-  // The same user may not capture and approve (or review and approve) a batch.
-  fourEyes: { status: 402, errorCode: 'E925', title: 'title.businessRule', slug: 'four-eyes' },
+  // The same user may not capture and approve (or review and approve) a batch: product.md §3's
+  // own example of 403, with a type URI of its own.
+  fourEyes: { status: 403, errorCode: 'E902', title: 'title.forbidden', slug: 'four-eyes' },
+  // Another settlement account of the merchant is active (one at a time).
+  settlementAccountActive: { status: 402, errorCode: 'E926', title: 'title.businessRule', slug: 'settlement-account-active' },
+  // E6: the user has already set a password; there is nothing to invite them to.
+  passwordAlreadySet: { status: 402, errorCode: 'E927', title: 'title.businessRule', slug: 'password-already-set' },
   connectorFailed: { status: 424, errorCode: 'E960', title: 'title.connector', slug: 'connector-failed' },
   internal: { status: 500, errorCode: 'E950', title: 'title.internal', slug: 'internal-error' },
   unavailable: { status: 503, errorCode: 'E952', title: 'title.unavailable', slug: 'service-unavailable' },
@@ -48,10 +53,16 @@ export type ErrorName = keyof typeof ERRORS;
 
 export const PROBLEM_TYPE_BASE = 'urn:onekhusa-sandbox:problem:';
 
+/** A parameter that is itself a message: rendered in the reader's language with the detail. */
+export interface Localized {
+  key: MessageKey;
+}
+export type ErrorParams = Record<string, string | number | Localized>;
+
 export class AppError extends Error {
   readonly kind: ErrorName;
   readonly detailKey: MessageKey | undefined;
-  readonly params: Record<string, string | number>;
+  readonly params: ErrorParams;
   /** Field messages, already keyed for translation. */
   readonly fieldErrors: Array<{ key: MessageKey; params: Record<string, string | number> }>;
   readonly headers: Record<string, string>;
@@ -59,7 +70,7 @@ export class AppError extends Error {
   constructor(
     kind: ErrorName,
     detailKey?: MessageKey,
-    params: Record<string, string | number> = {},
+    params: ErrorParams = {},
     options: { fieldErrors?: AppError['fieldErrors']; headers?: Record<string, string> } = {},
   ) {
     super(`${kind}${detailKey ? `: ${detailKey}` : ''}`);
@@ -101,7 +112,8 @@ export function problem(kind: ErrorName, lang: Lang, detail: string, errors: str
 }
 
 export function problemFromAppError(err: AppError, lang: Lang, instance: string, requestId: string): Problem {
-  const params = { ...err.params, requestId };
+  const params: Record<string, string | number> = { requestId };
+  for (const [name, value] of Object.entries(err.params)) params[name] = typeof value === 'object' ? t(lang, value.key) : value;
   const detail = err.detailKey ? t(lang, err.detailKey, params) : t(lang, ERRORS[err.kind].title);
   const errors = err.fieldErrors.map((f) => t(lang, f.key, f.params));
   return problem(err.kind, lang, detail, errors.length ? errors : [detail], instance, requestId);

@@ -9,13 +9,8 @@ import { fieldLabel } from './i18n.ts';
 /** No operation's input nests anywhere near this deep (E8: body → transactions → line → field). */
 export const MAX_INPUT_DEPTH = 32;
 
-const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** One cheap scan rules out nearly every string; only those with a NUL or a surrogate look further. */
-const SUSPECT = /[\u0000\ud800-\udfff]/;
-
 function storable(text: string): boolean {
-  return !SUSPECT.test(text) || (!text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text));
+  return !text.includes('\u0000') && text.isWellFormed();
 }
 
 function badText(name: string): AppError {

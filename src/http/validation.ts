@@ -17,11 +17,15 @@ export function ajvPlugins(ajv: Ajv): Ajv {
   ajv.addKeyword({
     keyword: 'x-money',
     schemaType: 'object',
-    validate: (bounds: MoneyBounds, data: unknown) => {
-      if (typeof data !== 'number' && typeof data !== 'string') return true; // `type` reports it
-      const minor = parseMinor(data);
-      if (minor === undefined) return false;
-      return minor >= (parseMinor(bounds.min) ?? 0) && minor <= (parseMinor(bounds.max) ?? 0);
+    // The bounds are parsed once per schema, not once per value.
+    compile: (bounds: MoneyBounds) => {
+      const min = parseMinor(bounds.min) ?? 0;
+      const max = parseMinor(bounds.max) ?? 0;
+      return (data: unknown) => {
+        if (typeof data !== 'number' && typeof data !== 'string') return true; // `type` reports it
+        const minor = parseMinor(data);
+        return minor !== undefined && minor >= min && minor <= max;
+      };
     },
   });
   return ajv;

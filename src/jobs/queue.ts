@@ -9,11 +9,18 @@ import { deleteOldRateWindows } from '../http/rate-limit.ts';
 import { WebhookDispatcher } from '../modules/webhooks/dispatcher.ts';
 import { expireRequests } from '../modules/collections/repository.ts';
 import { withTransaction } from '../db/pool.ts';
-import { PROCESS_TASK, VALIDATE_TASK, validateBatch } from '../modules/disbursements/service.ts';
+import { PROCESS_TASK, sweepValidations, VALIDATE_TASK, validateBatch } from '../modules/disbursements/service.ts';
 import { processMerchantPayouts, sweepPayouts } from '../modules/disbursements/processing.ts';
+import { SEND_EMAIL_TASK, sendEmailTask } from '../modules/email/service.ts';
 
 /** Payouts due this long without progress are presumed orphaned (their worker died) and re-queued. */
 const PAYOUT_OVERDUE_SECONDS = 30;
+/**
+ * Batches queued this long are presumed orphaned and their validation re-queued. Validating the
+ * largest batch takes seconds; only a long queue of submissions keeps one waiting minutes, and a
+ * second job for a batch is harmless anyway (see sweepValidations).
+ */
+const VALIDATION_OVERDUE_SECONDS = 300;
 
 export interface EnqueueOptions {
   /** Not before this time (scheduled batches, timed-account expiry). */
@@ -69,6 +76,12 @@ export function taskList(deps: Deps): TaskList {
       const woken = await sweepPayouts(deps, PAYOUT_OVERDUE_SECONDS);
       if (woken > 0) deps.log.warn({ merchants: woken }, 'overdue payouts re-queued');
     },
+    validations_sweep: async () => {
+      const requeued = await sweepValidations(deps.db, VALIDATION_OVERDUE_SECONDS);
+      if (requeued > 0) deps.log.warn({ batches: requeued }, 'overdue batch validations re-queued');
+    },
+    // One message of the e-mail outbox; retried up to EMAIL_MAX_ATTEMPTS times (see modules/email).
+    [SEND_EMAIL_TASK]: sendEmailTask(deps),
   };
 }
 
@@ -77,12 +90,14 @@ export function taskList(deps: Deps): TaskList {
 // Rate-limit windows every minute: they matter for one second and are a few rows per merchant.
 // Timed accounts every minute: payment is refused at expiryDate exactly (checked at payment time);
 // the job only moves their status, which frees their numbers and references.
-// Payouts every minute: re-queues work whose job died with its worker (see sweepPayouts).
+// Payouts and batch validations every minute: re-queues work whose job died with its worker
+// (see sweepPayouts, sweepValidations).
 export const CRONTAB = [
   '7 * * * * idempotency_cleanup ?max=1',
   '* * * * * rate_limit_cleanup ?max=1',
   '* * * * * expire_timed_accounts ?max=1',
   '* * * * * payouts_sweep ?max=1',
+  '* * * * * validations_sweep ?max=1',
 ].join('\n');
 
 export interface Worker {
@@ -105,8 +120,9 @@ export async function startWorker(deps: Deps, concurrency: number): Promise<Work
   });
   const dispatcher = new WebhookDispatcher(deps);
   await dispatcher.start();
-  // A worker starting after a crash picks up the payouts the dead one held, without waiting.
+  // A worker starting after a crash picks up the payouts and validations the dead one held, without waiting.
   await sweepPayouts(deps, 0);
+  await sweepValidations(deps.db, 0);
   return {
     stop: async () => {
       await Promise.all([runner.stop(), dispatcher.stop()]);

@@ -8,6 +8,13 @@ export function parseMinor(value: number | string): number | undefined {
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) return undefined;
+    // Fast path, exact: r / 100 === value holds exactly when value's shortest decimal form has at
+    // most 2 decimals (0.29 → 29; 1.005 → neither 100 nor 101 gives it back). Below 10^13 the
+    // products are exact integers. A 50,000-line batch parses 50,000 amounts.
+    if (value < 1e13) {
+      const minor = Math.round(value * 100);
+      return minor / 100 === value ? minor : undefined;
+    }
     // The shortest decimal that round-trips to this double: 0.1 → "0.1", 1e21 → "1e+21" (refused).
     text = String(value);
   } else {

@@ -2,48 +2,13 @@
 // nonce, no external asset of any kind (no fonts, images, CDN), so the page works offline from
 // everything but this service and its Content-Security-Policy can be `default-src 'none'`.
 // Laid out for a phone first (a single column, 375 px wide and up), in English or Chichewa.
-import { randomBytes } from 'node:crypto';
+import { BASE_STYLE, escapeHtml, htmlDocument, languageNav, newNonce, pagePolicy, type RenderedPage } from '../../http/html.ts';
 import { t, type Lang } from '../../http/i18n.ts';
 import { formatMajor } from '../../lib/money.ts';
 import type { CheckoutView } from './service.ts';
 
-export interface RenderedPage {
-  html: string;
-  /** The Content-Security-Policy that goes with this document (its nonce). */
-  csp: string;
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text → HTML text or attribute value. Every value from the database goes through it. */
-export function escapeHtml(value: string | number): string {
-  return String(value).replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
-}
-
-function policy(nonce: string, formTargets: string[]): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    // The favicon is an inline data: URL, so the browser asks this service for nothing else.
-    'img-src data:',
-    // The form posts here, and the 303 answer sends the browser on to the merchant's URLs.
-    `form-action 'self' ${formTargets.join(' ')}`.trim(),
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-const STYLE = `
-*,*::before,*::after{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-body{margin:0;background:#eef2f6;color:#14202b;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
-.wrap{max-width:440px;margin:0 auto;padding:16px 14px 28px}
-.top{display:flex;align-items:center;justify-content:space-between;gap:8px;margin-bottom:12px}
-.brand{font-weight:700;letter-spacing:.02em;color:#0b5f4a}
-.badge{font-size:12px;background:#fff4d6;color:#7a5200;border:1px solid #f0d48a;border-radius:999px;padding:2px 10px}
-.card{background:#fff;border-radius:16px;box-shadow:0 1px 3px rgba(20,32,43,.12);padding:18px}
-.muted{color:#5b6b79;font-size:14px;margin:0}
+/** The checkout's own rules, after BASE_STYLE. */
+const STYLE = BASE_STYLE + `
 .merchant{font-size:20px;font-weight:700;margin:2px 0 12px;overflow-wrap:anywhere}
 .amount{font-size:32px;font-weight:800;margin:2px 0 4px;letter-spacing:-.01em}
 .desc{margin:0 0 12px;overflow-wrap:anywhere}
@@ -53,7 +18,6 @@ body{margin:0;background:#eef2f6;color:#14202b;font:16px/1.45 system-ui,-apple-s
 .tan{display:block;font:700 28px/1.2 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.08em;margin:4px 0}
 .count{font-weight:700;font-variant-numeric:tabular-nums}
 .timed.late{background:#fdecea;border-color:#f5c2bd}
-label{display:block;font-weight:600;margin:0 0 6px}
 select{width:100%;font:inherit;padding:12px;border:1px solid #b8c4cf;border-radius:10px;background:#fff;color:inherit;min-height:48px}
 select:focus,button:focus{outline:3px solid #7cc4ad;outline-offset:2px}
 .pay{display:block;width:100%;margin-top:14px;font:inherit;font-weight:700;font-size:18px;padding:14px;border:0;border-radius:12px;background:#0b7a5f;color:#fff;min-height:52px;cursor:pointer}
@@ -61,10 +25,6 @@ select:focus,button:focus{outline:3px solid #7cc4ad;outline-offset:2px}
 .cancel{display:block;width:100%;margin-top:10px;font:inherit;font-size:15px;padding:10px;border:0;background:none;color:#23527c;text-decoration:underline;cursor:pointer}
 .expired{display:none;margin:12px 0 0;color:#a12a1d;font-weight:600}
 .is-expired .expired{display:block}
-.langs{margin-top:16px;text-align:center;font-size:14px;color:#5b6b79}
-.langs a{color:#23527c;margin:0 6px}
-.langs a[aria-current]{font-weight:700;color:#14202b;text-decoration:none}
-.msg h1{font-size:22px;margin:0 0 8px}
 `;
 
 const SCRIPT = `
@@ -107,35 +67,15 @@ const SCRIPT = `
 `;
 
 function shell(lang: Lang, nonce: string, title: string, body: string, withScript: boolean): string {
-  return `<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-<div class="wrap">
+  const inner = `<div class="wrap">
 <div class="top"><span class="brand">${escapeHtml(t(lang, 'checkout.title'))}</span><span class="badge">${escapeHtml(t(lang, 'checkout.sandbox'))}</span></div>
 ${body}
-</div>
-${withScript ? `<script nonce="${nonce}">${SCRIPT}</script>` : ''}
-</body>
-</html>
-`;
+</div>`;
+  return htmlDocument({ lang, nonce, title, style: STYLE, body: inner, script: withScript ? SCRIPT : undefined });
 }
 
 function languageLinks(lang: Lang, ptid: string | undefined): string {
-  const names: Record<Lang, string> = { en: 'English', ny: 'Chichewa' };
-  const links = (Object.keys(names) as Lang[]).map((code) => {
-    const href = `/checkout/pay?${ptid ? `ptid=${encodeURIComponent(ptid)}&` : ''}lang=${code}`;
-    return `<a href="${escapeHtml(href)}" hreflang="${code}" lang="${code}"${code === lang ? ' aria-current="true"' : ''}>${names[code]}</a>`;
-  });
-  return `<nav class="langs" aria-label="${escapeHtml(t(lang, 'checkout.language'))}">${links.join('')}</nav>`;
+  return languageNav(lang, t(lang, 'checkout.language'), (code) => `/checkout/pay?${ptid ? `ptid=${encodeURIComponent(ptid)}&` : ''}lang=${code}`);
 }
 
 function minutesSeconds(seconds: number): string {
@@ -146,7 +86,7 @@ function minutesSeconds(seconds: number): string {
 }
 
 export function renderCheckout(lang: Lang, view: CheckoutView): RenderedPage {
-  const nonce = randomBytes(16).toString('base64');
+  const nonce = newNonce();
   const amount = `${view.currencyCode} ${formatMajor(view.amountMinor)}`;
   const option = (c: CheckoutView['connectors'][number]) => `<option value="${c.connector_id}">${escapeHtml(c.connector_name)}</option>`;
   const wallets = view.connectors.filter((c) => c.channel_code === 'M');
@@ -180,13 +120,14 @@ ${group(t(lang, 'checkout.banks'), banks)}
 </form>
 </main>
 ${languageLinks(lang, view.paymentTransactionId)}`;
-  return { html: shell(lang, nonce, `${t(lang, 'checkout.title')} · ${view.merchantName}`, body, true), csp: policy(nonce, view.redirectOrigins) };
+  // The form posts here, and the 303 answer sends the browser on to the merchant's URLs.
+  return { html: shell(lang, nonce, `${t(lang, 'checkout.title')} · ${view.merchantName}`, body, true), csp: pagePolicy(nonce, view.redirectOrigins) };
 }
 
 /** The not-found and error screens: same look, no script, no form. */
 export function renderMessage(lang: Lang, title: string, text: string, ptid?: string): RenderedPage {
-  const nonce = randomBytes(16).toString('base64');
+  const nonce = newNonce();
   const body = `<main class="card msg"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>
 ${languageLinks(lang, ptid)}`;
-  return { html: shell(lang, nonce, title, body, false), csp: policy(nonce, []) };
+  return { html: shell(lang, nonce, title, body, false), csp: pagePolicy(nonce) };
 }

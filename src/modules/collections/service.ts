@@ -17,6 +17,7 @@ import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
 import { paymentPayload } from '../webhooks/payloads.ts';
+import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import * as repo from './repository.ts';
 
 /** Attempts at a free timed account number before giving up (each is one insert, no scan). */
@@ -173,12 +174,25 @@ async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.C
     ],
   });
   if (p.request) await repo.markRequestPaid(tx, p.request.request_id);
+  await applyStats(tx, [collectionStat(collection, 'S')]);
   // A hosted checkout's callbackApiUrl is told too, however the timed account was paid.
   const callback = p.request?.callback_api_url && p.request.callback_signing_secret && p.request.callback_webhook_signature
     ? [{ callbackUrl: p.request.callback_api_url, signingSecret: p.request.callback_signing_secret, webhookSignature: p.request.callback_webhook_signature }]
     : [];
   await emitEvent(tx, merchantNo, p.request ? 'payrequest.success' : 'payment.success', eventPayload(collection), { targets: callback });
   return collection;
+}
+
+function collectionStat(c: Pick<repo.CollectionRow, 'merchant_account_number' | 'connector_id' | 'currency_code' | 'transaction_date' | 'amount_minor'>, outcome: 'S' | 'R'): StatChange {
+  return {
+    merchantAccountNumber: c.merchant_account_number,
+    summaryType: 'C',
+    connectorId: c.connector_id,
+    currencyCode: c.currency_code,
+    day: utcDay(c.transaction_date),
+    outcome,
+    amountMinor: c.amount_minor,
+  };
 }
 
 export function eventPayload(c: repo.CollectionRow) {
@@ -317,6 +331,7 @@ export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber:
     ],
   });
   await repo.markReversed(tx, found.collection_id, input.reason);
+  await applyStats(tx, [collectionStat(found, 'R')]);
   const reversed = (await repo.findCollection(tx, merchantNo, found.transaction_reference_number))!;
   await emitEvent(tx, merchantNo, reversed.transaction_code === 'RTP' ? 'payrequest.reversed' : 'payment.reversed', eventPayload(reversed));
   return reversed;

@@ -9,6 +9,7 @@ import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { emitEvent, emitEvents } from '../../jobs/outbox.ts';
 import { toMajor } from '../../lib/money.ts';
+import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { batchPayload, payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
 import { schedulePayouts } from './service.ts';
@@ -39,7 +40,22 @@ interface ProcessedRow {
   status_code: 'T' | 'S' | 'F' | 'R';
   response_code: string;
   response_message: string;
+  /** When this outcome happened. */
   at: Date;
+  /** When the payout became final (for a reversal: its original success). */
+  completed_at: Date | null;
+}
+
+function payoutStats(merchantAccountNumber: number, rows: ProcessedRow[]): StatChange[] {
+  return rows.map((r) => ({
+    merchantAccountNumber,
+    summaryType: 'D',
+    connectorId: r.connector_id,
+    currencyCode: r.currency_code,
+    day: utcDay(new Date(r.completed_at ?? r.at)),
+    outcome: r.status_code as 'S' | 'F' | 'R',
+    amountMinor: r.amount_minor,
+  }));
 }
 
 /** Processes everything due for one merchant, then schedules the next wake-up (time-outs, reversals). */
@@ -106,7 +122,7 @@ async function processChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber
       where p.payout_id = d.payout_id
       returning p.payout_id, p.merchant_account_number, p.batch_number, p.transaction_reference_number, p.source_reference_number,
                 p.beneficiary_name, p.beneficiary_account_number, p.connector_id, coalesce(d.connector_name, '') as connector_name,
-                p.amount_minor, p.fee_minor, p.currency_code, p.status_code, p.response_code, p.response_message, now() as at`,
+                p.amount_minor, p.fee_minor, p.currency_code, p.status_code, p.response_code, p.response_message, now() as at, p.completed_at`,
     [
       merchantAccountNumber,
       CHUNK_LINES,
@@ -147,6 +163,7 @@ async function processChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber
     ],
   });
   await updateBatchCounters(tx, final);
+  await applyStats(tx, payoutStats(merchantAccountNumber, final));
   await emitPayoutEvents(tx, merchantAccountNumber, final);
   await completeBatches(deps, tx, final);
   return rows.length;
@@ -164,7 +181,7 @@ async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number): P
       returning p.payout_id, p.merchant_account_number, p.batch_number, p.transaction_reference_number, p.source_reference_number,
                 p.beneficiary_name, p.beneficiary_account_number, p.connector_id,
                 coalesce((select connector_name from connectors c where c.connector_id = p.connector_id), '') as connector_name,
-                p.amount_minor, p.fee_minor, p.currency_code, p.status_code, p.response_code, p.response_message, now() as at`,
+                p.amount_minor, p.fee_minor, p.currency_code, p.status_code, p.response_code, p.response_message, now() as at, p.completed_at`,
     [merchantAccountNumber, CHUNK_LINES, reversal.responseCode, reversal.responseMessage],
   );
   if (rows.length === 0) return 0;
@@ -181,6 +198,7 @@ async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number): P
     ],
   });
   await updateBatchCounters(tx, rows);
+  await applyStats(tx, payoutStats(merchantAccountNumber, rows));
   await emitPayoutEvents(tx, merchantAccountNumber, rows);
   return rows.length;
 }
@@ -189,6 +207,9 @@ async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number): P
 async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[]): Promise<void> {
   const lines = rows.filter((r) => r.batch_number !== null);
   if (lines.length === 0) return;
+  // Locked in batch-number order first: two workers whose chunks span the same batches then
+  // queue behind each other instead of deadlocking.
+  await tx.query('select 1 from batches where batch_number = any($1::integer[]) order by batch_number for update', [[...new Set(lines.map((r) => r.batch_number))]]);
   await tx.query(
     `update batches b set
             number_of_successful_entries = b.number_of_successful_entries + d.s - d.r,

@@ -206,7 +206,8 @@ export async function finishValidation(tx: pg.PoolClient, batchNumber: number, n
 /** A batch that cannot be validated at all (its merchant was deactivated): E, no lines. */
 export async function failQueuedBatch(tx: pg.PoolClient, batchNumber: number, errorMessage: string): Promise<BatchRow> {
   const { rows } = await tx.query<BatchRow>(
-    `update batches set staged_lines = null, status_code = 'E', error_message = $2 where batch_number = $1 returning ${BATCH_COLUMNS}`,
+    `update batches set staged_lines = null, status_code = 'E', error_message = $2, number_of_invalid_entries = number_of_entries
+      where batch_number = $1 returning ${BATCH_COLUMNS}`,
     [batchNumber, errorMessage],
   );
   return rows[0];
@@ -372,11 +373,11 @@ export async function findPayout(q: Queryable, merchantAccountNumber: number, re
   return rows[0];
 }
 
-export async function invalidLines(q: Queryable, batchNumber: number): Promise<PayoutRow[]> {
+export async function invalidLines(q: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<PayoutRow[]> {
   const { rows } = await q.query<PayoutRow>(
     `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
-      where p.batch_number = $1 and p.status_code = 'E' order by p.line_number`,
-    [batchNumber],
+      where p.batch_number = $1 and p.merchant_account_number = $2 and p.status_code = 'E' order by p.line_number`,
+    [batchNumber, merchantAccountNumber],
   );
   return rows;
 }

@@ -82,7 +82,7 @@ export async function submitBatch(deps: Deps, tx: pg.PoolClient, s: BatchSubmiss
     numberOfEntries: s.transactions.length,
     stagedLines: staged,
   });
-  await enqueue(tx, VALIDATE_TASK, { batchNumber }, { maxAttempts: 5 });
+  await enqueueValidation(tx, batchNumber);
   return { merchantAccountNumber: merchant.merchant_account_number, batchNumber, BatchStatusCode: 'Q' };
 }
 
@@ -103,6 +103,25 @@ export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: 
   }
   await emitEvent(tx, done.merchant_account_number, done.status_code === 'P' ? 'batch.received' : 'batch.failed', batchEvent(deps, done));
   return done;
+}
+
+/**
+ * Batches still queued for validation whose job was lost with a killed worker (graphile-worker
+ * keeps a dead worker's job locked for hours): their validation is queued again. A second job for
+ * a batch being or already validated does nothing, since validateBatch claims a batch only while
+ * it is Q, under the batch row's lock. One keyed job per batch, however often the sweep runs.
+ */
+export async function sweepValidations(db: Deps['db'], overdueSeconds: number): Promise<number> {
+  const { rows } = await db.query<{ batch_number: number }>(
+    `select batch_number from batches where status_code = 'Q' and date_captured <= now() - make_interval(secs => $1)`,
+    [overdueSeconds],
+  );
+  for (const r of rows) await enqueueValidation(db, r.batch_number);
+  return rows.length;
+}
+
+function enqueueValidation(q: pg.PoolClient | Deps['db'], batchNumber: number): Promise<void> {
+  return enqueue(q, VALIDATE_TASK, { batchNumber }, { maxAttempts: 5, jobKey: `validate:${batchNumber}` });
 }
 
 function batchEvent(deps: Deps, b: repo.BatchRow) {
@@ -139,17 +158,13 @@ async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: Acti
   if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: input.batchNumber });
   if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber: batch.batch_number }, { headers: { 'retry-after': '1' } });
   if (!allowed(action, batch.status_code, batch.level_number)) {
-    throw new AppError('invalidState', 'detail.batchState', {
-      batchNumber: batch.batch_number,
-      status: statusDescription(batch.status_code, batch.level_number),
-      action: t('en', `action.${action}`),
-    });
+    throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: `action.${action}` } });
   }
   const actor = input.actionedBy.toLowerCase();
   for (const role of TRANSITIONS[action].notBy) {
     const earlier = role === 'capturer' ? batch.captured_by : batch.reviewed_by;
     if (earlier && earlier.toLowerCase() === actor) {
-      throw new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: t('en', `role.${role}`), action: action });
+      throw new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } });
     }
   }
   return batch;

@@ -2,13 +2,11 @@
 // is in the body, checked exactly like getAccessToken's (one 401 for any wrong part), and the
 // per-address rate limit of unauthenticated calls applies.
 import { Type } from '@sinclair/typebox';
+import { publicBaseUrl } from '../../../http/base-url.ts';
 import { MerchantAccountNumber, Money, OrganisationId } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
 import { initiateCheckout, REDIRECT_URL_MAX_LENGTH } from '../service.ts';
-
-/** A Host header fit to start a link with (name or [v6] address, optional port). */
-const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 const Url = (description: string) =>
   Type.String({
@@ -90,7 +88,7 @@ const route: RouteModule = (app, { deps }) => {
         successRedirectionUrl: target.successRedirectionUrl,
         failureRedirectionUrl: target.failureRedirectionUrl,
         callbackApiUrl: target.callbackApiUrl ?? null,
-        baseUrl: deps.config.publicBaseUrl ?? `${request.protocol}://${HOST.test(request.host) ? request.host : 'localhost'}`,
+        baseUrl: publicBaseUrl(deps.config, request),
       });
     },
   });

@@ -6,6 +6,6 @@ export default actionRoute({
   url: '/disbursements/batch/approve',
   action: 'approve',
   summary: 'Approve a batch',
-  description: 'Level 2 from P, level 3 from R, to A. The approver must be neither the capturer nor the reviewer (402 E925).',
+  description: 'Level 2 from P, level 3 from R, to A. The approver must be neither the capturer nor the reviewer (403 E902).',
   actorField: 'actionedBy',
 });

@@ -6,6 +6,6 @@ export default actionRoute({
   url: '/disbursements/batch/review',
   action: 'review',
   summary: 'Review a batch',
-  description: 'Level 3 batches only, from P (Pending Review) to R. The reviewer must not be the capturer (402 E925).',
+  description: 'Level 3 batches only, from P (Pending Review) to R. The reviewer must not be the capturer (403 E902).',
   actorField: 'actionedBy',
 });

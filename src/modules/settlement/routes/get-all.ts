@@ -1,0 +1,14 @@
+// GET /merchants/bankAccounts/getAll — the merchant's settlement accounts.
+import { Type } from '@sinclair/typebox';
+import { MerchantQuery } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { SettlementAccount } from '../schemas.ts';
+import { listAccounts, settlementView } from '../service.ts';
+
+const route: RouteModule = (app, { deps }) => {
+  app.get('/merchants/bankAccounts/getAll', {
+    schema: { tags: ['Settlement accounts'], summary: 'List settlement accounts', querystring: MerchantQuery, response: { 200: Type.Array(SettlementAccount) } },
+    handler: async (request) => (await listAccounts(deps.db, request.query.merchantAccountNumber)).map(settlementView),
+  });
+};
+export default route;

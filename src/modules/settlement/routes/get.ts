@@ -1,0 +1,19 @@
+// GET /merchants/bankAccounts/get?accountId= — one settlement account of the caller's merchant.
+import { Type } from '@sinclair/typebox';
+import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import type { RouteModule } from '../../../http/types.ts';
+import { AccountId, SettlementAccount } from '../schemas.ts';
+import { getAccount, settlementView } from '../service.ts';
+
+const route: RouteModule = (app, { deps }) => {
+  app.get('/merchants/bankAccounts/get', {
+    schema: {
+      tags: ['Settlement accounts'],
+      summary: 'Get a settlement account',
+      querystring: Type.Object({ accountId: AccountId, merchantAccountNumber: Type.Optional(MerchantAccountNumber) }),
+      response: { 200: SettlementAccount },
+    },
+    handler: async (request) => settlementView(await getAccount(deps.db, request.principal!.merchantAccountNumber, request.query.accountId)),
+  });
+};
+export default route;

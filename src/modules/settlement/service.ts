@@ -1,0 +1,133 @@
+// Settlement accounts (product.md §12, E7, E15): bank accounts a merchant's money is settled to.
+// New accounts are inactive; one may be active at a time, held by a partial unique index, so
+// concurrent activations can never leave two active. Reads and writes are scoped to the
+// caller's merchant: another merchant's account answers 404.
+import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
+import { withTransaction } from '../../db/pool.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Deps } from '../../http/types.ts';
+import { activeConnector } from '../connectors/repository.ts';
+
+export interface SettlementRow {
+  account_id: number;
+  merchant_account_number: number;
+  account_number: string;
+  connector_id: number;
+  connector_name: string;
+  account_name: string;
+  status_code: 'A' | 'I';
+  captured_by: string;
+  date_created: Date;
+  modified_by: string | null;
+  date_modified: Date | null;
+}
+
+const SELECT = `select s.*, c.connector_name from settlement_accounts s join connectors c on c.connector_id = s.connector_id`;
+
+export function settlementView(s: SettlementRow) {
+  return {
+    accountId: s.account_id,
+    merchantAccountNumber: s.merchant_account_number,
+    accountNumber: s.account_number,
+    connectorId: s.connector_id,
+    connectorName: s.connector_name,
+    accountName: s.account_name,
+    statusCode: s.status_code,
+    statusName: s.status_code === 'A' ? 'Active' : 'Inactive',
+    isActive: s.status_code === 'A',
+    capturedBy: s.captured_by,
+    dateCreated: s.date_created.toISOString(),
+    modifiedBy: s.modified_by,
+    dateModified: s.date_modified?.toISOString() ?? null,
+  };
+}
+
+async function find(q: Queryable, merchantAccountNumber: number, accountId: number, lock = false): Promise<SettlementRow> {
+  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.account_id = $1 and s.merchant_account_number = $2${lock ? ' for update of s' : ''}`, [accountId, merchantAccountNumber]);
+  if (!rows[0]) throw new AppError('notFound', 'detail.settlementNotFound', { accountId });
+  return rows[0];
+}
+
+/** Settlement goes to bank accounts: the connector must be an active bank. */
+async function bankConnector(q: Queryable, connectorId: number): Promise<void> {
+  const connector = await activeConnector(q, connectorId);
+  if (connector.channel_code !== 'B') throw new AppError('connectorNotAllowed', 'detail.settlementNotBank', { connectorId });
+}
+
+export interface NewSettlement {
+  merchantAccountNumber: number;
+  accountNumber: string;
+  connectorId: number;
+  accountName: string;
+  capturedBy: string;
+}
+
+export async function addAccount(deps: Deps, input: NewSettlement): Promise<number> {
+  await bankConnector(deps.db, input.connectorId);
+  const { rows } = await deps.db.query<{ account_id: number }>(
+    `insert into settlement_accounts (merchant_account_number, account_number, connector_id, account_name, captured_by)
+     values ($1, $2, $3, $4, $5) returning account_id`,
+    [input.merchantAccountNumber, input.accountNumber, input.connectorId, input.accountName, input.capturedBy],
+  );
+  return rows[0].account_id;
+}
+
+export async function listAccounts(q: Queryable, merchantAccountNumber: number): Promise<SettlementRow[]> {
+  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.merchant_account_number = $1 order by s.account_id`, [merchantAccountNumber]);
+  return rows;
+}
+
+export const getAccount = (q: Queryable, merchantAccountNumber: number, accountId: number) => find(q, merchantAccountNumber, accountId);
+
+async function setStatus(tx: pg.PoolClient, accountId: number, status: 'A' | 'I', changedBy: string): Promise<void> {
+  await tx.query('update settlement_accounts set status_code = $2, modified_by = $3, date_modified = now() where account_id = $1', [accountId, status, changedBy]);
+}
+
+/** E7. Activating the active account again is a no-op; a second one is refused, naming the first. */
+export async function activate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string): Promise<void> {
+  try {
+    await withTransaction(deps.db, async (tx) => {
+      const account = await find(tx, merchantAccountNumber, accountId, true);
+      if (account.status_code === 'A') return;
+      await setStatus(tx, accountId, 'A', changedBy);
+    });
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint !== 'settlement_accounts_one_active') throw err;
+    const { rows } = await deps.db.query<{ account_id: number; account_number: string }>(
+      `select account_id, account_number from settlement_accounts where merchant_account_number = $1 and status_code = 'A'`,
+      [merchantAccountNumber],
+    );
+    throw new AppError('settlementAccountActive', 'detail.settlementActive', { accountId: rows[0]?.account_id ?? '?', accountNumber: rows[0]?.account_number ?? '?' });
+  }
+}
+
+export async function deactivate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    const account = await find(tx, merchantAccountNumber, accountId, true);
+    if (account.status_code === 'I') return;
+    await setStatus(tx, accountId, 'I', changedBy);
+  });
+}
+
+/** E15: active accounts only. */
+export async function updateAccount(deps: Deps, input: NewSettlement & { accountId: number }): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    const account = await find(tx, input.merchantAccountNumber, input.accountId, true);
+    if (account.status_code !== 'A') throw new AppError('invalidState', 'detail.settlementNotActive', { accountId: input.accountId });
+    await bankConnector(tx, input.connectorId);
+    await tx.query(
+      `update settlement_accounts set account_number = $2, connector_id = $3, account_name = $4, modified_by = $5, date_modified = now() where account_id = $1`,
+      [input.accountId, input.accountNumber, input.connectorId, input.accountName, input.capturedBy],
+    );
+  });
+}
+
+/** Inactive accounts only. */
+export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    const account = await find(tx, merchantAccountNumber, accountId, true);
+    if (account.status_code === 'A') throw new AppError('invalidState', 'detail.settlementIsActive', { accountId });
+    await tx.query('delete from settlement_accounts where account_id = $1', [accountId]);
+  });
+}

@@ -1,0 +1,195 @@
+// Merchant users and their set-password invitations: plain SQL. Every query names the merchant
+// account number (the token's), so another merchant's user is simply not found. Writers lock the
+// user row first and its invitations after, in that order everywhere, so two of them never
+// deadlock.
+import type { Queryable } from '../../db/pool.ts';
+
+export interface UserRow {
+  user_id: string;
+  organisation_id: string;
+  merchant_account_number: number;
+  first_name: string;
+  last_name: string;
+  email_address: string;
+  phone_number: string;
+  role_id: number;
+  role_name: string;
+  status_code: 'A' | 'C';
+  is_password_set: boolean;
+  captured_by: string;
+  date_created: Date;
+  modified_by: string | null;
+  date_modified: Date | null;
+}
+
+// Never the hash itself: only whether there is one.
+const USER_COLUMNS = `u.user_id, u.organisation_id, u.merchant_account_number, u.first_name, u.last_name, u.email_address, u.phone_number,
+  u.role_id, r.role_name, u.status_code, u.password_hash is not null as is_password_set, u.captured_by, u.date_created, u.modified_by, u.date_modified`;
+const FROM_USERS = 'merchant_users u join roles r on r.role_id = u.role_id';
+
+export interface RoleRow {
+  role_id: number;
+  role_name: string;
+}
+
+export async function listRoles(q: Queryable): Promise<RoleRow[]> {
+  const { rows } = await q.query<RoleRow>('select role_id, role_name from roles order by role_id');
+  return rows;
+}
+
+export async function merchantName(q: Queryable, merchantAccountNumber: number): Promise<string> {
+  const { rows } = await q.query<{ account_name: string }>('select account_name from merchants where merchant_account_number = $1', [merchantAccountNumber]);
+  return rows[0]?.account_name ?? String(merchantAccountNumber);
+}
+
+export async function findUser(q: Queryable, merchantAccountNumber: number, userId: string, lock = false): Promise<UserRow | undefined> {
+  const { rows } = await q.query<UserRow>(
+    `select ${USER_COLUMNS} from ${FROM_USERS} where u.merchant_account_number = $1 and u.user_id = $2${lock ? ' for update of u' : ''}`,
+    [merchantAccountNumber, userId],
+  );
+  return rows[0];
+}
+
+export interface NewUser {
+  organisationId: string;
+  merchantAccountNumber: number;
+  firstName: string;
+  lastName: string;
+  emailAddress: string;
+  phoneNumber: string;
+  roleId: number;
+  capturedBy: string;
+}
+
+export async function insertUser(q: Queryable, u: NewUser): Promise<string> {
+  const { rows } = await q.query<{ user_id: string }>(
+    `insert into merchant_users (organisation_id, merchant_account_number, first_name, last_name, email_address, phone_number, role_id, captured_by)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning user_id`,
+    [u.organisationId, u.merchantAccountNumber, u.firstName, u.lastName, u.emailAddress, u.phoneNumber, u.roleId, u.capturedBy],
+  );
+  return rows[0].user_id;
+}
+
+export interface UserChanges {
+  firstName: string;
+  lastName: string;
+  emailAddress: string;
+  phoneNumber: string;
+  roleId: number;
+  modifiedBy: string;
+}
+
+export async function updateUserRow(q: Queryable, merchantAccountNumber: number, userId: string, c: UserChanges): Promise<void> {
+  await q.query(
+    `update merchant_users set first_name = $3, last_name = $4, email_address = $5, phone_number = $6, role_id = $7, modified_by = $8, date_modified = now()
+      where merchant_account_number = $1 and user_id = $2`,
+    [merchantAccountNumber, userId, c.firstName, c.lastName, c.emailAddress, c.phoneNumber, c.roleId, c.modifiedBy],
+  );
+}
+
+export async function setUserStatus(q: Queryable, merchantAccountNumber: number, userId: string, status: 'A' | 'C', modifiedBy: string): Promise<void> {
+  await q.query('update merchant_users set status_code = $3, modified_by = $4, date_modified = now() where merchant_account_number = $1 and user_id = $2', [
+    merchantAccountNumber,
+    userId,
+    status,
+    modifiedBy,
+  ]);
+}
+
+export type UserSearchField = 'FirstName' | 'LastName' | 'EmailAddress';
+
+const SEARCH_COLUMNS: Record<UserSearchField, string> = { FirstName: 'u.first_name', LastName: 'u.last_name', EmailAddress: 'u.email_address' };
+
+export interface UserFilter {
+  searchBy?: UserSearchField;
+  /** Already escaped for LIKE. */
+  searchPattern?: string;
+  offset: number;
+  limit: number;
+}
+
+/** Newest first; a search without searchBy looks in the names and the e-mail address. */
+export async function listUsers(q: Queryable, merchantAccountNumber: number, f: UserFilter): Promise<UserRow[]> {
+  const values: unknown[] = [merchantAccountNumber];
+  let search = '';
+  if (f.searchPattern !== undefined) {
+    values.push(f.searchPattern);
+    const columns = f.searchBy ? [SEARCH_COLUMNS[f.searchBy]] : Object.values(SEARCH_COLUMNS);
+    search = `and (${columns.map((c) => `${c} ilike $2`).join(' or ')})`;
+  }
+  values.push(f.limit, f.offset);
+  const { rows } = await q.query<UserRow>(
+    `select ${USER_COLUMNS} from ${FROM_USERS} where u.merchant_account_number = $1 ${search}
+      order by u.date_created desc, u.user_id desc limit $${values.length - 1} offset $${values.length}`,
+    values,
+  );
+  return rows;
+}
+
+/** A new invitation; its lifetime is counted on the database's clock, like its checks. */
+export async function insertInvitation(q: Queryable, merchantAccountNumber: number, userId: string, tokenHash: Buffer, hours: number): Promise<Date> {
+  const { rows } = await q.query<{ expires_at: Date }>(
+    `insert into user_invitations (merchant_account_number, user_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4)) returning expires_at`,
+    [merchantAccountNumber, userId, tokenHash, hours],
+  );
+  return rows[0].expires_at;
+}
+
+/** Revokes the user's open invitations: their links stop working. */
+export async function revokeInvitations(q: Queryable, merchantAccountNumber: number, userId: string): Promise<number> {
+  const { rowCount } = await q.query(
+    'update user_invitations set revoked_at = now() where merchant_account_number = $1 and user_id = $2 and used_at is null and revoked_at is null',
+    [merchantAccountNumber, userId],
+  );
+  return rowCount ?? 0;
+}
+
+export interface OpenInvitation {
+  merchant_account_number: number;
+  user_id: string;
+  first_name: string;
+  email_address: string;
+  account_name: string;
+  expires_at: Date;
+}
+
+/** The invitation behind a token, if its link still works: open, unexpired, for an active user without a password. */
+export async function findOpenInvitation(q: Queryable, tokenHash: Buffer): Promise<OpenInvitation | undefined> {
+  const { rows } = await q.query<OpenInvitation>(
+    `select i.merchant_account_number, i.user_id, u.first_name, u.email_address, m.account_name, i.expires_at
+       from user_invitations i
+       join merchant_users u on u.merchant_account_number = i.merchant_account_number and u.user_id = i.user_id
+       join merchants m on m.merchant_account_number = i.merchant_account_number
+      where i.token_hash = $1 and i.used_at is null and i.revoked_at is null and i.expires_at > now()
+        and u.status_code = 'A' and u.password_hash is null`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+/**
+ * Uses the invitation behind `tokenHash` and sets the user's password, in `tx`. The user row is
+ * locked first (the order every writer follows), then the invitation is marked used by one
+ * guarded UPDATE, which only one caller can win; undefined when the link no longer works.
+ */
+export async function consumeInvitation(tx: Queryable, tokenHash: Buffer, passwordHash: string): Promise<string | undefined> {
+  const { rows: found } = await tx.query<{ merchant_account_number: number; user_id: string }>(
+    'select merchant_account_number, user_id from user_invitations where token_hash = $1',
+    [tokenHash],
+  );
+  if (!found[0]) return undefined;
+  const { merchant_account_number: merchant, user_id: userId } = found[0];
+  const { rows: users } = await tx.query<{ status_code: string; has_password: boolean }>(
+    'select status_code, password_hash is not null as has_password from merchant_users where merchant_account_number = $1 and user_id = $2 for update',
+    [merchant, userId],
+  );
+  if (!users[0] || users[0].status_code !== 'A' || users[0].has_password) return undefined;
+  const { rowCount } = await tx.query(
+    `update user_invitations set used_at = now()
+      where token_hash = $1 and used_at is null and revoked_at is null and expires_at > now() returning invitation_id`,
+    [tokenHash],
+  );
+  if (rowCount !== 1) return undefined;
+  await tx.query('update merchant_users set password_hash = $3, date_password_set = now() where merchant_account_number = $1 and user_id = $2', [merchant, userId, passwordHash]);
+  return userId;
+}
