@@ -1,5 +1,6 @@
 // SQL for payment requests (timed accounts) and collections.
 import type pg from 'pg';
+import { escapeLike } from '../../db/like.ts';
 import type { Queryable } from '../../db/pool.ts';
 
 export interface PaymentRequestRow {
@@ -270,7 +271,7 @@ export async function searchCollections(q: Queryable, merchantAccountNumber: num
         and ($2::date is null or (c.transaction_date at time zone 'UTC')::date = $2::date)
         ${column && s.searchText ? `and ${column} ilike '%' || $5 || '%'` : 'and $5::text is null'}
       order by c.collection_id desc offset $3 limit $4`,
-    [merchantAccountNumber, s.transactionDate ?? null, s.offset, s.limit, column && s.searchText ? s.searchText.replace(/[\\%_]/g, (ch) => `\\${ch}`) : null],
+    [merchantAccountNumber, s.transactionDate ?? null, s.offset, s.limit, column && s.searchText ? escapeLike(s.searchText) : null],
   );
   return rows;
 }

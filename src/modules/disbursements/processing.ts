@@ -11,8 +11,8 @@ import { emitEvent, emitEvents } from '../../jobs/outbox.ts';
 import { toMajor } from '../../lib/money.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
-import { batchPayload, payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
-import { schedulePayouts } from './service.ts';
+import { payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
+import { batchEvent, schedulePayouts, type BatchEventFields } from './service.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from './sandbox.ts';
 
 /** Lines per transaction: big enough to amortise the statements, small enough to keep locks short. */
@@ -237,19 +237,7 @@ async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[]): Pro
 async function completeBatches(deps: Deps, tx: pg.PoolClient, rows: ProcessedRow[]): Promise<void> {
   const batches = [...new Set(rows.map((r) => r.batch_number).filter((b): b is number => b !== null))];
   if (batches.length === 0) return;
-  const { rows: done } = await tx.query<{
-    batch_number: number;
-    merchant_account_number: number;
-    status_code: string;
-    is_batch_scheduled: boolean;
-    scheduled_date: string | null;
-    upload_type: 'JSON' | 'CSV' | 'XLSX';
-    captured_by: string;
-    date_captured: Date;
-    total_amount_minor: number;
-    number_of_entries: number;
-    number_of_invalid_entries: number;
-  }>(
+  const { rows: done } = await tx.query<BatchEventFields>(
     `update batches b set date_completed = now(),
             status_code = case when b.number_of_successful_entries = 0 and b.number_of_reversed_entries = 0
                                  and not exists (select 1 from payouts p where p.batch_number = b.batch_number and p.status_code = 'F' and p.response_code <> $2)
@@ -260,29 +248,10 @@ async function completeBatches(deps: Deps, tx: pg.PoolClient, rows: ProcessedRow
       where b.batch_number = any($1::integer[]) and b.status_code = 'T'
         and not exists (select 1 from payouts p where p.batch_number = b.batch_number and p.status_code = 'T')
       returning b.batch_number, b.merchant_account_number, b.status_code, b.is_batch_scheduled, to_char(b.scheduled_date, 'YYYY-MM-DD') as scheduled_date,
-                b.upload_type, b.captured_by, b.date_captured, b.total_amount_minor, b.number_of_entries, b.number_of_invalid_entries`,
+                b.upload_type, b.captured_by, b.date_captured, b.error_message, b.total_amount_minor, b.number_of_entries, b.number_of_invalid_entries`,
     [batches, MERCHANT_UNAVAILABLE.responseCode, `${MERCHANT_UNAVAILABLE.responseMessage}: the batch could not be processed; every amount was refunded.`],
   );
-  for (const b of done.filter((d) => d.status_code === 'F')) {
-    await emitEvent(
-      tx,
-      b.merchant_account_number,
-      'batch.failed',
-      batchPayload('batch.failed', {
-        merchantAccountNumber: b.merchant_account_number,
-        isBatchScheduled: b.is_batch_scheduled,
-        scheduledDate: b.scheduled_date,
-        uploadType: b.upload_type,
-        capturerEmailAddress: b.captured_by,
-        dateCaptured: b.date_captured.toISOString().slice(0, 10),
-        errorMessage: `${MERCHANT_UNAVAILABLE.responseMessage}: the batch could not be processed; every amount was refunded.`,
-        batchNumber: b.batch_number,
-        totalAmount: toMajor(b.total_amount_minor),
-        numberOfTransactions: b.number_of_entries - b.number_of_invalid_entries,
-        dateOccurred: deps.clock.now().toISOString(),
-      }),
-    );
-  }
+  for (const b of done.filter((d) => d.status_code === 'F')) await emitEvent(tx, b.merchant_account_number, 'batch.failed', batchEvent(deps, b));
 }
 
 function payoutLine(r: ProcessedRow): PayoutLine {

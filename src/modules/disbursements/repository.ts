@@ -1,6 +1,7 @@
 // SQL for batches and payouts. Bulk work is set-based: a 50,000-line batch is expanded, validated
 // and priced by one INSERT … SELECT, and its lines change state with one UPDATE per action.
 import type pg from 'pg';
+import { containsPattern } from '../../db/like.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { BatchStatus } from './lifecycle.ts';
 import { SUBMITTED, TEST_ACCOUNTS } from './sandbox.ts';
@@ -286,7 +287,7 @@ export async function listBatches(q: Queryable, merchantAccountNumber: number, f
     values.push(statusCodes);
     where.push(`status_code = any($${values.length}::text[])`);
   } else if (f.searchBy && f.searchText) {
-    values.push(`%${escapeLike(f.searchText)}%`);
+    values.push(containsPattern(f.searchText));
     where.push(`${BATCH_SEARCH_COLUMNS[f.searchBy]} ilike $${values.length}`);
   }
   values.push(f.limit, f.offset);
@@ -316,10 +317,6 @@ const PAYOUT_SEARCH_COLUMNS: Record<string, string> = {
   SourceReferenceNumber: 'p.source_reference_number',
 };
 
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /**
  * E3 and single/getTransactions. One batch's lines without a filter are read by line number,
  * which is dense (1…n): page 1,000 is an index range, not an offset scan.
@@ -345,7 +342,7 @@ export async function listPayouts(q: Queryable, merchantAccountNumber: number, f
   }
   const filtered = Boolean(f.statusCode || (f.searchBy && f.searchText) || f.transactionDate);
   if (f.statusCode) where.push(`p.status_code = ${add(f.statusCode)}`);
-  if (f.searchBy && f.searchText) where.push(`${PAYOUT_SEARCH_COLUMNS[f.searchBy]} ilike ${add(`%${escapeLike(f.searchText)}%`)}`);
+  if (f.searchBy && f.searchText) where.push(`${PAYOUT_SEARCH_COLUMNS[f.searchBy]} ilike ${add(containsPattern(f.searchText))}`);
   if (f.transactionDate) {
     const day = add(f.transactionDate);
     where.push(`p.created_at >= (${day}::date)::timestamp at time zone 'UTC' and p.created_at < (${day}::date + 1)::timestamp at time zone 'UTC'`);

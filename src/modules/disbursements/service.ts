@@ -124,7 +124,24 @@ function enqueueValidation(q: pg.PoolClient | Deps['db'], batchNumber: number): 
   return enqueue(q, VALIDATE_TASK, { batchNumber }, { maxAttempts: 5, jobKey: `validate:${batchNumber}` });
 }
 
-function batchEvent(deps: Deps, b: repo.BatchRow) {
+export type BatchEventFields = Pick<
+  repo.BatchRow,
+  | 'merchant_account_number'
+  | 'status_code'
+  | 'is_batch_scheduled'
+  | 'scheduled_date'
+  | 'upload_type'
+  | 'captured_by'
+  | 'date_captured'
+  | 'error_message'
+  | 'batch_number'
+  | 'total_amount_minor'
+  | 'number_of_entries'
+  | 'number_of_invalid_entries'
+>;
+
+/** batch.received for a pending batch, batch.failed for any other (E after validation, F). */
+export function batchEvent(deps: Deps, b: BatchEventFields) {
   return batchPayload(b.status_code === 'P' ? 'batch.received' : 'batch.failed', {
     merchantAccountNumber: b.merchant_account_number,
     isBatchScheduled: b.is_batch_scheduled,

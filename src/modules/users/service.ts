@@ -6,14 +6,15 @@
 // user is active and has no password. Every read and write is scoped to the caller's merchant.
 import { hash } from '@node-rs/argon2';
 import type pg from 'pg';
+import { containsPattern } from '../../db/like.ts';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
-import { escapeLike } from '../disbursements/repository.ts';
 import { queueEmail } from '../email/service.ts';
 import { hashToken, invitationEmail, newInvitationToken, TOKEN_PATTERN } from './invitation.ts';
 import {
+  type NewUser,
   consumeInvitation,
   findOpenInvitation,
   findUser,
@@ -89,16 +90,7 @@ async function invite(deps: Deps, tx: pg.PoolClient, user: { merchantAccountNumb
   await queueEmail(tx, { merchantAccountNumber: user.merchantAccountNumber, recipient: user.emailAddress, ...content });
 }
 
-export interface NewMerchantUser {
-  organisationId: string;
-  merchantAccountNumber: number;
-  firstName: string;
-  lastName: string;
-  emailAddress: string;
-  phoneNumber: string;
-  roleId: number;
-  capturedBy: string;
-}
+export type NewMerchantUser = NewUser;
 
 /** Adds the user, invites them; returns the new userId. */
 export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: string): Promise<string> {
@@ -122,7 +114,7 @@ export interface UserListQuery {
 
 export async function listMerchantUsers(deps: Deps, merchantAccountNumber: number, q: UserListQuery): Promise<UserRow[]> {
   const text = q.searchText?.trim();
-  return listUsers(deps.db, merchantAccountNumber, { searchBy: q.searchBy, searchPattern: text ? `%${escapeLike(text)}%` : undefined, offset: q.offset, limit: q.limit });
+  return listUsers(deps.db, merchantAccountNumber, { searchBy: q.searchBy, searchPattern: text ? containsPattern(text) : undefined, offset: q.offset, limit: q.limit });
 }
 
 export const getMerchantUser = (deps: Deps, merchantAccountNumber: number, userId: string) => userOf(deps.db, merchantAccountNumber, userId);
