@@ -58,6 +58,9 @@
 // against one run of the same aggregate computed directly over the transaction tables.
 // The machine is shared: cpu.otherProcesses shows how much of it other work took during a run.
 //
+// The report is also written to bench/results/results.json, with the targeted figures as a
+// markdown table in bench/results/results.md (bench/report.ts; BENCH_OUT_DIR moves them).
+//
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
 // (`worker`, the default, or `inprocess`), BENCH_ONLY (`http`, `webhooks`, `collections`,
@@ -73,6 +76,7 @@
 // The worker thread roughly doubles the floor and never loses by more than noise, so it is the
 // default. Server, PostgreSQL and generator still share 2 cores: these are lower bounds of what
 // a separate client machine would see, and other load on the machine shows up in them.
+import { writeReport } from './report.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -1157,6 +1161,7 @@ async function main(): Promise<void> {
     if (runs('disbursements')) report.disbursements = await benchDisbursements(adminUrl);
     if (runs('analytics')) report.analytics = await benchAnalytics(adminUrl);
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    log(`written to ${writeReport(report)}/results.json and results.md`);
   } finally {
     // Each step on its own: a failure in one still lets the others run.
     await built?.app.close().catch((err: Error) => log(`closing the app failed: ${err.message}`));

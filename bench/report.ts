@@ -1,0 +1,85 @@
+// Writes what `npm run bench` measured to files: the whole JSON report and a short markdown table
+// of the figures the issues set targets for, each with its target and whether this run met it.
+// BENCH_OUT_DIR (default bench/results) names the folder; the README quotes the table.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+type Json = Record<string, unknown>;
+
+/** Reads a number at a dotted path ("collections.e12.requestsPerSecond"); undefined if absent. */
+function at(report: Json, dotted: string): number | undefined {
+  let value: unknown = report;
+  for (const part of dotted.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Json)[part];
+  }
+  return typeof value === 'number' ? value : undefined;
+}
+
+interface Row {
+  area: string;
+  figure: string;
+  path: string;
+  unit: string;
+  /** at least / at most this much, or nothing when the figure is reported without a target */
+  target?: { atLeast?: number; atMost?: number };
+}
+
+const ROWS: Row[] = [
+  { area: 'HTTP', figure: 'GET /health/live (floor)', path: 'results.healthLive.requestsPerSecond', unit: 'req/s' },
+  { area: 'HTTP', figure: 'token endpoint', path: 'results.accessToken.requestsPerSecond', unit: 'req/s' },
+  { area: 'HTTP', figure: 'E10 limits', path: 'results.e10Limits.requestsPerSecond', unit: 'req/s', target: { atLeast: 5000 } },
+  { area: 'HTTP', figure: 'E10 p99', path: 'results.e10Limits.p99Ms', unit: 'ms', target: { atMost: 20 } },
+  { area: 'Start-up', figure: 'restart to ready', path: 'startup.restartMs', unit: 'ms' },
+  { area: 'Webhooks', figure: 'commit → receiver p50', path: 'webhooks.latencyMs.p50', unit: 'ms', target: { atMost: 50 } },
+  { area: 'Webhooks', figure: 'commit → receiver p99', path: 'webhooks.latencyMs.p99', unit: 'ms', target: { atMost: 250 } },
+  { area: 'Webhooks', figure: 'deliveries', path: 'webhooks.throughput.deliveriesPerSecond', unit: '/s', target: { atLeast: 1000 } },
+  { area: 'Collections', figure: 'E12 request to pay', path: 'collections.e12.requestsPerSecond', unit: 'req/s', target: { atLeast: 1500 } },
+  { area: 'Collections', figure: 'E12 p99', path: 'collections.e12.p99Ms', unit: 'ms', target: { atMost: 50 } },
+  { area: 'Collections', figure: 'E12 vs PostgreSQL baseline', path: 'collections.e12VsBaselinePercent', unit: '%', target: { atLeast: 60 } },
+  { area: 'Disbursements', figure: 'E8 50,000 lines accepted', path: 'disbursements.acceptMs', unit: 'ms', target: { atMost: 1500 } },
+  { area: 'Disbursements', figure: 'E8 vs bare JSON.parse server', path: 'disbursements.ratio', unit: '×', target: { atMost: 3 } },
+  { area: 'Disbursements', figure: 'submitted → validated (P)', path: 'disbursements.validatedMs', unit: 'ms', target: { atMost: 3000 } },
+  { area: 'Disbursements', figure: 'transferFunds → 50,000 final', path: 'disbursements.allFinalMs', unit: 'ms', target: { atMost: 30000 } },
+  { area: 'Disbursements', figure: 'service peak RSS', path: 'disbursements.peakRssMb', unit: 'MB', target: { atMost: 500 } },
+  { area: 'Disbursements', figure: 'E3 page 1,000', path: 'disbursements.e3Page1000Ms', unit: 'ms', target: { atMost: 20 } },
+  { area: 'Disbursements', figure: 'E3 search by name', path: 'disbursements.e3SearchMs', unit: 'ms', target: { atMost: 50 } },
+  { area: 'Analytics', figure: 'E5, 90 days of 1,000,000 transactions (median)', path: 'analytics.targets.e5MedianMs.measured', unit: 'ms', target: { atMost: 100 } },
+];
+
+function targetText(t: Row['target']): string {
+  if (!t) return '';
+  return t.atLeast !== undefined ? `≥ ${t.atLeast}` : `≤ ${t.atMost}`;
+}
+
+function met(value: number, t: Row['target']): string {
+  if (!t) return '';
+  const ok = t.atLeast !== undefined ? value >= t.atLeast : value <= (t.atMost ?? Infinity);
+  return ok ? 'yes' : '**no**';
+}
+
+export function markdownTable(report: Json, ranAt: Date): string {
+  const machine = (report.machine ?? {}) as Json;
+  const lines = [
+    `Run ${ranAt.toISOString()} on ${String(machine.cpus ?? os.cpus().length)} × ${String(machine.cpuModel ?? 'unknown CPU')}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${String(machine.node ?? process.version)}, ${String(report.database ?? 'PostgreSQL')}.`,
+    '',
+    '| area | figure | measured | target | met |',
+    '|---|---|---|---|---|',
+  ];
+  for (const row of ROWS) {
+    const value = at(report, row.path);
+    if (value === undefined) continue;
+    lines.push(`| ${row.area} | ${row.figure} | ${value} ${row.unit} | ${targetText(row.target)} | ${met(value, row.target)} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Writes results.json and results.md; returns the folder. */
+export function writeReport(report: Json, ranAt = new Date()): string {
+  const dir = path.resolve(process.env.BENCH_OUT_DIR ?? 'bench/results');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ ranAt: ranAt.toISOString(), ...report }, null, 2) + '\n');
+  fs.writeFileSync(path.join(dir, 'results.md'), markdownTable(report, ranAt));
+  return dir;
+}
