@@ -4,6 +4,9 @@
 // Exit codes: 0 done; 1 the server refused (its problem+json goes to stderr) or could not be
 // reached; 2 bad usage. Secrets given as options are never echoed back in messages.
 //
+// `ledger verify` is the exception: it reads the database itself (DATABASE_URL, else the embedded
+// server under DATA_DIR, as `npm start` resolves it) and checks the ledger's invariants.
+//
 // `listen` is the long-running one: a local webhook receiver that subscribes itself, prints every
 // delivery as one JSON line, and puts the merchant's subscriptions back as they were on Ctrl-C.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -11,6 +14,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EVENT_CODES } from './modules/webhooks/catalogue.ts';
+import type { LedgerReport } from './modules/merchants/ledger-verify.ts';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -37,14 +41,23 @@ Commands:
       An event the merchant already subscribes to is pointed at the receiver for the duration.
       Ctrl-C (or SIGTERM) restores those subscriptions' previous URLs and deletes the ones listen
       created. The server must be able to reach 127.0.0.1 (same machine, sandbox mode).
+  ledger verify
+      Check the ledger against the database directly (DATABASE_URL, else the embedded database in
+      DATA_DIR; no server needed): every transfer balances, every merchant balance equals its
+      entries, all entries sum to zero, no balance is negative, payouts in flight and the fees,
+      settled and customer-payment accounts match the payouts and collections, each collection
+      has exactly one payment (and reversal) transfer, each transferred batch and single payout
+      exactly one debit. Prints a JSON report (per check: checked, passed, failed, up to 20
+      offending examples); exit status 1 when any check fails.
   help
       Show this text.
 
-Options for every command:
+Options for every command but ledger verify:
   --url URL              server base URL (default: $ONEKHUSA_URL, else http://localhost:$PORT or :8080)
   --admin-token TOKEN    operator token for the merchants and emails commands (default: $ADMIN_TOKEN)
 
-Exit status: 0 success, 1 refused by the server or server unreachable, 2 bad usage.
+Exit status: 0 success, 1 refused by the server or server unreachable (ledger verify: a check
+failed or the database unreachable), 2 bad usage.
 `;
 
 const OPTIONS = {
@@ -78,6 +91,7 @@ const COMMAND_OPTIONS: Record<string, OptionName[]> = {
   'emails list': ['status', 'recipient', 'page', 'limit'],
   token: ['key', 'secret', 'organisation', 'merchant'],
   listen: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port'],
+  'ledger verify': [],
 };
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -573,6 +587,75 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
   process.stderr.write('subscriptions restored; bye\n');
 }
 
+// ---------------------------------------------------------------------------------------------
+// ledger verify
+
+/** The database as `npm start` finds it: DATABASE_URL, else the embedded server (reused if running). */
+async function ledgerVerify(): Promise<void> {
+  // Loaded here: the other commands need neither pg nor the embedded server.
+  const [{ loadConfig, ConfigError }, { default: pg }, { verifyLedger }] = await Promise.all([
+    import('./config.ts'),
+    import('pg'),
+    import('./modules/merchants/ledger-verify.ts'),
+  ]);
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) usage(`configuration: ${err.message}`);
+    throw err;
+  }
+  let connectionString = config.databaseUrl;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  if (!connectionString) {
+    const [{ default: fs }, { default: path }, { startEmbeddedPostgres }, { EMBEDDED_DATABASE }] = await Promise.all([
+      import('node:fs'),
+      import('node:path'),
+      import('./db/embedded.ts'),
+      import('./runtime.ts'),
+    ]);
+    // Never initialise a new, empty cluster just to verify it.
+    if (!fs.existsSync(path.join(config.dataDir, 'pg', 'PG_VERSION'))) {
+      throw new FailureError(`no database to verify: DATABASE_URL is not set and there is no embedded database in ${config.dataDir} (set DATA_DIR or DATABASE_URL)`);
+    }
+    let embedded;
+    try {
+      embedded = await startEmbeddedPostgres(config.dataDir);
+    } catch (err) {
+      throw new FailureError(`cannot start the embedded database in ${config.dataDir}: ${(err as Error).message}`);
+    }
+    stopEmbedded = () => embedded.stop();
+    const url = new URL(embedded.connectionString);
+    url.pathname = `/${EMBEDDED_DATABASE}`;
+    connectionString = url.toString();
+  }
+  const client = new pg.Client({ connectionString, application_name: 'onekhusa-ledger-verify', connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  let report: LedgerReport;
+  try {
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new FailureError(`cannot connect to the database: ${(err as Error).message}`);
+    }
+    try {
+      report = await verifyLedger(client);
+    } catch (err) {
+      const e = err as { code?: string; message: string };
+      if (e.code === '42P01') throw new FailureError(`the database has no ledger tables (${e.message}); start the server once to migrate it`);
+      throw new FailureError(`ledger verify could not run: ${e.message}`);
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+    await stopEmbedded?.();
+  }
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  const failed = report.checks.filter((c) => c.failed > 0);
+  if (failed.length > 0) {
+    throw new FailureError(`ledger verify: ${failed.length} of ${report.checks.length} checks failed: ${failed.map((c) => `${c.name} (${c.failed})`).join(', ')}`);
+  }
+}
+
 async function run(argv: string[]): Promise<void> {
   let parsed: { values: Values; positionals: string[] };
   try {
@@ -586,18 +669,25 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
 
-  const group = positionals[0] === 'merchants' || positionals[0] === 'emails' ? positionals[0] : undefined;
+  const group = positionals[0] === 'merchants' || positionals[0] === 'emails' || positionals[0] === 'ledger' ? positionals[0] : undefined;
   const command = group ? positionals.slice(0, 2).join(' ') : positionals[0];
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) {
     if (group === 'merchants') usage(`unknown merchants command "${(positionals[1] ?? '').slice(0, 40)}" (expected create or list)`);
     if (group === 'emails') usage(`unknown emails command "${(positionals[1] ?? '').slice(0, 40)}" (expected list)`);
+    if (group === 'ledger') usage(`unknown ledger command "${(positionals[1] ?? '').slice(0, 40)}" (expected verify)`);
     usage(`unknown command "${positionals[0]}"`);
   }
   const extra = positionals.slice(command.split(' ').length);
   if (extra.length > 0) usage(`unexpected argument "${extra[0].slice(0, 40)}" for ${command}`);
+  // ledger verify talks to the database, not to a server: --url and --admin-token mean nothing there.
+  const common: OptionName[] = command === 'ledger verify' ? ['help'] : COMMON;
   for (const name of Object.keys(values) as OptionName[]) {
-    if (!allowed.includes(name) && !COMMON.includes(name)) usage(`--${name} is not an option of "${command}"`);
+    if (!allowed.includes(name) && !common.includes(name)) usage(`--${name} is not an option of "${command}"`);
+  }
+  if (command === 'ledger verify') {
+    await ledgerVerify();
+    return;
   }
 
   const base = baseUrl(values);

@@ -20,6 +20,7 @@ export interface Config {
   batchBodyLimitBytes: number;
   accessTokenMinutes: number;
   idempotencyRetentionHours: number;
+  /** Jobs run at once per worker. 0: `npm start` runs the API alone (no worker in the process). */
   workerConcurrency: number;
   dbPoolSize: number;
   /** How long a revoked key's tokens may still pass on another process (cache of key status). */
@@ -159,7 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     batchBodyLimitBytes: int(env, 'BATCH_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 128 * 1024 * 1024),
     accessTokenMinutes: 5,
     idempotencyRetentionHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 24 * 30),
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1, 64),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 0, 64),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
     keyStatusCacheMs: int(env, 'KEY_STATUS_CACHE_MS', 2000, 0, 60_000),
     readCacheMs: int(env, 'READ_CACHE_MS', 1000, 0, 60_000),

@@ -1,5 +1,6 @@
-// `npm start`: API and worker in one process. Listens, and on SIGTERM/SIGINT stops taking new
-// requests, lets in-flight requests and jobs finish (up to SHUTDOWN_GRACE_MS), then exits 0.
+// `npm start`: API and worker in one process; with WORKER_CONCURRENCY=0 the API alone, so that API
+// processes and workers (`npm run worker`) scale separately. Listens, and on SIGTERM/SIGINT stops
+// taking new requests, lets in-flight requests and jobs finish (up to SHUTDOWN_GRACE_MS), exits 0.
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startWorker } from './jobs/queue.ts';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   // Printed before anything else can fail: the secret exists nowhere else.
   if (runtime.demo) printDemo(config, runtime.demo, config.port);
   const built = await buildApp(runtime.deps);
-  const worker = await startWorker(runtime.deps, config.workerConcurrency);
+  const worker = config.workerConcurrency > 0 ? await startWorker(runtime.deps, config.workerConcurrency) : undefined;
   await built.app.listen({ port: config.port, host: config.host });
 
   let stopping = false;
@@ -61,8 +62,10 @@ async function main(): Promise<void> {
     await built.app.close();
     log.info('http server closed');
     // stop() lets running jobs finish; unstarted jobs stay in the queue for the next worker.
-    await worker.stop();
-    log.info('worker stopped');
+    if (worker) {
+      await worker.stop();
+      log.info('worker stopped');
+    }
     await runtime.close();
     log.info('stopped');
     process.exit(0);

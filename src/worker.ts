@@ -5,6 +5,7 @@ import { startRuntime } from './runtime.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (config.workerConcurrency === 0) throw new ConfigError('WORKER_CONCURRENCY must be at least 1 for a worker process (0 means "no worker" only for npm start)');
   const runtime = await startRuntime(config, { createDemo: false });
   const worker = await startWorker(runtime.deps, config.workerConcurrency);
   runtime.deps.log.info({ concurrency: config.workerConcurrency }, 'worker started');

@@ -12,8 +12,13 @@ import { AppError } from './errors.ts';
 import type { IdempotencyContext } from './types.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9-]{15,80}$/;
-/** How long a claim protects an in-flight request; after it, a retry may take the key over. */
-export const IDEMPOTENCY_LOCK_SECONDS = 60;
+/**
+ * How long a claim protects an in-flight request; after it, a retry may take the key over. Short,
+ * because a claim left by a crashed process blocks that key's retries (409) until it runs out;
+ * safe, because a request whose claim was taken over cannot commit its effect (completeKey checks
+ * the owner in the effect's own transaction), so a slow original only wastes its work.
+ */
+export const IDEMPOTENCY_LOCK_SECONDS = 15;
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 export type ClaimResult =

@@ -9,6 +9,7 @@
 //   lease is dropped: recording checks that the lease is still ours.
 // - Isolation: at most `webhookConcurrency` attempts in flight, at most `webhookPerHostConcurrency`
 //   to one host, each bounded by `webhookTimeoutMs`, so a receiver that hangs delays only itself.
+import net from 'node:net';
 import type pg from 'pg';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Deps } from '../../http/types.ts';
@@ -334,7 +335,11 @@ export class WebhookDispatcher {
   private async post(row: Claimed): Promise<Outcome> {
     const { config } = this.deps;
     const url = new URL(row.target_url);
-    if (config.mode === 'production' && isInternalAddress(url.hostname.replace(/^\[|\]$/g, ''))) {
+    // An address in the URL is checked here (connecting to it looks nothing up); a name is checked
+    // by publicOnlyLookup against whatever it resolves to at connection time. (isInternalAddress
+    // refuses every name, so it must not see one: that refused all deliveries to host names.)
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (config.mode === 'production' && net.isIP(host) !== 0 && isInternalAddress(host)) {
       return { httpStatus: null, snippet: null, error: 'refused: callback host is an internal address', latencyMs: 0, retryAfterMs: null };
     }
     const timestampSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);

@@ -1,0 +1,308 @@
+// `npm run cli -- ledger verify`: the ledger's invariants, checked against the data as it is. Each
+// check is one set-based statement (one pass over the tables it reads, never a query per row), and
+// all of them run in one REPEATABLE READ, READ ONLY transaction: they see one snapshot, so work
+// committing meanwhile (a payout chunk settling) never shows up as a half-done mismatch.
+//
+// Accounting checks: every transfer balances; every merchant balance equals its entries; all
+// entries sum to zero; no merchant balance is negative. Domain checks, which catch money lost or
+// booked twice even when every transfer balances: payouts in flight equal the payouts still
+// transferring; the fees, settled-payout and customer-payment system accounts equal what the
+// collections and payouts say; each collection has exactly one payment transfer (and a reversed one
+// exactly one reversal) of the right amounts; each transferred batch and each single payout was
+// debited exactly once, for its amounts plus fees.
+import pg from 'pg';
+
+export interface CheckResult {
+  name: string;
+  description: string;
+  /** Items the check looked at (transfers, accounts, collections…: see `description`). */
+  checked: number;
+  passed: number;
+  failed: number;
+  /** Up to `exampleLimit` offending items. */
+  examples: Record<string, unknown>[];
+  durationMs: number;
+}
+
+export interface LedgerReport {
+  ok: boolean;
+  checkedAt: string;
+  durationMs: number;
+  checks: CheckResult[];
+}
+
+interface Check {
+  name: string;
+  description: string;
+  /** A query yielding one row per item checked: `ok boolean` and the columns `detail` reads. */
+  items: string;
+  /** The JSON shown for an offending item, over the columns of `items`: built for offenders only. */
+  detail: string;
+}
+
+// Transfer types and references, as the services post them:
+//   topup            funding → merchant disbursement                          (merchants/service.ts)
+//   payment (BAM),   customer_payments → collection + fees; reference = the collection's
+//   payrequest (RTP) transaction reference number                             (collections/service.ts)
+//   reversal         collection + fees → customer_payments; same reference
+//   payout_debit     disbursement → payouts_in_flight; 'B<batchNumber>' or the single payout's
+//                    transaction reference number                              (disbursements/service.ts)
+//   payout_settle    payouts_in_flight → payouts_settled + fees, failures refunded to disbursement
+//   payout_reversal  payouts_settled → disbursement (amount only)              (disbursements/processing.ts)
+export const CHECKS: Check[] = [
+  {
+    name: 'transfers_balanced',
+    description: 'every ledger transfer has at least two entries, in one currency, of its own merchant, summing to zero',
+    items: `
+      select t.transfer_id, t.transfer_type, t.reference, t.merchant_account_number, count(e.entry_id) as entries,
+             coalesce(sum(e.amount_minor), 0) as total, min(a.currency_code) as min_currency, max(a.currency_code) as max_currency,
+             count(e.entry_id) >= 2 and coalesce(sum(e.amount_minor), 0) = 0 and min(a.currency_code) = max(a.currency_code)
+               and coalesce(bool_and(e.merchant_account_number = t.merchant_account_number), true) as ok
+        from ledger_transfers t
+        left join ledger_entries e on e.transfer_id = t.transfer_id
+        left join ledger_accounts a on a.account_id = e.account_id
+       group by t.transfer_id`,
+    detail: `json_build_object('transferId', transfer_id, 'transferType', transfer_type, 'reference', reference,
+                                'merchantAccountNumber', merchant_account_number, 'entries', entries, 'sumMinor', total,
+                                'currencyCodes', case when min_currency = max_currency then json_build_array(min_currency)
+                                                      else to_json(array_remove(array[min_currency, max_currency], null)) end)`,
+  },
+  {
+    name: 'balances_match_entries',
+    description: "every merchant ledger account's balance_minor equals the sum of its entries",
+    items: `
+      select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total,
+             a.balance_minor = coalesce(s.total, 0) as ok
+        from ledger_accounts a
+        left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
+       where a.merchant_account_number is not null`,
+    detail: `json_build_object('accountId', account_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
+                                'currencyCode', currency_code, 'balanceMinor', balance_minor, 'entriesSumMinor', total)`,
+  },
+  {
+    name: 'ledger_sums_to_zero',
+    description: 'the entries of all accounts sum to zero, per currency',
+    items: `
+      select a.currency_code, coalesce(sum(e.amount_minor), 0) as total, coalesce(sum(e.amount_minor), 0) = 0 as ok
+        from ledger_accounts a
+        left join ledger_entries e on e.account_id = a.account_id
+       group by a.currency_code`,
+    detail: `json_build_object('currencyCode', currency_code, 'sumMinor', total)`,
+  },
+  {
+    name: 'no_negative_balances',
+    description: 'no merchant ledger account has a negative balance_minor, nor entries summing below zero',
+    items: `
+      select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total,
+             a.balance_minor >= 0 and coalesce(s.total, 0) >= 0 as ok
+        from ledger_accounts a
+        left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
+       where a.merchant_account_number is not null`,
+    detail: `json_build_object('accountId', account_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
+                                'currencyCode', currency_code, 'balanceMinor', balance_minor, 'entriesSumMinor', total)`,
+  },
+  {
+    name: 'payouts_in_flight',
+    description: "per merchant and currency, the payouts_in_flight system account's entries equal amount + fee of the payouts in status T",
+    items: `
+      with ledger as (
+        select e.merchant_account_number, a.currency_code, sum(e.amount_minor) as in_flight
+          from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
+         where a.merchant_account_number is null and a.kind = 'payouts_in_flight'
+         group by e.merchant_account_number, a.currency_code
+      ), transferring as (
+        select merchant_account_number, currency_code, sum(amount_minor + fee_minor) as owed, count(*) as payouts
+          from payouts where status_code = 'T'
+         group by merchant_account_number, currency_code
+      )
+      select coalesce(l.merchant_account_number, p.merchant_account_number) as merchant_account_number,
+             coalesce(l.currency_code, p.currency_code) as currency_code,
+             coalesce(l.in_flight, 0) as in_flight, coalesce(p.owed, 0) as owed, coalesce(p.payouts, 0) as payouts,
+             coalesce(l.in_flight, 0) = coalesce(p.owed, 0) as ok
+        from ledger l
+        full join transferring p on p.merchant_account_number = l.merchant_account_number and p.currency_code = l.currency_code`,
+    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'currencyCode', currency_code,
+                                'inFlightMinor', in_flight, 'transferringMinor', owed, 'transferringPayouts', payouts)`,
+  },
+  {
+    name: 'system_accounts_match_activity',
+    description:
+      'per merchant and currency: fees = fees of successful collections + fees of successful or reversed payouts; ' +
+      'payouts_settled = amounts of successful payouts; customer_payments = minus the amounts of successful collections',
+    items: `
+      with ledger as (
+        select e.merchant_account_number, a.currency_code,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees'), 0) as fees,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_settled'), 0) as settled,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments'), 0) as customers
+          from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
+         where a.merchant_account_number is null and a.kind in ('fees', 'payouts_settled', 'customer_payments')
+         group by e.merchant_account_number, a.currency_code
+      ), activity as (
+        select merchant_account_number, currency_code, sum(fees) as fees, sum(settled) as settled, sum(customers) as customers
+          from (select merchant_account_number, currency_code, fee_minor as fees, 0 as settled, -amount_minor as customers
+                  from collections where status_code = 'S'
+                union all
+                select merchant_account_number, currency_code, fee_minor, case when status_code = 'S' then amount_minor else 0 end, 0
+                  from payouts where status_code in ('S', 'R')) x
+         group by merchant_account_number, currency_code
+      )
+      select coalesce(l.merchant_account_number, d.merchant_account_number) as merchant_account_number,
+             coalesce(l.currency_code, d.currency_code) as currency_code,
+             coalesce(l.fees, 0) as fees, coalesce(d.fees, 0) as expected_fees,
+             coalesce(l.settled, 0) as settled, coalesce(d.settled, 0) as expected_settled,
+             coalesce(l.customers, 0) as customers, coalesce(d.customers, 0) as expected_customers,
+             coalesce(l.fees, 0) = coalesce(d.fees, 0) and coalesce(l.settled, 0) = coalesce(d.settled, 0)
+               and coalesce(l.customers, 0) = coalesce(d.customers, 0) as ok
+        from ledger l
+        full join activity d on d.merchant_account_number = l.merchant_account_number and d.currency_code = l.currency_code`,
+    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'currencyCode', currency_code,
+                                'feesMinor', fees, 'expectedFeesMinor', expected_fees,
+                                'payoutsSettledMinor', settled, 'expectedPayoutsSettledMinor', expected_settled,
+                                'customerPaymentsMinor', customers, 'expectedCustomerPaymentsMinor', expected_customers)`,
+  },
+  {
+    name: 'collection_transfers',
+    description:
+      "each collection has exactly one 'payment' (BAM) or 'payrequest' (RTP) transfer crediting amount − fee, and each reversed one exactly one " +
+      "'reversal' taking it back (none for the others); every such transfer names a collection of its merchant",
+    items: `
+      with transfer as (
+        select t.transfer_id, t.transfer_type, t.reference, t.merchant_account_number,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'collection' and a.merchant_account_number = t.merchant_account_number), 0) as to_collection,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number is null), 0) as to_fees,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number is null), 0) as to_customers
+          from ledger_transfers t
+          left join ledger_entries e on e.transfer_id = t.transfer_id
+          left join ledger_accounts a on a.account_id = e.account_id
+         where t.transfer_type in ('payment', 'payrequest', 'reversal')
+         group by t.transfer_id
+      ), per_reference as (
+        select reference,
+               count(*) filter (where transfer_type = 'payment') as payments,
+               count(*) filter (where transfer_type = 'payrequest') as payrequests,
+               count(*) filter (where transfer_type = 'reversal') as reversals,
+               min(merchant_account_number) as min_merchant, max(merchant_account_number) as max_merchant,
+               sum(to_collection) filter (where transfer_type <> 'reversal') as paid_in,
+               sum(to_fees) filter (where transfer_type <> 'reversal') as fee_in,
+               sum(to_customers) filter (where transfer_type <> 'reversal') as customers_in,
+               sum(to_collection) filter (where transfer_type = 'reversal') as paid_back,
+               sum(to_fees) filter (where transfer_type = 'reversal') as fee_back,
+               sum(to_customers) filter (where transfer_type = 'reversal') as customers_back
+          from transfer group by reference
+      )
+      select coalesce(c.transaction_reference_number::text, p.reference) as reference, c.collection_id is not null as collection_exists,
+             coalesce(c.merchant_account_number, p.min_merchant) as merchant_account_number, c.transaction_code, c.status_code,
+             c.amount_minor, c.fee_minor, coalesce(p.payments, 0) + coalesce(p.payrequests, 0) as payment_transfers,
+             coalesce(p.reversals, 0) as reversal_transfers, p.paid_in, p.paid_back,
+             c.collection_id is not null
+               and coalesce(p.payments, 0) = case when c.transaction_code = 'BAM' then 1 else 0 end
+               and coalesce(p.payrequests, 0) = case when c.transaction_code = 'RTP' then 1 else 0 end
+               and coalesce(p.reversals, 0) = case when c.status_code = 'R' then 1 else 0 end
+               and p.min_merchant = c.merchant_account_number and p.max_merchant = c.merchant_account_number
+               and p.paid_in = c.amount_minor - c.fee_minor and p.fee_in = c.fee_minor and p.customers_in = -c.amount_minor
+               and (c.status_code <> 'R' or (p.paid_back = -(c.amount_minor - c.fee_minor) and p.fee_back = -c.fee_minor and p.customers_back = c.amount_minor)) as ok
+        from collections c
+        full join per_reference p on p.reference = c.transaction_reference_number::text`,
+    detail: `json_build_object('transactionReferenceNumber', reference, 'collectionExists', collection_exists,
+                                'merchantAccountNumber', merchant_account_number, 'transactionCode', transaction_code, 'statusCode', status_code,
+                                'amountMinor', amount_minor, 'feeMinor', fee_minor,
+                                'paymentTransfers', payment_transfers, 'reversalTransfers', reversal_transfers,
+                                'creditedMinor', paid_in, 'takenBackMinor', paid_back)`,
+  },
+  {
+    name: 'payout_debits',
+    description:
+      "each batch in status T, C or F has exactly one 'payout_debit' (reference B<batchNumber>) of the amounts + fees of its transferred lines, " +
+      'and each single payout exactly one (reference = its transaction reference number) of amount + fee; no other batch is debited, ' +
+      'and every payout debit names a batch or single payout of its merchant',
+    items: `
+      with debit as (
+        select t.transfer_id, t.reference, t.merchant_account_number,
+               -coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as debited,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight' and a.merchant_account_number is null), 0) as to_in_flight
+          from ledger_transfers t
+          left join ledger_entries e on e.transfer_id = t.transfer_id
+          left join ledger_accounts a on a.account_id = e.account_id
+         where t.transfer_type = 'payout_debit'
+         group by t.transfer_id
+      ), per_reference as (
+        select reference, count(*) as debits, sum(debited) as debited, sum(to_in_flight) as to_in_flight,
+               min(merchant_account_number) as min_merchant, max(merchant_account_number) as max_merchant
+          from debit group by reference
+      ), transferred as (
+        select batch_number, sum(amount_minor + fee_minor) as owed
+          from payouts where batch_number is not null and status_code in ('T', 'S', 'F', 'R')
+         group by batch_number
+      ), expected as (
+        select 'B' || b.batch_number as reference, b.batch_number, null::text as transaction_reference_number, b.merchant_account_number,
+               b.status_code, b.status_code in ('T', 'C', 'F') as debit_expected, coalesce(l.owed, 0) as owed
+          from batches b left join transferred l on l.batch_number = b.batch_number
+        union all
+        select transaction_reference_number::text, null, transaction_reference_number::text, merchant_account_number,
+               status_code, true, amount_minor + fee_minor
+          from payouts where batch_number is null
+      )
+      select coalesce(x.reference, p.reference) as reference, x.batch_number, x.transaction_reference_number,
+             coalesce(x.merchant_account_number, p.min_merchant) as merchant_account_number, x.status_code,
+             coalesce(x.debit_expected, false) as debit_expected, case when x.debit_expected then x.owed end as owed,
+             coalesce(p.debits, 0) as debits, coalesce(p.debited, 0) as debited,
+             case when x.reference is null then false
+                  when not x.debit_expected then coalesce(p.debits, 0) = 0
+                  else p.debits = 1 and p.debited = x.owed and p.to_in_flight = x.owed
+                       and p.min_merchant = x.merchant_account_number and p.max_merchant = x.merchant_account_number end as ok
+        from expected x
+        full join per_reference p on p.reference = x.reference`,
+    detail: `json_build_object('reference', reference, 'batchNumber', batch_number, 'transactionReferenceNumber', transaction_reference_number,
+                                'merchantAccountNumber', merchant_account_number, 'statusCode', status_code, 'debitExpected', debit_expected,
+                                'expectedDebitMinor', owed, 'debits', debits, 'debitedMinor', debited)`,
+  },
+];
+
+export const CHECK_NAMES = CHECKS.map((c) => c.name);
+
+export interface VerifyOptions {
+  /** Offending items shown per check (default 20). */
+  exampleLimit?: number;
+  /** Per statement; on millions of entries a check takes seconds (default 10 minutes). */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * Runs every check in one read-only snapshot and reports each with its counts and examples.
+ * `db`: a pool (a connection is taken for the duration) or a connected client not in a transaction.
+ */
+export async function verifyLedger(db: pg.Pool | pg.ClientBase, options: VerifyOptions = {}): Promise<LedgerReport> {
+  const exampleLimit = options.exampleLimit ?? 20;
+  const started = Date.now();
+  const checkedAt = new Date().toISOString();
+  const client = db instanceof pg.Pool ? await db.connect() : db;
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    try {
+      await client.query(`select set_config('statement_timeout', $1, true), set_config('work_mem', '128MB', true)`, [String(options.statementTimeoutMs ?? 600_000)]);
+      const checks: CheckResult[] = [];
+      for (const check of CHECKS) {
+        const checkStarted = Date.now();
+        const { rows } = await client.query<{ checked: string; failed: string; examples: Record<string, unknown>[] }>(
+          // items is read twice, so PostgreSQL computes it once (a materialised CTE).
+          `with items as (${check.items})
+           select count(*) as checked, count(*) filter (where not coalesce(ok, false)) as failed,
+                  coalesce((select json_agg(${check.detail}) from (select * from items where not coalesce(ok, false) limit $1) x), '[]'::json) as examples
+             from items`,
+          [exampleLimit],
+        );
+        const checked = Number(rows[0].checked);
+        const failed = Number(rows[0].failed);
+        checks.push({ name: check.name, description: check.description, checked, passed: checked - failed, failed, examples: rows[0].examples, durationMs: Date.now() - checkStarted });
+      }
+      await client.query('commit');
+      return { ok: checks.every((c) => c.failed === 0), checkedAt, durationMs: Date.now() - started, checks };
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    if (db instanceof pg.Pool) (client as pg.PoolClient).release();
+  }
+}
