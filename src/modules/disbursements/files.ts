@@ -3,6 +3,7 @@
 // columns (any case and order, extra columns ignored) and one payout per row; every row is checked
 // by the same schema as an E8 line, so a file and a JSON body are refused for the same reasons,
 // with the same messages. Whatever the bytes, reading ends in lines or a 400: never a 500.
+import { Worker } from 'node:worker_threads';
 import { inflateRawSync } from 'node:zlib';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -27,6 +28,9 @@ const OPTIONAL_COLUMNS: readonly Column[] = ['transactionDescription'];
  * its size in memory (measured: 200 MiB took 18 s and 500 MB), so more than this is refused unread.
  */
 export const MAX_XLSX_UNPACKED_BYTES = 64 * 1024 * 1024;
+/** The XLSX reader thread's heap (ExcelJS holds about three times the unpacked size) and time. */
+const XLSX_WORKER_HEAP_MB = 512;
+const XLSX_WORKER_TIMEOUT_MS = 60_000;
 /** A workbook has a dozen or two parts; an archive with more is not one we read. */
 export const MAX_XLSX_ENTRIES = 1000;
 /** The longest reason quoted from a parser's error. */
@@ -221,6 +225,55 @@ function cellText(cell: ExcelJS.Cell): string {
   }
 }
 
+/** What reading a file found: the header, the kept lines, how many data rows there were. */
+export interface FileContents {
+  header: Array<string | undefined> | undefined;
+  missing: Column[];
+  lines: Array<Record<string, string>>;
+  rows: number;
+}
+
+function contentsOf(collector: LineCollector): FileContents {
+  return { header: collector.header, missing: collector.header ? collector.missing() : [], lines: collector.lines, rows: collector.rows };
+}
+
+/** Runs in the XLSX worker thread (xlsx-worker.ts): the whole read, off the event loop. */
+export async function readXlsxContents(bytes: Buffer): Promise<FileContents> {
+  const collector = new LineCollector();
+  await readXlsx(bytes, collector);
+  return contentsOf(collector);
+}
+
+/**
+ * Reading a 50,000-row workbook takes ExcelJS 2–5 s of CPU: done on the event loop it would stall
+ * every other request of the process for that long. A worker thread per upload does it instead,
+ * with its own heap limit (a hostile workbook exhausts the worker, not the service) and a time
+ * limit.
+ */
+async function readXlsxInWorker(bytes: Buffer): Promise<FileContents> {
+  const worker = new Worker(new URL('./xlsx-worker.ts', import.meta.url), {
+    workerData: bytes,
+    resourceLimits: { maxOldGenerationSizeMb: XLSX_WORKER_HEAP_MB },
+  });
+  const timer = setTimeout(() => void worker.terminate(), XLSX_WORKER_TIMEOUT_MS);
+  try {
+    const answer = await new Promise<{ contents?: FileContents; reason?: string }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => resolve({ reason: code === 1 ? 'the workbook could not be read within the time and memory allowed' : `the reader stopped (${code})` }));
+    });
+    if (answer.contents) return answer.contents;
+    throw badFile('XLSX', answer.reason ?? 'unreadable');
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // ERR_WORKER_OUT_OF_MEMORY and the like: the file's fault, not the service's.
+    throw badFile('XLSX', 'the workbook could not be read within the time and memory allowed');
+  } finally {
+    clearTimeout(timer);
+    void worker.terminate();
+  }
+}
+
 async function readXlsx(bytes: Buffer, into: LineCollector): Promise<void> {
   const problem = zipProblem(bytes);
   if (problem) throw badFile('XLSX', problem);
@@ -251,15 +304,19 @@ async function readXlsx(bytes: Buffer, into: LineCollector): Promise<void> {
  * so line number i + 1 later), at most MAX_FIELD_ERRORS messages.
  */
 export async function readBatchFile(contentType: FileType, bytes: Buffer): Promise<Line[]> {
-  const collector = new LineCollector();
-  if (contentType === 'CSV') readCsv(bytes, collector);
-  else await readXlsx(bytes, collector);
-  if (!collector.header) throw countError('minItems', 1);
-  const missing = collector.missing();
-  if (missing.length > 0) throw new AppError('validation', 'detail.noHeaderColumns', { columns: missing.join(', ') });
-  if (collector.rows === 0) throw countError('minItems', 1);
-  if (collector.rows > MAX_BATCH_LINES) throw countError('maxItems', MAX_BATCH_LINES);
-  const lines = collector.lines;
+  let contents: FileContents;
+  if (contentType === 'CSV') {
+    const collector = new LineCollector();
+    readCsv(bytes, collector);
+    contents = contentsOf(collector);
+  } else {
+    contents = await readXlsxInWorker(bytes);
+  }
+  if (!contents.header) throw countError('minItems', 1);
+  if (contents.missing.length > 0) throw new AppError('validation', 'detail.noHeaderColumns', { columns: contents.missing.join(', ') });
+  if (contents.rows === 0) throw countError('minItems', 1);
+  if (contents.rows > MAX_BATCH_LINES) throw countError('maxItems', MAX_BATCH_LINES);
+  const lines = contents.lines;
   // NUL and the like, which PostgreSQL cannot store: the check every JSON body gets.
   checkInput(lines, 'transactions');
   const errors: ErrorObject[] = [];
