@@ -1,0 +1,28 @@
+// E5 and its sum variant share everything but the figure they add up: one route shape, used by
+// routes/count-metrics.ts and routes/sum-metrics.ts.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Queryable } from '../../db/pool.ts';
+import type { RouteModule } from '../../http/types.ts';
+import { AnalyticsBody, ConnectorMetric } from './schemas.ts';
+import { rangeOf, type Range } from './service.ts';
+import type { SummaryType } from './stats.ts';
+
+type Metrics = (q: Queryable, merchantAccountNumber: number, types: SummaryType[], range: Range) => Promise<Array<Static<typeof ConnectorMetric>>>;
+
+export function connectorMetricsRoute(url: string, summary: string, metrics: Metrics): RouteModule {
+  return (app, { deps }) => {
+    app.post(url, {
+      schema: {
+        tags: ['Analytics'],
+        summary,
+        description: 'Over an inclusive UTC date range (at most 366 days). Collections count by transaction date, payouts by completion date.',
+        body: AnalyticsBody,
+        response: { 200: Type.Array(ConnectorMetric) },
+      },
+      handler: async (request) => {
+        const { merchantAccountNumber, summaryType, fromDate, toDate } = request.body;
+        return metrics(deps.db, merchantAccountNumber, summaryType ? [summaryType] : ['D', 'C'], rangeOf(deps.clock, fromDate, toDate));
+      },
+    });
+  };
+}
