@@ -61,6 +61,8 @@ alter table batches alter column staged_lines set storage external;
 -- from a sequence scrambled by a multiplier coprime with 36^6, so they are unique for 36^6
 -- payouts a day, look unrelated to each other, and need no retry loop.
 create sequence payout_reference_seq;
+-- Each installation starts at its own random point, so references do not repeat across sandboxes.
+select setval('payout_reference_seq', 1 + floor(random() * 2176782336)::bigint);
 
 -- One expression each (no subquery, nothing volatile), so PostgreSQL inlines them into the
 -- 50,000-row INSERT … SELECT; a function call per row there tripled the statement's cost.
