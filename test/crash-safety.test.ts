@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { topup } from '../src/modules/merchants/service.ts';
-import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, sleep, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SEED = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : 20_250_606;
@@ -51,18 +51,8 @@ function rng(seed: number): Rng {
   };
 }
 const between = (r: Rng, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const major = (minor: number) => minor / 100;
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100, diagnostics = () => ''): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms\n${diagnostics()}`);
-    await sleep(everyMs);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The webhook receiver: records every request, answers 200 at once

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/pool.ts';
 import { taskList } from '../src/jobs/queue.ts';
 import { CHUNK_LINES } from '../src/modules/disbursements/processing.ts';
-import { BASE, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
 const LINES = 20_000;
 const TOPUP_MINOR = 10_000_000_00; // MWK 10,000,000.00: far more than 20,000 lines of ~MWK 120 + fee
@@ -34,7 +34,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -93,15 +92,6 @@ async function killHard(worker: WorkerProcess, ours: Set<number>): Promise<void>
   await until('dead worker sessions gone', async () => [...(await backendPids())].every((pid) => ours.has(pid)), 30_000);
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100, diagnostics = () => ''): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms\n${diagnostics()}`);
-    await sleep(everyMs);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A merchant with a big transferred batch

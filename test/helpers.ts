@@ -168,3 +168,19 @@ export async function dbState(db: Db): Promise<Record<string, string>> {
   }
   return state;
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `check` every `everyMs` until it returns a truthy value, which it returns; fails after
+ * `timeoutMs` with `diagnostics()` in the message. For tests that wait on other processes.
+ */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 100, diagnostics = () => ''): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms\n${diagnostics()}`);
+    await sleep(everyMs);
+  }
+}
