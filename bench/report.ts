@@ -75,11 +75,15 @@ export function markdownTable(report: Json, ranAt: Date): string {
   return lines.join('\n') + '\n';
 }
 
-/** Writes results.json and results.md; returns the folder. */
-export function writeReport(report: Json, ranAt = new Date()): string {
+/**
+ * Writes results.json and results.md (a run of one part, BENCH_ONLY=x: results-x.json and
+ * results-x.md, so it never replaces the full run the README quotes); returns the JSON's path.
+ */
+export function writeReport(report: Json, only: string | undefined, ranAt = new Date()): string {
   const dir = path.resolve(process.env.BENCH_OUT_DIR ?? 'bench/results');
+  const base = only ? `results-${only}` : 'results';
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ ranAt: ranAt.toISOString(), ...report }, null, 2) + '\n');
-  fs.writeFileSync(path.join(dir, 'results.md'), markdownTable(report, ranAt));
-  return dir;
+  fs.writeFileSync(path.join(dir, `${base}.json`), JSON.stringify({ ranAt: ranAt.toISOString(), ...report }, null, 2) + '\n');
+  fs.writeFileSync(path.join(dir, `${base}.md`), markdownTable(report, ranAt));
+  return path.join(dir, `${base}.json`);
 }

@@ -59,7 +59,8 @@
 // The machine is shared: cpu.otherProcesses shows how much of it other work took during a run.
 //
 // The report is also written to bench/results/results.json, with the targeted figures as a
-// markdown table in bench/results/results.md (bench/report.ts; BENCH_OUT_DIR moves them).
+// markdown table in bench/results/results.md (bench/report.ts; BENCH_OUT_DIR moves them; a
+// BENCH_ONLY run writes results-<part>.json and .md instead).
 //
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
@@ -1161,7 +1162,7 @@ async function main(): Promise<void> {
     if (runs('disbursements')) report.disbursements = await benchDisbursements(adminUrl);
     if (runs('analytics')) report.analytics = await benchAnalytics(adminUrl);
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    log(`written to ${writeReport(report)}/results.json and results.md`);
+    log(`written to ${writeReport(report, process.env.BENCH_ONLY?.trim() || undefined)} and its .md table`);
   } finally {
     // Each step on its own: a failure in one still lets the others run.
     await built?.app.close().catch((err: Error) => log(`closing the app failed: ${err.message}`));

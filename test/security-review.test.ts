@@ -767,3 +767,27 @@ describe("9. Another merchant's resources are indistinguishable from ones that d
     expect(masked(toForeign, foreign)).toEqual(masked(toAbsent, absent));
   });
 });
+
+describe('10. Rate limits per client address cannot be dodged', () => {
+  it('the token endpoint is limited whatever the case of its path, and so are the pages people open', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_PER_SECOND: '2' });
+    try {
+      const burst = async (url: string, method: 'GET' | 'POST', payload?: object) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 8; i++) statuses.push((await limited.app.inject({ method, url, payload, remoteAddress: '203.0.113.7' })).statusCode);
+        return statuses;
+      };
+      const bad = { apiKey: 'x'.repeat(30), apiSecret: 'y'.repeat(45), organisationId: 'ABCDEFGHIJKL', merchantAccountNumber: 10000001 };
+      // Routes match case-insensitively; the limit must follow the route, not the spelling.
+      expect(await burst('/SANDBOX/v1/account/getAccessToken', 'POST', bad)).toContain(429);
+      expect(await burst('/Sandbox/V1/Account/GetAccessToken', 'POST', bad)).toContain(429);
+      // The set-password page hashes with argon2; the checkout page reads the database.
+      expect(await burst(`/users/set-password?token=${'a'.repeat(43)}`, 'GET')).toContain(429);
+      expect(await burst(`/CHECKOUT/pay?ptid=${'b'.repeat(32)}`, 'GET')).toContain(429);
+      // Health is not limited: load balancers probe it.
+      expect(await burst('/health/live', 'GET')).not.toContain(429);
+    } finally {
+      await limited.close();
+    }
+  });
+});

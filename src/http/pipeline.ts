@@ -72,6 +72,8 @@ function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisat
   return { merchants: merchants.filter((v) => v !== undefined && v !== null && v !== ''), organisations: organisations.filter((v) => v !== undefined && v !== null && v !== '') };
 }
 
+const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/users/'];
+
 export function registerPipeline(app: App, options: PipelineOptions): void {
   const { deps, keyStatus, rateLimiter, metrics } = options;
   const tokens = new VerifiedTokenCache(deps.jwtSecret);
@@ -105,8 +107,11 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     reply.header('x-request-id', String(request.id));
     reply.header('content-language', request.lang);
     reply.header('x-content-type-options', 'nosniff');
+    // Routes match case-insensitively, so prefixes are tested on the lower-cased path: on the raw
+    // URL, /SANDBOX/v1/… skipped the per-address rate limit of the token endpoint.
+    const path = request.url.toLowerCase();
     // API answers carry balances and keys: no shared cache may keep them.
-    if (request.url.startsWith('/sandbox/') || request.url.startsWith('/live/') || request.url.startsWith('/admin/')) reply.header('cache-control', 'no-store');
+    if (path.startsWith('/sandbox/') || path.startsWith('/live/') || path.startsWith('/admin/')) reply.header('cache-control', 'no-store');
     if (options.isShuttingDown()) {
       reply.header('connection', 'close');
       return sendProblem(request, reply, 'unavailable', t(request.lang, 'detail.shuttingDown'));
@@ -115,8 +120,10 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     if (request.is404) return;
     const mode = request.routeOptions.config?.auth ?? 'merchant';
     if (mode === 'none') {
-      // Unauthenticated merchant-API calls (the token endpoint) are limited per client address.
-      if (request.url.startsWith('/sandbox/') || request.url.startsWith('/live/')) return applyRateLimit(request, reply, `ip:${request.ip}`);
+      // Unauthenticated calls that reach the database are limited per client address: the
+      // merchant API's (the token endpoint, checkout initiate) and the pages people open (hosted
+      // checkout, set-password, which hashes with argon2). Health, docs and metrics are not.
+      if (UNAUTHENTICATED_LIMITED.some((prefix) => path.startsWith(prefix))) return applyRateLimit(request, reply, `ip:${request.ip}`);
       return;
     }
     if (mode === 'admin') {
