@@ -48,9 +48,18 @@ export async function markHeld(q: Queryable, emailId: number): Promise<boolean> 
 }
 
 /** pending → sent, counting the attempt that succeeded. */
+/**
+ * One-time links (set-password tokens) live in a message only until it is out of our hands: a
+ * sent or failed message keeps its text, with every `token=…` blanked, so the outbox is never a
+ * store of usable links. A held one keeps its link: reading it is how the sandbox delivers it.
+ */
+const BLANK_TOKENS = (column: string) => `regexp_replace(${column}, 'token=[A-Za-z0-9_-]+', 'token=[removed]', 'g')`;
+
 export async function markSent(q: Queryable, emailId: number): Promise<boolean> {
   const { rowCount } = await q.query(
-    `update email_outbox set status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null where email_id = $1 and status = 'pending'`,
+    `update email_outbox set status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null,
+            body_text = ${BLANK_TOKENS('body_text')}, body_html = ${BLANK_TOKENS('body_html')}
+      where email_id = $1 and status = 'pending'`,
     [emailId],
   );
   return rowCount === 1;
@@ -59,7 +68,9 @@ export async function markSent(q: Queryable, emailId: number): Promise<boolean> 
 /** A failed attempt: counted, its error kept (at most 500 characters); on the last one, pending → failed. */
 export async function recordFailure(q: Queryable, emailId: number, error: string, final: boolean): Promise<number | undefined> {
   const { rows } = await q.query<{ attempts: number }>(
-    `update email_outbox set attempts = attempts + 1, last_error = left($2, 500), status = case when $3 then 'failed' else status end
+    `update email_outbox set attempts = attempts + 1, last_error = left($2, 500), status = case when $3 then 'failed' else status end,
+            body_text = case when $3 then ${BLANK_TOKENS('body_text')} else body_text end,
+            body_html = case when $3 then ${BLANK_TOKENS('body_html')} else body_html end
       where email_id = $1 and status = 'pending' returning attempts`,
     [emailId, error, final],
   );

@@ -11,7 +11,7 @@ const SUBJECT_MAX_LENGTH = 200;
 const SUBJECT_MERCHANT_MAX_LENGTH = 70;
 
 export interface InvitationToken {
-  /** Goes into the link, and nowhere else. */
+  /** Goes into the link, and nowhere else: the e-mail carries it until it is sent (see email/repository.ts). */
   token: string;
   /** What the database keeps. */
   hash: Buffer;

@@ -1,6 +1,6 @@
 // Merchant users (product.md §13): the people of a merchant's back office, each with a role, and
 // the invitation that lets a new user set a password. Adding a user writes the user, a one-time
-// invitation (only its SHA-256 is kept) and the invitation e-mail (outbox + job) in ONE
+// invitation (the users tables keep only its SHA-256) and the invitation e-mail (outbox + job) in ONE
 // transaction: there is never a user whose invitation was lost, nor an e-mail for a user that
 // does not exist. E6 (reinvite) revokes the open invitations and sends a new one, only while the
 // user is active and has no password. Every read and write is scoped to the caller's merchant.
