@@ -57,15 +57,15 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs + 5_000);
     force.unref();
     built.beginShutdown();
-    // New requests now get 503 E952; the ones already running finish first.
+    // Both at once, within the same grace: new requests now get 503 E952 while the ones running
+    // finish, and the worker stops taking jobs while its running ones finish (unstarted jobs stay
+    // queued for the next worker). Stopping the worker only after the requests had drained left
+    // it claiming jobs the forced exit could then cut short.
+    const stopWorker = worker ? worker.stop().then(() => log.info('worker stopped')) : Promise.resolve();
     if (!(await built.drain(config.shutdownGraceMs))) log.warn('requests still running after the grace period; closing anyway');
     await built.app.close();
     log.info('http server closed');
-    // stop() lets running jobs finish; unstarted jobs stay in the queue for the next worker.
-    if (worker) {
-      await worker.stop();
-      log.info('worker stopped');
-    }
+    await stopWorker;
     await runtime.close();
     log.info('stopped');
     process.exit(0);

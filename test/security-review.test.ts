@@ -227,6 +227,11 @@ describe('4. Secrets and tokens never reach the logs', () => {
     // A refused (expired-looking) token is not logged either.
     await limitsOf(a, `Bearer ${accessToken}x`, app);
 
+    // A hosted checkout's page id: the link is the page's only key.
+    const ptid = randomBytes(24).toString('base64url');
+    await app.inject({ method: 'GET', url: `/checkout/pay?ptid=${ptid}` });
+    secrets.push(ptid);
+
     // The operator token, right and wrong; the credentials the operator API returns.
     const created = await app.inject({ method: 'POST', url: '/admin/v1/merchants', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { accountName: 'Logged Shop' } });
     expect(created.statusCode).toBe(201);

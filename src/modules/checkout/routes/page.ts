@@ -3,7 +3,7 @@
 // failure URL. No token: the unguessable ptid is the customer's only key, as in the link.
 // Errors here are pages, not problem+json: a person reads them.
 import type { FastifyReply } from 'fastify';
-import { formField, pageLanguage, pageScope, sendPage } from '../../../http/html.ts';
+import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } from '../../../http/html.ts';
 import { t, type Lang } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { renderCheckout, renderMessage } from '../page.ts';
@@ -11,6 +11,8 @@ import { pageState, PAGE_MESSAGES, PAYMENT_TRANSACTION_ID_PATTERN, submitCheckou
 
 /** The form has four short fields; anything bigger is not from the page. */
 const FORM_BODY_LIMIT_BYTES = 4096;
+/** The ptid is the page's only key: blanked in the request log. */
+const logSerializers = redactingSerializers('ptid');
 
 function sendMessage(reply: FastifyReply, status: number, lang: Lang, which: keyof typeof PAGE_MESSAGES, ptid?: string): FastifyReply {
   const { title, body } = PAGE_MESSAGES[which];
@@ -32,7 +34,7 @@ const route: RouteModule = (app, { deps }) => {
       errorPage: (request, reply, status) => sendMessage(reply, status, pageLanguage(request, request.query), 'error'),
     },
     (scope) => {
-      scope.get('/checkout/pay', { schema: { hide: true } }, async (request, reply) => {
+      scope.get('/checkout/pay', { schema: { hide: true }, logSerializers },  async (request, reply) => {
         const lang = pageLanguage(request, request.query);
         const ptid = formField(request.query, 'ptid') ?? '';
         const state = await pageState(deps, ptid);
@@ -46,7 +48,7 @@ const route: RouteModule = (app, { deps }) => {
         }
       });
 
-      scope.post('/checkout/pay', { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT_BYTES }, async (request, reply) => {
+      scope.post('/checkout/pay', { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT_BYTES, logSerializers }, async (request, reply) => {
         const lang = pageLanguage(request, request.body);
         const ptid = formField(request.body, 'ptid') ?? '';
         const connector = formField(request.body, 'connectorId');

@@ -4,8 +4,8 @@
 // uses the link up. A link that no longer works (used, revoked, expired, closed user, never
 // existed) answers 410 with a page saying so. Errors are pages, not problem+json: a person reads
 // them. The token never reaches the logs: the request line is logged without it.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { formField, pageLanguage, pageScope, sendPage } from '../../../http/html.ts';
+import type { FastifyReply } from 'fastify';
+import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } from '../../../http/html.ts';
 import { t, type Lang, type MessageKey } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { SET_PASSWORD_PATH } from '../invitation.ts';
@@ -19,16 +19,7 @@ import { openInvitation, passwordProblem, setPassword } from '../service.ts';
  */
 const FORM_BODY_LIMIT_BYTES = 8192;
 
-/** Fastify's request serializer, with the token of the query string blanked out. */
-const logSerializers = {
-  req: (req: FastifyRequest) => ({
-    method: req.method,
-    url: req.url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]'),
-    host: req.host,
-    remoteAddress: req.ip,
-    remotePort: req.socket?.remotePort,
-  }),
-};
+const logSerializers = redactingSerializers('token');
 
 function sendMessagePage(reply: FastifyReply, status: number, lang: Lang, title: MessageKey, text: MessageKey): FastifyReply {
   return sendPage(reply, status, lang, renderUserMessage(lang, t(lang, title), t(lang, text)));
