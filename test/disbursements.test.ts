@@ -1196,6 +1196,11 @@ describe('E4 POST /disbursements/batch/getBatches', () => {
     expect(await numbers({ searchBy: 'BatchStatusDescription', searchText: 'CANCEL' })).toEqual([ids.cancelled]);
     expect(await numbers({ searchBy: 'BatchStatusDescription', searchText: 'error' })).toEqual([ids.error]);
     expect(await numbers({ searchBy: 'CapturedBy', searchText: '%' })).toEqual([]);
+    // The description depends on the level the batch was captured at: this level-2 merchant's
+    // pending batches read "Pending Approval", never "Pending Review" or "Pending Funds Transfer".
+    expect(await numbers({ searchBy: 'BatchStatusDescription', searchText: 'Pending Approval' })).toEqual([ids.bob, ids.alice]);
+    expect(await numbers({ searchBy: 'BatchStatusDescription', searchText: 'pending review' })).toEqual([]);
+    expect(await numbers({ searchBy: 'BatchStatusDescription', searchText: 'Funds Transfer' })).toEqual([]);
   });
 
   it('pages, and isIncremental returns every page up to this one', async () => {

@@ -135,7 +135,7 @@ export async function fund(t: TestApp, m: TestMerchant, amountMinor = 1_000_000)
 /** A fresh single payout of `m` (funded first), through the service; returns its reference. */
 export async function singlePayoutFor(t: TestApp, m: TestMerchant): Promise<string> {
   await fund(t, m);
-  const payout = await withTransaction(t.db, (tx) => addSinglePayout(t.deps, tx, { merchantAccountNumber: m.merchantAccountNumber, capturedBy: ACTOR, ...payoutLine() }));
+  const payout = await withTransaction(t.db, (tx) => addSinglePayout(tx, { merchantAccountNumber: m.merchantAccountNumber, capturedBy: ACTOR, ...payoutLine() }));
   return payout.transaction_reference_number;
 }
 

@@ -39,7 +39,7 @@ export function actionRoute(def: ActionRoute): RouteModule {
           reason: def.reason?.(b),
         };
         const body = await withTransaction(deps.db, async (tx) => {
-          const batch = def.action === 'transferFunds' ? await transferFunds(deps, tx, input) : await actOnBatch(tx, def.action, input);
+          const batch = def.action === 'transferFunds' ? await transferFunds(tx, input) : await actOnBatch(tx, def.action, input);
           return storeResponse(tx, request, reply, 200, actionResult(batch));
         });
         return sendSerialized(reply, body);

@@ -111,9 +111,19 @@ export const LINE_STATUS_NAMES: Record<string, string> = {
 
 const ALL_STATUSES: BatchStatus[] = ['P', 'R', 'A', 'T', 'C', 'E', 'F', 'N', 'X'];
 
-/** E4's BatchStatus / BatchStatusDescription searches: the codes whose code or description contains the text. */
-export function statusCodesMatching(searchBy: 'BatchStatus' | 'BatchStatusDescription', text: string): BatchStatus[] {
+/** A status as merchants see it: P reads differently at each level. */
+export interface ShownStatus {
+  status: BatchStatus;
+  level: number;
+}
+
+/**
+ * E4's BatchStatus / BatchStatusDescription searches: the (status, level) pairs whose code
+ * equals, or whose description contains, the text ("Pending Approval" is P at level 2 only).
+ */
+export function statusesMatching(searchBy: 'BatchStatus' | 'BatchStatusDescription', text: string): ShownStatus[] {
   const needle = text.toLowerCase();
-  if (searchBy === 'BatchStatus') return ALL_STATUSES.filter((s) => s.toLowerCase() === needle);
-  return ALL_STATUSES.filter((s) => [1, 2, 3].some((level) => statusDescription(s, level).toLowerCase().includes(needle)));
+  const all = ALL_STATUSES.flatMap((status) => [1, 2, 3].map((level) => ({ status, level })));
+  if (searchBy === 'BatchStatus') return all.filter((s) => s.status.toLowerCase() === needle);
+  return all.filter((s) => statusDescription(s.status, s.level).toLowerCase().includes(needle));
 }

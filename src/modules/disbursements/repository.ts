@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { containsPattern } from '../../db/like.ts';
 import type { Queryable } from '../../db/pool.ts';
-import type { BatchStatus } from './lifecycle.ts';
+import type { BatchStatus, ShownStatus } from './lifecycle.ts';
 import { SUBMITTED, TEST_ACCOUNTS } from './sandbox.ts';
 
 export interface BatchRow {
@@ -247,8 +247,14 @@ export async function readyTotals(tx: pg.PoolClient, batchNumber: number): Promi
 }
 
 /** D → T for the whole batch, due when processing may start. */
-export async function startTransfer(tx: pg.PoolClient, batchNumber: number, dueAt: Date): Promise<void> {
-  await tx.query(`update payouts set status_code = 'T', due_at = $2, transferred_at = now() where batch_number = $1 and status_code = 'D'`, [batchNumber, dueAt]);
+/**
+ * D → T for the whole batch, due now, or from the start (UTC) of its scheduled day. Returns when,
+ * by the database's clock: the one the payout worker compares due_at with.
+ */
+export async function startTransfer(tx: pg.PoolClient, batchNumber: number, scheduledDate: string | null): Promise<Date> {
+  const { rows } = await tx.query<{ due_at: Date }>(`select greatest(now(), $1::date::timestamp at time zone 'UTC') as due_at`, [scheduledDate]);
+  await tx.query(`update payouts set status_code = 'T', due_at = $2, transferred_at = now() where batch_number = $1 and status_code = 'D'`, [batchNumber, rows[0].due_at]);
+  return rows[0].due_at;
 }
 
 /** Adds to today's transferred total for a code and returns the new total. Call under the limit row's lock. */
@@ -274,10 +280,10 @@ export interface BatchFilter {
   limit: number;
 }
 
-const BATCH_SEARCH_COLUMNS: Record<string, string> = { CapturedBy: 'captured_by', ReviewedBy: 'reviewed_by', ApprovedBy: 'approved_by', BatchStatus: 'status_code' };
+const BATCH_SEARCH_COLUMNS: Record<string, string> = { CapturedBy: 'captured_by', ReviewedBy: 'reviewed_by', ApprovedBy: 'approved_by' };
 
 /** E4: the merchant's batches, newest first; queued ones are not viewable yet. */
-export async function listBatches(q: Queryable, merchantAccountNumber: number, f: BatchFilter, statusCodes?: string[]): Promise<BatchRow[]> {
+export async function listBatches(q: Queryable, merchantAccountNumber: number, f: BatchFilter, statuses?: ShownStatus[]): Promise<BatchRow[]> {
   const where = [`merchant_account_number = $1`, `status_code <> 'Q'`];
   const values: unknown[] = [merchantAccountNumber];
   if (f.batchDate) {
@@ -285,9 +291,9 @@ export async function listBatches(q: Queryable, merchantAccountNumber: number, f
     // The UTC day, whatever the session's TimeZone (a bare date::timestamptz would use it).
     where.push(`date_captured >= ($${values.length}::date)::timestamp at time zone 'UTC' and date_captured < ($${values.length}::date + 1)::timestamp at time zone 'UTC'`);
   }
-  if (statusCodes) {
-    values.push(statusCodes);
-    where.push(`status_code = any($${values.length}::text[])`);
+  if (statuses) {
+    values.push(statuses.map((x) => x.status), statuses.map((x) => x.level));
+    where.push(`(status_code, level_number) in (select * from unnest($${values.length - 1}::text[], $${values.length}::smallint[]))`);
   } else if (f.searchBy && f.searchText) {
     values.push(containsPattern(f.searchText));
     where.push(`${BATCH_SEARCH_COLUMNS[f.searchBy]} ilike $${values.length}`);

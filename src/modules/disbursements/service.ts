@@ -224,18 +224,16 @@ async function debitPayouts(tx: pg.PoolClient, merchant: MerchantRow, reference:
  * lines to T and hands them to the payout worker (at once, or on the scheduled date). Any refusal
  * (insufficient balance, daily limit) rolls everything back: the batch stays as it was.
  */
-export async function transferFunds(deps: Deps, tx: pg.PoolClient, input: ActionInput): Promise<repo.BatchRow> {
+export async function transferFunds(tx: pg.PoolClient, input: ActionInput): Promise<repo.BatchRow> {
   const batch = await lockForAction(tx, 'transferFunds', input);
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
   const totals = await repo.readyTotals(tx, batch.batch_number);
   for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor);
   const debit = totals.reduce((sum, c) => sum + c.amount_minor + c.fee_minor, 0);
   await debitPayouts(tx, merchant, `B${batch.batch_number}`, debit, { batchNumber: batch.batch_number });
-  const now = deps.clock.now();
-  const dueAt = batch.scheduled_date && new Date(`${batch.scheduled_date}T00:00:00Z`) > now ? new Date(`${batch.scheduled_date}T00:00:00Z`) : now;
-  await repo.startTransfer(tx, batch.batch_number, dueAt);
+  const dueAt = await repo.startTransfer(tx, batch.batch_number, batch.scheduled_date);
   const updated = await repo.setBatchStatus(tx, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
-  await schedulePayouts(tx, merchant.merchant_account_number, dueAt, now);
+  await schedulePayouts(tx, merchant.merchant_account_number, dueAt);
   return updated;
 }
 
@@ -265,7 +263,7 @@ export function accountFormatValid(channel: 'M' | 'B', account: string): boolean
 }
 
 /** Checks, debits and submits one payout, processed by the worker like a batch line. */
-export async function addSinglePayout(deps: Deps, tx: pg.PoolClient, input: SinglePayoutInput): Promise<repo.PayoutRow> {
+export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInput): Promise<repo.PayoutRow> {
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
   const connector = await activeConnector(tx, input.connectorId);
   if (!connector.is_disbursement_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNoPayouts', { connectorId: input.connectorId });
@@ -291,7 +289,7 @@ export async function addSinglePayout(deps: Deps, tx: pg.PoolClient, input: Sing
     capturedBy: input.capturedBy,
   });
   await debitPayouts(tx, merchant, payout.transaction_reference_number, amountMinor + feeMinor, { transactionReferenceNumber: payout.transaction_reference_number });
-  await schedulePayouts(tx, merchant.merchant_account_number, deps.clock.now());
+  await schedulePayouts(tx, merchant.merchant_account_number, new Date());
   return payout;
 }
 

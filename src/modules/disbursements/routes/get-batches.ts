@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow } from '../../../http/paging.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { statusCodesMatching } from '../lifecycle.ts';
+import { statusesMatching } from '../lifecycle.ts';
 import { listBatches } from '../repository.ts';
 import { BatchSummary, Paging, SearchText } from '../schemas.ts';
 import { batchSummary } from '../service.ts';
@@ -24,8 +24,8 @@ const route: RouteModule = (app, { deps }) => {
     handler: async (request) => {
       const { merchantAccountNumber, batchDate, searchBy, searchText, ...paging } = request.body;
       // Status and its description are matched on what merchants see, not on stored columns.
-      const statusCodes = searchText && (searchBy === 'BatchStatus' || searchBy === 'BatchStatusDescription') ? statusCodesMatching(searchBy, searchText) : undefined;
-      const rows = await listBatches(deps.db, merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, ...pageWindow(paging) }, statusCodes);
+      const statuses = searchText && (searchBy === 'BatchStatus' || searchBy === 'BatchStatusDescription') ? statusesMatching(searchBy, searchText) : undefined;
+      const rows = await listBatches(deps.db, merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, ...pageWindow(paging) }, statuses);
       return rows.map(batchSummary);
     },
   });

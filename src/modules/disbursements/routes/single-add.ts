@@ -29,7 +29,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request, reply) => {
       const body = await withTransaction(deps.db, async (tx) => {
-        const payout = await addSinglePayout(deps, tx, request.body);
+        const payout = await addSinglePayout(tx, request.body);
         const result = { merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: payout.transaction_reference_number, responseCode: payout.response_code ?? '' };
         return storeResponse(tx, request, reply, 200, result);
       });
