@@ -176,6 +176,7 @@ const MESSAGES = {
   'detail.accountFormat': { en: 'Account {account} is not a valid {channel} account number.', ny: 'Akaunti {account} si nambala yoyenera ya {channel}.' },
   'detail.payoutNotFound': { en: 'Transaction {reference} was not found.', ny: 'Malipiro {reference} sanapezeke.' },
   'detail.badFile': { en: 'The file could not be read as {contentType}: {reason}', ny: 'Fayilo silinawerengedwe ngati {contentType}: {reason}' },
+  'detail.filesBusy': { en: 'Other workbooks are being read right now; send this one again in a few seconds.', ny: 'Mafayilo ena akuwerengedwa pakali pano; tumizaninso ili pakapita masekondi angapo.' },
   'detail.noHeaderColumns': { en: 'The file lacks the column(s) {columns}.', ny: 'Fayilo lilibe mizati {columns}.' },
   'action.review': { en: 'reviewed', ny: 'kuwunikiridwa' },
   'action.approve': { en: 'approved', ny: 'kuvomerezedwa' },

@@ -30,7 +30,10 @@ const OPTIONAL_COLUMNS: readonly Column[] = ['transactionDescription'];
 export const MAX_XLSX_UNPACKED_BYTES = 64 * 1024 * 1024;
 /** The XLSX reader thread's heap (ExcelJS holds about three times the unpacked size) and time. */
 const XLSX_WORKER_HEAP_MB = 512;
-const XLSX_WORKER_TIMEOUT_MS = 60_000;
+const XLSX_WORKER_TIMEOUT_MS = 30_000;
+/** Reader threads at once per process: beyond it, 503 with Retry-After (memory stays bounded). */
+const MAX_XLSX_READERS = 2;
+let xlsxReaders = 0;
 /** A workbook has a dozen or two parts; an archive with more is not one we read. */
 export const MAX_XLSX_ENTRIES = 1000;
 /** The longest reason quoted from a parser's error. */
@@ -251,6 +254,16 @@ export async function readXlsxContents(bytes: Buffer): Promise<FileContents> {
  * limit.
  */
 async function readXlsxInWorker(bytes: Buffer): Promise<FileContents> {
+  if (xlsxReaders >= MAX_XLSX_READERS) throw new AppError('unavailable', 'detail.filesBusy', {}, { headers: { 'retry-after': '5' } });
+  xlsxReaders++;
+  try {
+    return await readInWorker(bytes);
+  } finally {
+    xlsxReaders--;
+  }
+}
+
+async function readInWorker(bytes: Buffer): Promise<FileContents> {
   const worker = new Worker(new URL('./xlsx-worker.ts', import.meta.url), {
     workerData: bytes,
     resourceLimits: { maxOldGenerationSizeMb: XLSX_WORKER_HEAP_MB },

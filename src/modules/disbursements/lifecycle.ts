@@ -1,6 +1,7 @@
 // The batch lifecycle (product.md §9) as data: which action may move a batch from which state, at
-// which authorisation level, and who may not perform it (four eyes). The service only looks
-// actions up here; no state rule is written anywhere else.
+// which authorisation level, and who may not perform it (four eyes). The merchant's actions are
+// looked up here; the transitions the system makes (Q → P/E by validation, T → C/F when the
+// last line is final) are in the validation job and the payout worker.
 
 export type BatchStatus = 'Q' | 'P' | 'R' | 'A' | 'T' | 'C' | 'E' | 'F' | 'N' | 'X';
 export type BatchAction = 'review' | 'approve' | 'reject' | 'cancel' | 'transferFunds';
@@ -59,7 +60,7 @@ export const LINE_STATUS_ON: Partial<Record<BatchStatus, { from: string[]; to: s
   A: { from: ['P'], to: 'D' },
   X: { from: ['P', 'D'], to: 'X' },
   N: { from: ['P', 'D'], to: 'C' },
-  T: { from: ['D'], to: 'T' },
+  // T: lines D → T with their due time, in repository.startTransfer.
 };
 
 /** Valid lines after validation: ready for funds transfer at once when nobody has to approve. */
