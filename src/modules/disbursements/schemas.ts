@@ -1,6 +1,6 @@
 // Request and response shapes of the disbursement endpoints (interface.md E3, E4, E8; product.md §9).
 import { Type } from '@sinclair/typebox';
-import { Email, MerchantAccountNumber, Money } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, Money, NullableDateTime, NullableString } from '../../http/schemas.ts';
 
 export const MAX_BATCH_LINES = 50_000;
 /** The largest single payout or batch line, MWK (the biggest transfer a merchant limit allows). */
@@ -66,8 +66,6 @@ export const BatchSummary = Type.Object({
   numberOfTransactions: Type.Integer(),
 });
 
-const NullableText = Type.Union([Type.String(), Type.Null()]);
-const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
 export const BatchRecord = Type.Object({
   merchantAccountNumber: Type.Integer(),
@@ -82,19 +80,19 @@ export const BatchRecord = Type.Object({
   processDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
   capturedBy: Type.String(),
   dateCaptured: Type.String({ format: 'date-time' }),
-  reviewedBy: NullableText,
+  reviewedBy: NullableString,
   dateReviewed: NullableDateTime,
-  approvedBy: NullableText,
+  approvedBy: NullableString,
   dateApproved: NullableDateTime,
-  rejectedBy: NullableText,
-  rejectionReason: NullableText,
+  rejectedBy: NullableString,
+  rejectionReason: NullableString,
   dateRejected: NullableDateTime,
-  cancelledBy: NullableText,
+  cancelledBy: NullableString,
   dateCancelled: NullableDateTime,
-  transferredBy: NullableText,
+  transferredBy: NullableString,
   dateTransferred: NullableDateTime,
   dateCompleted: NullableDateTime,
-  errorMessage: NullableText,
+  errorMessage: NullableString,
   numberOfEntries: Type.Integer(),
   numberOfValidEntries: Type.Integer(),
   numberOfInvalidEntries: Type.Integer(),
@@ -121,12 +119,12 @@ export const PayoutRecord = Type.Object({
   transactionDescription: Type.String(),
   transactionAmount: Type.Number(),
   transactionFee: Type.Number(),
-  transactionCode: NullableText,
+  transactionCode: NullableString,
   transactionStatusCode: Type.String(),
   transactionStatusName: Type.String(),
-  errorMessage: NullableText,
-  responseCode: NullableText,
-  responseMessage: NullableText,
+  errorMessage: NullableString,
+  responseCode: NullableString,
+  responseMessage: NullableString,
   currencyCode: Type.String(),
   capturedBy: Type.String(),
   dateCreated: Type.String({ format: 'date-time' }),
