@@ -198,8 +198,10 @@ export async function actOnBatch(tx: pg.PoolClient, action: Exclude<BatchAction,
 }
 
 /** Daily limits per transaction code, then the amount counted for today. The limit row is locked. */
-async function reserveDaily(tx: pg.PoolClient, merchant: MerchantRow, transactionCode: string, amountMinor: number): Promise<void> {
+async function reserveDaily(tx: pg.PoolClient, merchant: MerchantRow, transactionCode: string, amountMinor: number, checkLine = false): Promise<void> {
   const limit = await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, true);
+  // A single payout is one line: its minimum and maximum are checked against the same locked row.
+  if (checkLine) checkAmount(limit, amountMinor);
   const total = await repo.addToDailyTotal(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, amountMinor);
   checkDaily(limit, transactionCode, total - amountMinor, amountMinor);
 }
@@ -272,8 +274,7 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
   }
   const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
   const amountMinor = toMinor(input.transactionAmount);
-  checkAmount(await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code), amountMinor);
-  await reserveDaily(tx, merchant, transactionCode, amountMinor);
+  await reserveDaily(tx, merchant, transactionCode, amountMinor, true);
   const feeMinor = await feeFor(tx, transactionCode, merchant.currency_code, amountMinor);
   const payout = await repo.insertSinglePayout(tx, {
     merchantAccountNumber: merchant.merchant_account_number,
