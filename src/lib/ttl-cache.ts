@@ -20,7 +20,10 @@ export class TtlCache<K, V> {
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     const value = this.load(key);
     this.entries.set(key, { value, loadedAtMs: nowMs });
-    value.catch(() => this.entries.delete(key));
+    // Only this load's own entry: a newer load for the key may have replaced it meanwhile.
+    value.catch(() => {
+      if (this.entries.get(key)?.value === value) this.entries.delete(key);
+    });
     return value;
   }
 
