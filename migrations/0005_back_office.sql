@@ -7,12 +7,16 @@ create table settlement_accounts (
   account_number varchar(16) not null check (account_number ~ '^[0-9]{10,16}$'),
   connector_id integer not null references connectors,
   account_name varchar(100) not null,
-  -- A active, I inactive. New accounts are inactive.
-  status_code char(1) not null default 'I' check (status_code in ('A', 'I')),
+  -- A active, I inactive, D deleted. New accounts are inactive. A deleted account is kept (who
+  -- deleted it, and when: money was settled to it) but is never shown or changed again.
+  status_code char(1) not null default 'I' check (status_code in ('A', 'I', 'D')),
   captured_by varchar(120) not null,
   date_created timestamptz not null default now(),
   modified_by varchar(120),
-  date_modified timestamptz
+  date_modified timestamptz,
+  deleted_by varchar(120),
+  date_deleted timestamptz,
+  check ((status_code = 'D') = (deleted_by is not null) and (status_code = 'D') = (date_deleted is not null))
 );
 -- One active settlement account per merchant, held by the database: two concurrent activations
 -- cannot both commit.

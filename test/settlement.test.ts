@@ -432,7 +432,7 @@ describe('POST /merchants/bankAccounts/delete', () => {
     const res = await deleteReq(who, id);
     expect(res.statusCode, res.body).toBe(200);
     expect(JSON.parse(res.body)).toBe('Settlement account has been deleted successfully');
-    expect(await row(id)).toBeUndefined();
+    expect(await row(id)).toMatchObject({ status_code: 'D', deleted_by: ACTOR, date_deleted: expect.any(Date) });
     clientError(await getOne(who, id), 404);
     await refusedUnchanged(() => deleteReq(who, id), 404, 'E903');
     await refusedUnchanged(() => activateReq(who, id), 404, 'E903');
@@ -445,7 +445,7 @@ describe('POST /merchants/bankAccounts/delete', () => {
   it('deletes a never-activated account', async () => {
     const id = await added(m);
     expect((await deleteReq(m, id)).statusCode).toBe(200);
-    expect(await row(id)).toBeUndefined();
+    expect(await row(id)).toMatchObject({ status_code: 'D', deleted_by: ACTOR });
   });
 
   it('refuses bad input with 400 E900', async () => {

@@ -16,14 +16,16 @@ export interface SettlementRow {
   connector_id: number;
   connector_name: string;
   account_name: string;
-  status_code: 'A' | 'I';
+  status_code: 'A' | 'I' | 'D';
   captured_by: string;
   date_created: Date;
   modified_by: string | null;
   date_modified: Date | null;
 }
 
+/** Deleted accounts are kept for the record and invisible to the API. */
 const SELECT = `select s.*, c.connector_name from settlement_accounts s join connectors c on c.connector_id = s.connector_id`;
+const VISIBLE = `s.status_code <> 'D'`;
 
 export function settlementView(s: SettlementRow) {
   return {
@@ -44,7 +46,7 @@ export function settlementView(s: SettlementRow) {
 }
 
 async function find(q: Queryable, merchantAccountNumber: number, accountId: number, lock = false): Promise<SettlementRow> {
-  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.account_id = $1 and s.merchant_account_number = $2${lock ? ' for update of s' : ''}`, [accountId, merchantAccountNumber]);
+  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.account_id = $1 and s.merchant_account_number = $2 and ${VISIBLE}${lock ? ' for update of s' : ''}`, [accountId, merchantAccountNumber]);
   if (!rows[0]) throw new AppError('notFound', 'detail.settlementNotFound', { accountId });
   return rows[0];
 }
@@ -74,7 +76,7 @@ export async function addAccount(deps: Deps, input: NewSettlement): Promise<numb
 }
 
 export async function listAccounts(q: Queryable, merchantAccountNumber: number): Promise<SettlementRow[]> {
-  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.merchant_account_number = $1 order by s.account_id`, [merchantAccountNumber]);
+  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.merchant_account_number = $1 and ${VISIBLE} order by s.account_id`, [merchantAccountNumber]);
   return rows;
 }
 
@@ -123,11 +125,11 @@ export async function updateAccount(deps: Deps, input: NewSettlement & { account
   });
 }
 
-/** Inactive accounts only. */
-export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number): Promise<void> {
+/** Inactive accounts only. Kept as D with who deleted it: settlements went there. */
+export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number, deletedBy: string): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const account = await find(tx, merchantAccountNumber, accountId, true);
     if (account.status_code === 'A') throw new AppError('invalidState', 'detail.settlementIsActive', { accountId });
-    await tx.query('delete from settlement_accounts where account_id = $1', [accountId]);
+    await tx.query(`update settlement_accounts set status_code = 'D', deleted_by = $2, date_deleted = now() where account_id = $1`, [accountId, deletedBy]);
   });
 }

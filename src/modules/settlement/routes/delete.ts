@@ -16,7 +16,7 @@ const route: RouteModule = (app, { deps }) => {
       response: { 200: Message },
     },
     handler: async (request, reply) => {
-      await deleteAccount(deps, request.body.merchantAccountNumber, request.body.accountId);
+      await deleteAccount(deps, request.body.merchantAccountNumber, request.body.accountId, request.body.deletedBy);
       return sendMessage(reply, 200, t(request.lang, 'ok.settlementDeleted'));
     },
   });
