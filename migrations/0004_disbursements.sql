@@ -57,6 +57,13 @@ create index batches_queued_idx on batches (date_captured) where status_code = '
 -- and the value lives only until validation.
 alter table batches alter column staged_lines set storage external;
 
+-- A fee in tambala: percent (basis points) of the amount rounded half up, plus the flat part,
+-- never more than the amount. The one definition, used by every fee (fee_schedules).
+create function fee_for_amount(p_amount_minor bigint, p_percent_basis_points integer, p_flat_minor bigint) returns bigint
+language sql immutable parallel safe as $$
+  select least(p_amount_minor, (p_amount_minor * p_percent_basis_points + 5000) / 10000 + p_flat_minor)
+$$;
+
 -- Transaction reference numbers: YYMMDD + 6 base-36 characters (the gateway's `251220XF152G`),
 -- from a sequence scrambled by a multiplier coprime with 36^6, so they are unique for 36^6
 -- payouts a day, look unrelated to each other, and need no retry loop.

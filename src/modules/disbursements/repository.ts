@@ -137,7 +137,7 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
                           currency_code, transaction_code, status_code, error_code, error_params, captured_by)
      select $1, b.batch_number, l.line_number, payout_reference(l.reference_seq, to_char(now() at time zone 'UTC', 'YYMMDD')), l.source_reference_number,
             l.beneficiary_name, l.connector_id, l.beneficiary_account_number, l.transaction_description, l.amount_minor,
-            case when v.error_code is null then least(l.amount_minor, (l.amount_minor * coalesce(f.percent_basis_points, 0) + 5000) / 10000 + coalesce(f.flat_minor, 0)) else 0 end,
+            case when v.error_code is null then fee_for_amount(l.amount_minor, coalesce(f.percent_basis_points, 0), coalesce(f.flat_minor, 0)) else 0 end,
             b.currency_code, l.transaction_code,
             case when v.error_code is null then $2 else 'E' end, v.error_code, v.error_params, b.captured_by
        from batches b

@@ -1,20 +1,13 @@
 // Fees per transaction code and currency (fee_schedules): percent in basis points plus a flat
-// part, in integer tambala, rounded half up, never more than the amount itself.
+// part, in integer tambala, rounded half up, never more than the amount itself. The arithmetic is
+// the SQL function fee_for_amount (migration 0004), the one definition batch validation uses too.
 import type { Queryable } from '../../db/pool.ts';
 
 export async function feeFor(q: Queryable, transactionCode: string, currencyCode: string, amountMinor: number): Promise<number> {
-  const { rows } = await q.query<{ percent_basis_points: number; flat_minor: number }>({
+  const { rows } = await q.query<{ fee_minor: number }>({
     name: 'fee_for',
-    text: 'select percent_basis_points, flat_minor from fee_schedules where transaction_code = $1 and currency_code = $2',
-    values: [transactionCode, currencyCode],
+    text: 'select fee_for_amount($3, percent_basis_points, flat_minor) as fee_minor from fee_schedules where transaction_code = $1 and currency_code = $2',
+    values: [transactionCode, currencyCode, amountMinor],
   });
-  if (!rows[0]) return 0;
-  return computeFee(amountMinor, rows[0].percent_basis_points, rows[0].flat_minor);
-}
-
-export function computeFee(amountMinor: number, percentBasisPoints: number, flatMinor: number): number {
-  // amount ≤ 10^15 tambala and bp ≤ 10^4 would overflow 2^53 only past 9·10^11 MWK; amounts here are
-  // capped far below (5·10^9 MWK), so the product is exact.
-  const percentPart = Math.floor((amountMinor * percentBasisPoints + 5_000) / 10_000);
-  return Math.min(amountMinor, percentPart + flatMinor);
+  return rows[0]?.fee_minor ?? 0;
 }
