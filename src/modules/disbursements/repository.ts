@@ -4,7 +4,8 @@ import type pg from 'pg';
 import { containsPattern } from '../../db/like.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { BatchStatus, ShownStatus } from './lifecycle.ts';
-import { SUBMITTED, TEST_ACCOUNTS } from './sandbox.ts';
+import { BANK_ACCOUNT, TEST_WALLETS, WALLET_ACCOUNT } from './accounts.ts';
+import { SUBMITTED } from './sandbox.ts';
 
 export interface BatchRow {
   batch_number: number;
@@ -164,8 +165,8 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
            when not l.connector_known then 'connectorUnknown'
            when not l.is_active then 'connectorInactive'
            when not l.is_disbursement_allowed then 'connectorNoPayouts'
-           when l.channel_code = 'M' and not (l.beneficiary_account_number ~ '^265[0-9]{9}$' or l.beneficiary_account_number = any($3::text[])) then 'walletFormat'
-           when l.channel_code = 'B' and l.beneficiary_account_number !~ '^[0-9]{10,16}$' then 'bankFormat'
+           when l.channel_code = 'M' and not (l.beneficiary_account_number ~ $5 or l.beneficiary_account_number = any($3::text[])) then 'walletFormat'
+           when l.channel_code = 'B' and l.beneficiary_account_number !~ $6 then 'bankFormat'
            when ml.merchant_account_number is not null and l.amount_minor < ml.minimum_amount_minor then 'amountBelowMinimum'
            when ml.merchant_account_number is not null and l.amount_minor > ml.maximum_amount_minor then 'amountAboveMaximum'
            when l.reference_occurrence > 1 then 'duplicateReference'
@@ -183,7 +184,7 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
        ) v
       where b.batch_number = $4
       order by l.line_number`,
-    [batch.merchant_account_number, validStatus, TEST_ACCOUNTS.wallets, batch.batch_number],
+    [batch.merchant_account_number, validStatus, TEST_WALLETS, batch.batch_number, WALLET_ACCOUNT.source, BANK_ACCOUNT.source],
   );
 }
 

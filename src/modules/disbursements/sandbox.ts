@@ -43,8 +43,8 @@ export const CONNECTOR_UNAVAILABLE = { responseCode: 'F105', responseMessage: 'C
 /** The merchant was deactivated before a (scheduled) payout could start. */
 export const MERCHANT_UNAVAILABLE = { responseCode: 'F106', responseMessage: 'Merchant account inactive' };
 
-/** Documented test accounts (product.md §7): always paid. */
-export const TEST_ACCOUNTS = {
-  banks: Array.from({ length: 10 }, (_, i) => `333388880${i}`),
-  wallets: ['111100000112', '111100000221', '111100000330', '111100000445', '111100000553', '111100000662', '111100000778', '111100000889', '111100000990', '111100000498'],
-};
+/**
+ * The documented test wallets (product.md §7): always paid, though they are not MSISDNs. (The
+ * documented test banks, 3333888800–3333888809, fit the bank pattern as they are.)
+ */
+export const TEST_WALLETS = ['111100000112', '111100000221', '111100000330', '111100000445', '111100000553', '111100000662', '111100000778', '111100000889', '111100000990', '111100000498'];

@@ -16,7 +16,7 @@ import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
 import { allowed, LINE_STATUS_ON, LINE_STATUS_NAMES, statusDescription, TRANSITIONS, validLineStatus, type BatchAction } from './lifecycle.ts';
 import * as repo from './repository.ts';
-import { TEST_ACCOUNTS } from './sandbox.ts';
+import { accountFormatValid } from './accounts.ts';
 
 export const PROCESS_TASK = 'process_payouts';
 export const VALIDATE_TASK = 'validate_batch';
@@ -257,12 +257,6 @@ export interface SinglePayoutInput extends PayoutInput {
   capturedBy: string;
 }
 
-const WALLET_ACCOUNT = /^265[0-9]{9}$/;
-const BANK_ACCOUNT = /^[0-9]{10,16}$/;
-
-export function accountFormatValid(channel: 'M' | 'B', account: string): boolean {
-  return channel === 'M' ? WALLET_ACCOUNT.test(account) || TEST_ACCOUNTS.wallets.includes(account) : BANK_ACCOUNT.test(account);
-}
 
 /** Checks, debits and submits one payout, processed by the worker like a batch line. */
 export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInput): Promise<repo.PayoutRow> {
