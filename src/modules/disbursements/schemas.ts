@@ -133,12 +133,6 @@ export const PayoutRecord = Type.Object({
   dateReversed: NullableDateTime,
 });
 
-/** Paging shared by E3, E4 and single/getTransactions. */
-export const Paging = {
-  pageNumber: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  numberOfReturnedRows: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
-  isIncremental: Type.Boolean({ default: false, description: 'true: this page and every page before it (at most 10,000 rows).' }),
-};
 
 export const SearchText = Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field.' });
 

@@ -1,6 +1,6 @@
 // POST /collections/getTransactions — the merchant's collections, newest first, paged.
 import { Type } from '@sinclair/typebox';
-import { pageWindow } from '../../../http/paging.ts';
+import { pageWindow, Paging } from '../../../http/paging.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CollectionResult } from '../schemas.ts';
@@ -19,9 +19,7 @@ const Body = Type.Object({
     ]),
   ),
   searchText: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field.' })),
-  pageNumber: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  numberOfReturnedRows: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
-  isIncremental: Type.Boolean({ default: false, description: 'true: this page and every page before it.' }),
+  ...Paging,
 });
 
 const route: RouteModule = (app, { deps }) => {

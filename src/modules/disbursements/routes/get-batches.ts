@@ -2,11 +2,11 @@
 // batches are not viewable until validated.
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
-import { pageWindow } from '../../../http/paging.ts';
+import { pageWindow, Paging } from '../../../http/paging.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { statusesMatching } from '../lifecycle.ts';
 import { listBatches } from '../repository.ts';
-import { BatchSummary, Paging, SearchText } from '../schemas.ts';
+import { BatchSummary, SearchText } from '../schemas.ts';
 import { batchSummary } from '../service.ts';
 
 

@@ -3,10 +3,10 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
-import { pageWindow } from '../../../http/paging.ts';
+import { pageWindow, Paging } from '../../../http/paging.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { findBatch, listPayouts } from '../repository.ts';
-import { BatchNumber, LineStatusCode, Paging, PayoutRecord, SearchText } from '../schemas.ts';
+import { BatchNumber, LineStatusCode, PayoutRecord, SearchText } from '../schemas.ts';
 import { payoutRecord } from '../service.ts';
 
 const Body = Type.Object({

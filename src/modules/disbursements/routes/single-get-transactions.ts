@@ -2,10 +2,10 @@
 // like E3.
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
-import { pageWindow } from '../../../http/paging.ts';
+import { pageWindow, Paging } from '../../../http/paging.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { listPayouts } from '../repository.ts';
-import { LineStatusCode, Paging, PayoutRecord, SearchText } from '../schemas.ts';
+import { LineStatusCode, PayoutRecord, SearchText } from '../schemas.ts';
 import { payoutRecord } from '../service.ts';
 
 const Body = Type.Object({

@@ -1,6 +1,6 @@
 // POST /security/merchantUsers/getAll — the merchant's users, newest first, paged and searchable.
 import { Type } from '@sinclair/typebox';
-import { pageWindow } from '../../../http/paging.ts';
+import { pageWindow, Paging } from '../../../http/paging.ts';
 import { MerchantAccountNumber, OrganisationId } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { MerchantUser } from '../schemas.ts';
@@ -9,9 +9,7 @@ import { listMerchantUsers, userView } from '../service.ts';
 const Body = Type.Object({
   organisationId: Type.Optional(OrganisationId),
   merchantAccountNumber: MerchantAccountNumber,
-  pageNumber: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  numberOfReturnedRows: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
-  isIncremental: Type.Boolean({ default: false, description: 'true: this page and every page before it.' }),
+  ...Paging,
   searchBy: Type.Optional(Type.Union([Type.Literal('FirstName'), Type.Literal('LastName'), Type.Literal('EmailAddress')])),
   searchText: Type.Optional(Type.String({ minLength: 0, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field (in any of the three without searchBy); empty: no filter.' })),
 });

@@ -1,6 +1,7 @@
 // POST /merchants/webhooks/deliveries — the delivery log, newest first, with every attempt.
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import { pageWindow } from '../../../http/paging.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { Delivery, EventCode } from '../schemas.ts';
 import { listDeliveries } from '../service.ts';
@@ -20,7 +21,7 @@ const route: RouteModule = (app, { deps }) => {
     schema: { tags: ['Webhooks'], summary: 'Webhook delivery log', body: Body, response: { 200: Type.Array(Delivery) } },
     handler: async (request) => {
       const { merchantAccountNumber, pageNumber, numberOfReturnedRows, ...filter } = request.body;
-      return listDeliveries(deps, merchantAccountNumber, { ...filter, offset: (pageNumber - 1) * numberOfReturnedRows, limit: numberOfReturnedRows });
+      return listDeliveries(deps, merchantAccountNumber, { ...filter, ...pageWindow({ pageNumber, numberOfReturnedRows, isIncremental: false }) });
     },
   });
 };
