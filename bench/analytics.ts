@@ -23,7 +23,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { pino } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
 import { buildApp, type BuiltApp } from '../src/app.ts';
@@ -33,6 +32,7 @@ import { createPool, type Db } from '../src/db/pool.ts';
 import { systemClock, type Deps } from '../src/http/types.ts';
 import { migrateQueue } from '../src/jobs/queue.ts';
 import { createMerchant } from '../src/modules/merchants/service.ts';
+import { adminQuery, log, round1, withDatabase } from './common.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PREFIX = '/sandbox/v1';
@@ -50,33 +50,12 @@ const CONNECTORS = [112400, 112500, 212188, 221300, 221500, 221700, 221800, 2219
 const WALLETS = [112400, 112500];
 const DAY_MS = 86_400_000;
 
-function log(message: string): void {
-  process.stderr.write(`[bench] ${message}\n`);
-}
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Nearest-rank percentile. */
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 /** The two backfill statements of the migration that created connector_daily_stats. */

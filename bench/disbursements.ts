@@ -31,13 +31,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { pino } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { systemClock, type Deps } from '../src/http/types.ts';
 import { createMerchant } from '../src/modules/merchants/service.ts';
+import { adminQuery, log, round1, withDatabase } from './common.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PREFIX = '/sandbox/v1';
@@ -74,12 +74,7 @@ const SERVICE_VARIABLES = [
   'PUBLIC_BASE_URL', 'NODE_OPTIONS',
 ];
 
-function log(message: string): void {
-  process.stderr.write(`[bench] ${message}\n`);
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const round1 = (n: number) => Math.round(n * 10) / 10;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -96,22 +91,6 @@ function cpuMs(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 function freePort(): Promise<number> {

@@ -104,6 +104,7 @@ import { samplePayload } from '../src/modules/webhooks/payloads.ts';
 import { addWebhook } from '../src/modules/webhooks/service.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchDisbursements } from './disbursements.ts';
+import { adminQuery, log, round1, withDatabase } from './common.ts';
 
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 32);
@@ -134,26 +135,6 @@ function benchOnly(): Part | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!(PARTS as readonly string[]).includes(raw.trim())) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, got "${raw}"`);
   return raw.trim() as Part;
-}
-
-function log(message: string): void {
-  process.stderr.write(`[bench] ${message}\n`);
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Databases of interrupted runs (names carry their birth time) at least an hour old. */
@@ -187,8 +168,6 @@ interface Measured {
   non2xx: number;
   errors: number;
 }
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
 
 async function load(baseUrl: string, target: Target, seconds: number): Promise<autocannon.Result> {
   return autocannon({
