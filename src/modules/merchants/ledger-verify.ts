@@ -49,6 +49,18 @@ interface Check {
 //                    transaction reference number                              (disbursements/service.ts)
 //   payout_settle    payouts_in_flight → payouts_settled + fees, failures refunded to disbursement
 //   payout_reversal  payouts_settled → disbursement (amount only)              (disbursements/processing.ts)
+
+/** Each merchant ledger account with the sum of its entries, and `ok` as the condition says. */
+function merchantAccounts(ok: string): string {
+  return `select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total, ${ok} as ok
+        from ledger_accounts a
+        left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
+       where a.merchant_account_number is not null`;
+}
+
+const MERCHANT_ACCOUNT_DETAIL = `json_build_object('accountId', account_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
+                                'currencyCode', currency_code, 'balanceMinor', balance_minor, 'entriesSumMinor', total)`;
+
 export const CHECKS: Check[] = [
   {
     name: 'transfers_balanced',
@@ -71,13 +83,8 @@ export const CHECKS: Check[] = [
     name: 'balances_match_entries',
     description: "every merchant ledger account's balance_minor equals the sum of its entries",
     items: `
-      select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total,
-             a.balance_minor = coalesce(s.total, 0) as ok
-        from ledger_accounts a
-        left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
-       where a.merchant_account_number is not null`,
-    detail: `json_build_object('accountId', account_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
-                                'currencyCode', currency_code, 'balanceMinor', balance_minor, 'entriesSumMinor', total)`,
+      ${merchantAccounts('a.balance_minor = coalesce(s.total, 0)')}`,
+    detail: MERCHANT_ACCOUNT_DETAIL,
   },
   {
     name: 'ledger_sums_to_zero',
@@ -93,13 +100,8 @@ export const CHECKS: Check[] = [
     name: 'no_negative_balances',
     description: 'no merchant ledger account has a negative balance_minor, nor entries summing below zero',
     items: `
-      select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total,
-             a.balance_minor >= 0 and coalesce(s.total, 0) >= 0 as ok
-        from ledger_accounts a
-        left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
-       where a.merchant_account_number is not null`,
-    detail: `json_build_object('accountId', account_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
-                                'currencyCode', currency_code, 'balanceMinor', balance_minor, 'entriesSumMinor', total)`,
+      ${merchantAccounts('a.balance_minor >= 0 and coalesce(s.total, 0) >= 0')}`,
+    detail: MERCHANT_ACCOUNT_DETAIL,
   },
   {
     name: 'payouts_in_flight',
