@@ -2,13 +2,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/jobs/queue.ts';
-import { ADMIN_TOKEN, BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, BASE, closedPort, newMerchant, ROOT, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 let t: TestApp;
 let url: string;
@@ -21,38 +18,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    // Defaults come from the environment; a test's own values take precedence.
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ONEKHUSA_URL: url, ADMIN_TOKEN, ...env };
-    for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  // Defaults come from the environment; a test's own values take precedence.
+  return runCli(args, { ONEKHUSA_URL: url, ADMIN_TOKEN, ...env });
 }
 
-/** A port nothing listens on: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm run cli', () => {
   it('creates a merchant whose credentials get a token, and lists it', async () => {

@@ -1,6 +1,10 @@
 // Test harness: a fresh database per test file (cloned from the migrated template), the real app
 // on it, and helpers to create merchants and tokens. Nothing of our own stack is mocked.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
 import { expect, inject } from 'vitest';
@@ -183,4 +187,40 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
     if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms\n${diagnostics()}`);
     await sleep(everyMs);
   }
+}
+
+/** The repository's root: the working directory of processes the tests start. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npm run cli -- …` as a real process: this process's environment plus `env` (undefined deletes). */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+    for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A port nothing listens on: bound, then released. */
+export function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -3,16 +3,14 @@
 // the jobs), and each way of corrupting the money below fails the check that must catch it, with
 // exit status 1. Entries are immutable (trigger), so corruptions go through what is mutable, or
 // disable the trigger inside one transaction, as a superuser may; each test undoes its corruption.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../src/modules/merchants/ledger-verify.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,
   collectionReference,
@@ -28,7 +26,6 @@ import {
   type PayoutSpec,
 } from './money-ops.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 let t: TestApp;
 let m1: TestMerchant;
@@ -77,24 +74,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function cli(args: string[], env: Record<string, string | undefined> = { DATABASE_URL: t.deps.config.databaseUrl }): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-    for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, env);
 }
 
 const failedChecks = (report: LedgerReport) => report.checks.filter((c) => c.failed > 0).map((c) => c.name).sort();

@@ -3,12 +3,9 @@
 // `send_email` job delivers to with nodemailer, the set-password page and its form, and the
 // operator's outbox listing (API and CLI). Jobs are run directly (taskList), never by a
 // background worker, so each test decides when mail goes out.
-import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import net from 'node:net';
-import path from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { verify } from '@node-rs/argon2';
 import type { JobHelpers } from 'graphile-worker';
 import { SMTPServer } from 'smtp-server';
@@ -16,10 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { taskList } from '../src/jobs/queue.ts';
 import { createLogger } from '../src/runtime.ts';
-import { ADMIN_TOKEN, BASE, clientError, dbState, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, BASE, clientError, closedPort, dbState, newMerchant, problemOf, runCli, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { ACTOR, newUserEmail } from './routes.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADD = `${BASE}/security/merchantUsers/add`;
 const GET_ALL = `${BASE}/security/merchantUsers/getAll`;
 const GET = `${BASE}/security/merchantUsers/get`;
@@ -130,17 +126,6 @@ async function startSmtp(port = 0): Promise<Smtp> {
   return { port: bound, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** A port nothing listens on: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -880,18 +865,7 @@ describe('without SMTP_URL', () => {
   });
   afterAll(() => held.close());
 
-  function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, ONEKHUSA_URL: url, ADMIN_TOKEN };
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runCli(args, { ONEKHUSA_URL: url, ADMIN_TOKEN });
 
   it('holds the invitation in the outbox, where the operator reads it (API and CLI), and its link works', async () => {
     const { email } = await newUser(held, hm, { firstName: 'Grace' });
