@@ -34,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
 import { loadConfig } from '../src/config.ts';
+import { overTcp } from '../src/db/embedded.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { systemClock, type Deps } from '../src/http/types.ts';
 import { createMerchant } from '../src/modules/merchants/service.ts';
@@ -68,7 +69,7 @@ const TARGETS = {
 // environment, so the service runs with `npm start`'s defaults.
 const SERVICE_VARIABLES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'JWT_SECRET', 'LOG_LEVEL', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_STORE',
-  'APP_MODE', 'BODY_LIMIT_BYTES', 'BATCH_BODY_LIMIT_BYTES', 'IDEMPOTENCY_RETENTION_HOURS', 'WORKER_CONCURRENCY', 'DB_POOL_SIZE',
+  'APP_MODE', 'BODY_LIMIT_BYTES', 'BATCH_BODY_LIMIT_BYTES', 'BATCH_COPY_MIN_BYTES', 'INITIATE_BATCH_ROWS', 'IDEMPOTENCY_RETENTION_HOURS', 'WORKER_CONCURRENCY', 'DB_POOL_SIZE',
   'KEY_STATUS_CACHE_MS', 'READ_CACHE_MS', 'SHUTDOWN_GRACE_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_LEASE_MS',
   'WEBHOOK_CONCURRENCY', 'WEBHOOK_PER_HOST_CONCURRENCY', 'TIMED_ACCOUNT_MINUTES', 'PAYOUT_TIMEOUT_SECONDS', 'PAYOUT_REVERSAL_SECONDS',
   'PUBLIC_BASE_URL', 'NODE_OPTIONS',
@@ -242,7 +243,11 @@ async function startService(databaseUrl: string): Promise<Service> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SERVICE_VARIABLES) delete env[name];
-  Object.assign(env, { DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1' });
+  // A Unix-socket URL (the bench's embedded server) goes to the service in its TCP form: started
+  // alone, `npm start` copies large uploads to its embedded server over TCP (runtime.ts), and
+  // given a socket URL it could not. Every other statement of the service then uses TCP too.
+  const serviceUrl = new URL(databaseUrl).searchParams.has('host') ? overTcp(databaseUrl) : databaseUrl;
+  Object.assign(env, { DATABASE_URL: serviceUrl, PORT: String(port), HOST: '127.0.0.1' });
   // stdout carries the request log (LOG_LEVEL's default, info): read and dropped, as a terminal would.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -30,8 +30,12 @@
 //                server's event loop — its other threads — the load generator, GC — PostgreSQL's
 //                processes, and everything else on the machine, from /proc) and the rows inserted
 //                (≥ the 2xx count: requests in flight when a run ends still commit).
+//                Requests that arrive together share one insert (INITIATE_BATCH_ROWS, default
+//                64): e12.batchRows shows how many shared a statement on average.
+//   e12OneByOne  the same for min(5, BENCH_SECONDS) s on a second app with INITIATE_BATCH_ROWS=1:
+//                one insert and one commit per request, as the baseline does.
 //   e12Idempotent  the same for min(5, BENCH_SECONDS) s with a unique X-Idempotency-Key each
-//                (adds the key's claim, its own transaction, and its completion).
+//                (adds the key's claim, its own transaction, and its completion; never shared).
 //   postgresBaseline  the same database work without HTTP: BENCH_CONNECTIONS clients in one pool
 //                running E12's transaction back to back through node-postgres (the statements
 //                createPaymentRequest sends, through the same repository functions) for
@@ -46,6 +50,7 @@
 //                exactly one 200 and one collection row per account.
 //   meetsTargets  the issue's targets (≥ 1,500 req/s, p99 ≤ 50 ms, ≥ 60 % of the baseline, the two
 //                races) as booleans, for reading only: nothing fails on them.
+//                e12OneByOneVsBaselinePercent is reported beside e12VsBaselinePercent.
 //
 // Then `disbursements` (bench/disbursements.ts): a 50,000-line E8 batch through the real service
 // process (src/server.ts with npm start's defaults) on a database of its own: acceptance against a
@@ -693,6 +698,13 @@ function e12Requests(merchants: CollectionMerchant[], tokens: string[], hooks: {
   }));
 }
 
+/** The shared-insert histogram's count and sum, from the app's /metrics. */
+async function batchRowsMetric(baseUrl: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
+  const value = (suffix: string) => Number(new RegExp(`^db_batched_statement_rows_${suffix}\\{statement="insert_payment_requests"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: value('count'), sum: value('sum') };
+}
+
 async function countRequests(db: Db): Promise<number> {
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from payment_requests');
   return rows[0].n;
@@ -1050,7 +1062,18 @@ async function benchCollections(deps: Deps, databaseUrl: string) {
 
     const postgresBaseline = await measureBaseline(databaseUrl, deps, postmaster, merchants);
     tokens = await accessTokens(baseUrl, merchants);
-    const e12 = await measureE12('e12', deps, postmaster, baseUrl, e12Requests(merchants, tokens, hooks, false), DURATION_SECONDS, non2xxLog);
+    const batchesBefore = await batchRowsMetric(baseUrl);
+    const e12Run = await measureE12('e12', deps, postmaster, baseUrl, e12Requests(merchants, tokens, hooks, false), DURATION_SECONDS, non2xxLog);
+    const batchesAfter = await batchRowsMetric(baseUrl);
+    const e12 = { ...e12Run, batchRows: { statements: batchesAfter.count - batchesBefore.count, meanRowsPerStatement: round1((batchesAfter.sum - batchesBefore.sum) / Math.max(1, batchesAfter.count - batchesBefore.count)) } };
+    const oneByOne = await buildApp({ ...deps, config: { ...deps.config, rateLimitPerSecond: 0, initiateBatchRows: 1 } });
+    let e12OneByOne: Awaited<ReturnType<typeof measureE12>>;
+    try {
+      const oneByOneUrl = (await oneByOne.app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '');
+      e12OneByOne = await measureE12('e12OneByOne', deps, postmaster, oneByOneUrl, e12Requests(merchants, tokens, hooks, false), IDEMPOTENT_SECONDS, non2xxLog);
+    } finally {
+      await oneByOne.app.close();
+    }
     tokens = await accessTokens(baseUrl, merchants);
     const e12Idempotent = await measureE12('e12Idempotent', deps, postmaster, baseUrl, e12Requests(merchants, tokens, hooks, true), IDEMPOTENT_SECONDS, non2xxLog);
 
@@ -1067,7 +1090,8 @@ async function benchCollections(deps: Deps, databaseUrl: string) {
     tokens = await accessTokens(baseUrl, merchants);
     const racingPayments = await racePayments(deps, baseUrl, merchants, tokens);
 
-    const e12VsBaselinePercent = postgresBaseline.transactionsPerSecond > 0 ? round1((e12.requestsPerSecond / postgresBaseline.transactionsPerSecond) * 100) : null;
+    const percentOfBaseline = (rps: number) => (postgresBaseline.transactionsPerSecond > 0 ? round1((rps / postgresBaseline.transactionsPerSecond) * 100) : null);
+    const e12VsBaselinePercent = percentOfBaseline(e12.requestsPerSecond);
     return {
       merchants: COLLECTION_MERCHANTS,
       connections: CONNECTIONS,
@@ -1075,9 +1099,11 @@ async function benchCollections(deps: Deps, databaseUrl: string) {
       rateLimit: 'off (RATE_LIMIT_PER_SECOND=0)',
       loadAverageAtEnd: os.loadavg().map(round1),
       e12,
+      e12OneByOne,
       e12Idempotent,
       postgresBaseline,
       e12VsBaselinePercent,
+      e12OneByOneVsBaselinePercent: percentOfBaseline(e12OneByOne.requestsPerSecond),
       roundTrips,
       concurrent1000,
       racingPayments,

@@ -41,6 +41,7 @@ import addFakeCustomPayment from './modules/collections/routes/add-fake-custom-p
 import collectionGet from './modules/collections/routes/get-transaction.ts';
 import collectionList from './modules/collections/routes/get-transactions.ts';
 import collectionReverse from './modules/collections/routes/reverse.ts';
+import { createRequestBatcher } from './modules/collections/service.ts';
 import checkoutInitiate from './modules/checkout/routes/initiate.ts';
 import checkoutPage from './modules/checkout/routes/page.ts';
 import batchAddJson from './modules/disbursements/routes/add-json.ts';
@@ -193,7 +194,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   const keyStatus = new KeyStatusCache(deps.db, deps.clock, deps.config.keyStatusCacheMs);
   const metrics = createMetrics(deps.db);
   const limits = new TtlCache(deps.clock, deps.config.readCacheMs, (merchant: number) => listLimits(deps.db, merchant));
-  const ctx: RouteContext = { deps, keyStatus, limits };
+  const ctx: RouteContext = { deps, keyStatus, limits, requestBatcher: createRequestBatcher(deps, (rows) => metrics.observeBatch('insert_payment_requests', rows)) };
 
   await app.register(swagger, {
     openapi: {

@@ -18,6 +18,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** The body limit of batch uploads (E8, addFile): 50,000 lines at the longest field lengths. */
   batchBodyLimitBytes: number;
+  /** E8 bodies at least this large are copied into the database while they arrive (disbursements/upload.ts). */
+  batchCopyMinBytes: number;
   accessTokenMinutes: number;
   idempotencyRetentionHours: number;
   /** Jobs run at once per worker. 0: `npm start` runs the API alone (no worker in the process). */
@@ -39,6 +41,8 @@ export interface Config {
   webhookPerHostConcurrency: number;
   /** How long a request-to-pay's timed account accepts payment. */
   timedAccountMinutes: number;
+  /** E12s (without an idempotency key) that arrive together share one insert of at most this many rows; 1: each alone. */
+  initiateBatchRows: number;
   /** Sandbox connector: how long a timing-out payout (suffix 9904) waits before it fails. */
   payoutTimeoutSeconds: number;
   /** Sandbox connector: how long after success a reversing payout (suffix 9905) is reversed. */
@@ -158,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     batchBodyLimitBytes: int(env, 'BATCH_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 128 * 1024 * 1024),
+    batchCopyMinBytes: int(env, 'BATCH_COPY_MIN_BYTES', 1024 * 1024, 0, 128 * 1024 * 1024),
     accessTokenMinutes: 5,
     idempotencyRetentionHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 24 * 30),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 0, 64),
@@ -171,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
     webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 32, 1, 1024),
     timedAccountMinutes: int(env, 'TIMED_ACCOUNT_MINUTES', 15, 1, 1440),
+    initiateBatchRows: int(env, 'INITIATE_BATCH_ROWS', 64, 1, 1000),
     payoutTimeoutSeconds: int(env, 'PAYOUT_TIMEOUT_SECONDS', 30, 0, 86_400),
     payoutReversalSeconds: int(env, 'PAYOUT_REVERSAL_SECONDS', 60, 0, 86_400),
     publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),

@@ -5,11 +5,12 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from './config.ts';
-import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.ts';
+import { overTcp, startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, withTransaction, type Db } from './db/pool.ts';
 import { migrateQueue } from './jobs/queue.ts';
 import { systemClock, type Clock, type Deps } from './http/types.ts';
+import { uploadCopySlots } from './modules/disbursements/upload.ts';
 import { createMerchant, type MerchantCredentials } from './modules/merchants/service.ts';
 
 export const EMBEDDED_DATABASE = 'onekhusa';
@@ -98,11 +99,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     connectionString = await ensureDatabase(embedded.connectionString, EMBEDDED_DATABASE);
   }
   const db = createPool(connectionString, config.dbPoolSize);
+  const uploadDb = embedded ? createPool(overTcp(connectionString), uploadCopySlots(config)) : undefined;
   try {
     const applied = await migrate(db);
     if (applied.length) log.info({ applied }, 'database migrations applied');
     await migrateQueue(db);
-    const deps: Deps = { db, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
+    const deps: Deps = { db, uploadDb, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
     const demo = embedded && config.mode === 'sandbox' && options.createDemo !== false ? await ensureDemoMerchant(deps) : undefined;
     return {
       deps,
@@ -110,11 +112,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       demo,
       close: async () => {
         await db.end();
+        await uploadDb?.end();
         await embedded?.stop();
       },
     };
   } catch (err) {
     await db.end().catch(() => undefined);
+    await uploadDb?.end().catch(() => undefined);
     await embedded?.stop();
     throw err;
   }

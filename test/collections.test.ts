@@ -3,12 +3,13 @@
 // real app and database: fees from configuration, limits, the ledger and the outbox.
 import { randomBytes, randomInt } from 'node:crypto';
 import type { JobHelpers } from 'graphile-worker';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { AppError } from '../src/http/errors.ts';
 import { taskList } from '../src/jobs/queue.ts';
 import { insertPaymentRequest } from '../src/modules/collections/repository.ts';
-import { payTimedAccount } from '../src/modules/collections/service.ts';
+import { createPaymentRequest, createRequestBatcher, payTimedAccount, type InitiateInput } from '../src/modules/collections/service.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/merchants/ledger.ts';
 import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
 import { ACTOR, webhookFor } from './routes.ts';
@@ -340,6 +341,260 @@ describe('E12 POST /collections/requestToPay/initiate', () => {
       const body = results[i].json();
       expect(body.merchantAccountNumber).toBe(merchants[i % merchants.length].merchantAccountNumber);
       expect((await requestRow(body.timedAccountNumber)).reference_number).toBe(`BULK${String(i).padStart(6, '0')}`);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// E12 batching (lib/coalescer.ts): concurrent requests without an idempotency key share one insert
+
+describe('E12 requests that arrive together share one insert', () => {
+  /** The db_batched_statement_rows histogram's count and sum for the E12 insert, from /metrics. */
+  async function batchedRows(app = t.app): Promise<{ count: number; sum: number }> {
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    const read = (suffix: 'count' | 'sum') => {
+      const line = res.body.split('\n').find((l) => l.startsWith(`db_batched_statement_rows_${suffix}{`) && l.includes('statement="insert_payment_requests"'));
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    return { count: read('count'), sum: read('sum') };
+  }
+
+  /** A batcher of its own over the test app's database, recording its batches and its warnings. */
+  function ownBatcher(configOverrides: Partial<TestApp['deps']['config']> = {}) {
+    const sizes: number[] = [];
+    const warnings: Array<{ msg: string; rows?: number }> = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
+    const batcher = createRequestBatcher({ db: t.db, config: { ...t.deps.config, ...configOverrides }, log }, (rows) => sizes.push(rows));
+    if (!batcher) throw new Error('expected a batcher');
+    return { batcher, sizes, warnings };
+  }
+
+  const input = (who: TestMerchant, over: Partial<InitiateInput> = {}): InitiateInput => ({
+    merchantAccountNumber: who.merchantAccountNumber,
+    amountMinor: 250_000,
+    transactionDescription: 'Batched order',
+    referenceNumber: ref(),
+    capturedBy: ACTOR,
+    ...over,
+  });
+
+  /** Every promise's outcome, in order, without failing on the first rejection. */
+  const outcomes = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
+
+  it('answers 200 concurrent requests over 3 merchants, each with its own row, sharing inserts', { timeout: 60_000 }, async () => {
+    const merchants = await Promise.all([0, 1, 2].map((i) => newMerchant(t, { accountName: `Batch Shop ${i}` })));
+    const tag = randomBytes(3).toString('hex').toUpperCase();
+    const sent = Array.from({ length: 200 }, (_, i) => ({
+      who: merchants[i % 3],
+      referenceNumber: `SH${tag}${String(i).padStart(4, '0')}`,
+      amountMinor: 10_000 + i * 101,
+      description: `Shared order ${i}`,
+    }));
+    const before = await batchedRows();
+    const results = await Promise.all(
+      sent.map((s) => initiate(s.who, { transactionAmount: (s.amountMinor / 100).toFixed(2), referenceNumber: s.referenceNumber, transactionDescription: s.description })),
+    );
+    const after = await batchedRows();
+
+    expect(results.filter((r) => r.statusCode !== 200).map((r) => r.body).slice(0, 3)).toEqual([]);
+    const bodies = results.map((r) => r.json() as { merchantAccountNumber: number; timedAccountNumber: string });
+    expect(new Set(bodies.map((b) => b.timedAccountNumber)).size).toBe(200);
+
+    // The open row holding each answer's timed account is that request's: merchant, reference, amount, description.
+    const { rows } = await t.db.query<{ timed_account_number: string; merchant_account_number: number; reference_number: string; amount_minor: number; transaction_description: string }>(
+      `select timed_account_number, merchant_account_number, reference_number, amount_minor, transaction_description
+         from payment_requests where timed_account_number = any($1) and status_code = 'O'`,
+      [bodies.map((b) => b.timedAccountNumber)],
+    );
+    expect(rows).toHaveLength(200);
+    const byNumber = new Map(rows.map((r) => [r.timed_account_number, r]));
+    sent.forEach((s, i) => {
+      expect(bodies[i].merchantAccountNumber).toBe(s.who.merchantAccountNumber);
+      expect(byNumber.get(bodies[i].timedAccountNumber)).toEqual({
+        timed_account_number: bodies[i].timedAccountNumber,
+        merchant_account_number: s.who.merchantAccountNumber,
+        reference_number: s.referenceNumber,
+        amount_minor: s.amountMinor,
+        transaction_description: s.description,
+      });
+    });
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = any($1)', [merchants.map((x) => x.merchantAccountNumber)])).toBe(200);
+
+    // Sharing really happened: on average the batches carried more than one row each.
+    const batches = after.count - before.count;
+    const batchedRequests = after.sum - before.sum;
+    expect(batches).toBeGreaterThan(0);
+    expect(batchedRequests).toBe(200);
+    expect(batchedRequests).toBeGreaterThan(batches);
+  });
+
+  it('decides each request of a mixed batch on its own: valid, out of limits, one reference ten times', { timeout: 60_000 }, async () => {
+    const who = await newMerchant(t, { accountName: 'Mixed Batch Shop' });
+    await setLimit(who, 'RTP', 50_000, 100_000, 2_000_000_000); // MWK 500.00 to 1,000.00
+    const shared = ref();
+    type Kind = 'valid' | 'outOfRange' | 'sameReference';
+    const sent: Array<{ kind: Kind; amount: number | string; referenceNumber: string }> = [
+      ...Array.from({ length: 30 }, (_, i) => ({ kind: 'valid' as Kind, amount: i === 29 ? 1000 : 500 + i * 10, referenceNumber: ref() })),
+      ...['499.99', 100, 1, 499, '0.01', '1000.01', 1001, 5000, 20_000, 10_000_000].map((amount) => ({ kind: 'outOfRange' as Kind, amount, referenceNumber: ref() })),
+      ...Array.from({ length: 10 }, () => ({ kind: 'sameReference' as Kind, amount: 600, referenceNumber: shared })),
+    ];
+    // Interleaved, so that the kinds travel in the same batches.
+    const order = sent.map((_, i) => i).sort((a, b) => (a % 5) - (b % 5) || a - b);
+    const before = await batchedRows();
+    const answers = new Array<Awaited<ReturnType<typeof initiate>>>(sent.length);
+    await Promise.all(order.map(async (i) => (answers[i] = await initiate(who, { transactionAmount: sent[i].amount, referenceNumber: sent[i].referenceNumber }))));
+    const after = await batchedRows();
+
+    const okNumbers: string[] = [];
+    sent.forEach((s, i) => {
+      const res = answers[i];
+      if (s.kind === 'valid') {
+        expect(res.statusCode, res.body).toBe(200);
+        okNumbers.push(res.json().timedAccountNumber);
+      } else if (s.kind === 'outOfRange') {
+        const p = clientError(res, 402);
+        expect(p.errorCode).toBe('E914');
+        expect(p.detail).toContain('500.00');
+      }
+    });
+    const same = answers.filter((_, i) => sent[i].kind === 'sameReference');
+    const sameOk = same.filter((r) => r.statusCode === 200);
+    expect(sameOk).toHaveLength(1);
+    for (const r of same.filter((x) => x.statusCode !== 200)) {
+      const p = clientError(r, 409);
+      expect(p.errorCode).toBe('E906');
+      expect(p.detail).toContain(shared);
+    }
+    okNumbers.push(sameOk[0].json().timedAccountNumber);
+
+    // Exactly the answered requests exist, open; nothing of the refused ones.
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = $1', [who.merchantAccountNumber])).toBe(31);
+    const { rows } = await t.db.query<{ timed_account_number: string; status_code: string }>('select timed_account_number, status_code from payment_requests where merchant_account_number = $1', [
+      who.merchantAccountNumber,
+    ]);
+    expect(rows.map((r) => r.timed_account_number).sort()).toEqual([...okNumbers].sort());
+    expect(rows.every((r) => r.status_code === 'O')).toBe(true);
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = $1 and amount_minor not between 50000 and 100000', [who.merchantAccountNumber])).toBe(0);
+    const sharedRow = await t.db.query<{ timed_account_number: string }>('select timed_account_number from payment_requests where merchant_account_number = $1 and reference_number = $2', [
+      who.merchantAccountNumber,
+      shared,
+    ]);
+    expect(sharedRow.rows.map((r) => r.timed_account_number)).toEqual([sameOk[0].json().timedAccountNumber]);
+    // Every request went through the shared insert first (refused ones included), and some shared.
+    expect(after.sum - before.sum).toBe(50);
+    expect(after.sum - before.sum).toBeGreaterThan(after.count - before.count);
+  });
+
+  it('inserts the good requests of a batch whose statement fails one by one, and the bad one not at all', async () => {
+    const { batcher, sizes, warnings } = ownBatcher();
+    const inputs = Array.from({ length: 8 }, (_, i) => input(m, { amountMinor: 300_000 + i, transactionDescription: i === 5 ? 'Bad \u0000 byte' : `Good order ${i}` }));
+    // Submitted in one turn: one batch of 8.
+    const settled = await outcomes(inputs.map((x) => createPaymentRequest(t.deps, t.db, x, batcher)));
+    expect(sizes).toEqual([8]);
+    // The batch statement failed (PostgreSQL refuses NUL in text), so every request went on alone.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ rows: 8 });
+
+    const bad = settled[5];
+    expect(bad.status).toBe('rejected');
+    expect((bad as PromiseRejectedResult).reason).not.toBeInstanceOf(AppError);
+    expect(((bad as PromiseRejectedResult).reason as { code?: string }).code).toBe('22021');
+    expect(await count('select count(*)::int as n from payment_requests where reference_number = $1', [inputs[5].referenceNumber])).toBe(0);
+
+    for (const [i, s] of settled.entries()) {
+      if (i === 5) continue;
+      expect(s.status, String((s as PromiseRejectedResult).reason)).toBe('fulfilled');
+      const request = (s as PromiseFulfilledResult<Awaited<ReturnType<typeof createPaymentRequest>>>).value;
+      expect(request).toMatchObject({ merchant_account_number: m.merchantAccountNumber, reference_number: inputs[i].referenceNumber, amount_minor: 300_000 + i, status_code: 'O' });
+      expect(await requestRow(request.timed_account_number)).toMatchObject({
+        merchant_account_number: m.merchantAccountNumber,
+        reference_number: inputs[i].referenceNumber,
+        amount_minor: 300_000 + i,
+        transaction_description: `Good order ${i}`,
+        status_code: 'O',
+      });
+    }
+    expect(await count('select count(*)::int as n from payment_requests where reference_number = any($1)', [inputs.map((x) => x.referenceNumber)])).toBe(7);
+  });
+
+  it('refuses with detail.referenceOpen only the batched request whose reference is already open', async () => {
+    const who = await newMerchant(t);
+    const open = await openRequest(who);
+    const { batcher, sizes, warnings } = ownBatcher();
+    const twice = ref();
+    const inputs = [
+      input(who),
+      input(who),
+      input(who, { referenceNumber: open.referenceNumber, amountMinor: 777_700 }),
+      input(who),
+      // Two of one batch with the same new reference: the first placed wins, the other is refused.
+      input(who, { referenceNumber: twice }),
+      input(who, { referenceNumber: twice }),
+      // The same reference for another merchant is no conflict.
+      input(other, { referenceNumber: open.referenceNumber }),
+    ];
+    const settled = await outcomes(inputs.map((x) => createPaymentRequest(t.deps, t.db, x, batcher)));
+    expect(sizes).toEqual([7]);
+    expect(warnings).toEqual([]);
+
+    const reused = settled[2];
+    expect(reused.status).toBe('rejected');
+    const err = (reused as PromiseRejectedResult).reason;
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).kind).toBe('conflict');
+    expect((err as AppError).detailKey).toBe('detail.referenceOpen');
+    for (const i of [0, 1, 3, 6]) expect(settled[i].status, String((settled[i] as PromiseRejectedResult).reason)).toBe('fulfilled');
+    const pair = [settled[4], settled[5]];
+    expect(pair.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
+    const loser = pair.find((s) => s.status === 'rejected') as PromiseRejectedResult;
+    expect(loser.reason).toBeInstanceOf(AppError);
+    expect((loser.reason as AppError).detailKey).toBe('detail.referenceOpen');
+
+    // The open request is untouched and still the only one with its reference; no 7,777.00 request exists.
+    const { rows } = await t.db.query<{ timed_account_number: string; status_code: string }>(
+      'select timed_account_number, status_code from payment_requests where merchant_account_number = $1 and reference_number = $2',
+      [who.merchantAccountNumber, open.referenceNumber],
+    );
+    expect(rows).toEqual([{ timed_account_number: open.timedAccountNumber, status_code: 'O' }]);
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = $1 and amount_minor = 777700', [who.merchantAccountNumber])).toBe(0);
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = $1 and reference_number = $2', [who.merchantAccountNumber, twice])).toBe(1);
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = $1', [who.merchantAccountNumber])).toBe(5);
+    expect(await count('select count(*)::int as n from payment_requests where merchant_account_number = $1 and reference_number = $2', [other.merchantAccountNumber, open.referenceNumber])).toBe(1);
+  });
+
+  it('makes no batcher with INITIATE_BATCH_ROWS 1, and sizes one from the config otherwise', async () => {
+    expect(createRequestBatcher({ ...t.deps, config: { ...t.deps.config, initiateBatchRows: 1 } })).toBeUndefined();
+    const two = createRequestBatcher({ ...t.deps, config: { ...t.deps.config, initiateBatchRows: 2, dbPoolSize: 12 } });
+    expect(two?.maxBatch).toBe(2);
+    expect(two?.maxInFlight).toBe(3);
+    expect(createRequestBatcher({ ...t.deps, config: { ...t.deps.config, dbPoolSize: 2 } })?.maxInFlight).toBe(1);
+    // Without a batcher, requests are inserted one by one.
+    const request = await createPaymentRequest(t.deps, t.db, input(m), undefined);
+    expect((await requestRow(request.timed_account_number)).status_code).toBe('O');
+  });
+
+  it('inserts each request alone when the app runs with INITIATE_BATCH_ROWS=1', async () => {
+    const solo = await startTestApp({ INITIATE_BATCH_ROWS: '1' });
+    try {
+      const who = await newMerchant(solo);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          solo.app.inject({
+            method: 'POST',
+            url: `${BASE}/collections/requestToPay/initiate`,
+            headers: who.auth,
+            payload: { merchantAccountNumber: who.merchantAccountNumber, transactionAmount: 2500, transactionDescription: 'Alone', referenceNumber: ref(), capturedBy: ACTOR },
+          }),
+        ),
+      );
+      expect(results.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+      expect(new Set(results.map((r) => r.json().timedAccountNumber)).size).toBe(20);
+      expect((await solo.db.query<{ n: number }>('select count(*)::int as n from payment_requests where merchant_account_number = $1', [who.merchantAccountNumber])).rows[0].n).toBe(20);
+      // No shared insert ran.
+      expect(await batchedRows(solo.app)).toEqual({ count: 0, sum: 0 });
+    } finally {
+      await solo.close();
     }
   });
 });

@@ -204,6 +204,7 @@ const MESSAGES = {
   'lineError.amountAboveMaximum': { en: 'The amount is above the maximum of {limit} for {transactionCode}.', ny: 'Ndalamayi ndi yochuluka kuposa {limit} ya {transactionCode}.' },
   'lineError.duplicateReference': { en: 'The sourceReferenceNumber is already used on line {line}.', ny: 'sourceReferenceNumber yagwiritsidwa kale ntchito pa mzere {line}.' },
   'batchError.noValidLines': { en: 'No valid transaction in the batch.', ny: 'Palibe malipiro oyenera mu gululi.' },
+  'batchError.unreadableUpload': { en: 'The uploaded batch could not be read back for validation; send it again.', ny: 'Gulu lomwe mudatumiza silingawerengedwe kuti liyesedwe; litumizeninso.' },
 
   // analytics
   'detail.rangeReversed': { en: 'fromDate {fromDate} is after toDate {toDate}.', ny: 'fromDate {fromDate} ili pambuyo pa toDate {toDate}.' },

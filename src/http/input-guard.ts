@@ -11,7 +11,7 @@ import { fieldLabel } from './i18n.ts';
 /** No operation's input nests anywhere near this deep (E8: body → transactions → line → field). */
 export const MAX_INPUT_DEPTH = 32;
 
-function storable(text: string): boolean {
+function storableText(text: string): boolean {
   return !text.includes('\u0000') && text.isWellFormed();
 }
 
@@ -23,8 +23,16 @@ function badNumber(name: string): AppError {
   return new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.invalid', params: { field: fieldLabel(name) } }] });
 }
 
-/** Throws a 400 AppError when `input` (a parsed body or query) breaks one of the limits above. */
-export function checkInput(input: unknown, rootName: string): void {
+const alwaysStorable = (_text: string) => true;
+
+/**
+ * Throws a 400 AppError when `input` (a parsed body or query) breaks one of the limits above.
+ * `textKnownStorable`: the JSON it was parsed from had no \u escape, the only way JSON text can
+ * spell a NUL or an unpaired surrogate (a raw control character is a syntax error, and decoding
+ * UTF-8 never yields an unpaired surrogate), so its strings need no check.
+ */
+export function checkInput(input: unknown, rootName: string, textKnownStorable = false): void {
+  const storable = textKnownStorable ? alwaysStorable : storableText;
   const stack: Array<{ value: unknown; depth: number; name: string }> = [{ value: input, depth: 0, name: rootName }];
   while (stack.length > 0) {
     const { value, depth, name } = stack.pop()!;

@@ -6,6 +6,8 @@ import type { Db } from '../db/pool.ts';
 export interface Metrics {
   registry: client.Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Rows one shared statement carried (lib/coalescer.ts), by statement. */
+  observeBatch(statement: string, rows: number): void;
 }
 
 export function createMetrics(db: Db): Metrics {
@@ -22,6 +24,13 @@ export function createMetrics(db: Db): Metrics {
     help: 'HTTP request latency by method, route pattern and status code.',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const batchRows = new client.Histogram({
+    name: 'db_batched_statement_rows',
+    help: 'Requests that shared one statement (concurrent E12s share one insert), by statement.',
+    labelNames: ['statement'] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
     registers: [registry],
   });
   new client.Gauge({
@@ -75,6 +84,9 @@ export function createMetrics(db: Db): Metrics {
       const labels = { method, route, status: String(status) };
       requests.inc(labels);
       duration.observe(labels, seconds);
+    },
+    observeBatch(statement, rows) {
+      batchRows.observe({ statement }, rows);
     },
   };
 }

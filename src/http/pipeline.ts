@@ -81,6 +81,7 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
   app.decorateRequest('lang', 'en');
   app.decorateRequest('principal', undefined);
   app.decorateRequest('idempotency', undefined);
+  app.decorateRequest('bodyTextStorable', false);
 
   // Compile per-route key normalisers and give every route its error responses in the docs.
   app.addHook('onRoute', (route) => {
@@ -160,7 +161,7 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
   });
 
   app.addHook('preHandler', async (request, reply) => {
-    checkInput(request.body, 'body');
+    checkInput(request.body, 'body', request.bodyTextStorable);
     checkInput(request.query, 'query');
     const principal = request.principal;
     if (!principal) return;

@@ -16,6 +16,12 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export interface Deps {
   db: Db;
+  /**
+   * Connections for copying large uploads while they arrive (disbursements/upload.ts), when they
+   * should not be the pool's: over TCP to the embedded server (see db/embedded.ts overTcp).
+   * Absent: the pool's.
+   */
+  uploadDb?: Db;
   config: Config;
   clock: Clock;
   log: FastifyBaseLogger;
@@ -45,6 +51,8 @@ declare module 'fastify' {
     lang: Lang;
     principal: Principal | undefined;
     idempotency: IdempotencyContext | undefined;
+    /** The JSON body's text had no \u escape (set by routes that see the raw bytes): see checkInput. */
+    bodyTextStorable: boolean;
   }
   interface FastifyContextConfig {
     /** Who may call: a merchant's access token (default), nobody in particular, or the operator. */
@@ -62,6 +70,8 @@ export interface RouteContext {
   keyStatus: import('../modules/auth/key-status.ts').KeyStatusCache;
   /** Per-merchant limits as E10 shows them; see modules/limits/repository.ts for why cached. */
   limits: import('../lib/ttl-cache.ts').TtlCache<number, Array<import('../modules/limits/repository.ts').LimitRow>>;
+  /** Concurrent E12s share inserts (undefined when INITIATE_BATCH_ROWS is 1). */
+  requestBatcher: import('../modules/collections/service.ts').RequestBatcher | undefined;
 }
 
 export type RouteModule = (app: App, ctx: RouteContext) => void;

@@ -107,6 +107,56 @@ export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): 
   return rows[0];
 }
 
+/**
+ * insertPaymentRequest for many plain requests (no checkout) in one statement: the same merchant
+ * and limit checks per row, one outcome per row in input order. Rows that another open request
+ * blocks (its timed account number or its reference) are skipped, not failed, and come back with
+ * `request: null` and the merchant's fields, so the caller retries just those one by one. The
+ * rows' timed account numbers must differ from one another: a row's outcome is found by its number.
+ */
+export async function insertPaymentRequests(q: Queryable, rows: Omit<NewPaymentRequest, 'checkout'>[], expiryMinutes: number): Promise<InsertOutcome[]> {
+  const { rows: outcomes } = await q.query<InsertOutcome>({
+    name: 'insert_payment_requests',
+    text: `with input as (
+             select * from unnest($1::integer[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) with ordinality
+                    as t(merchant_account_number, timed_account_number, amount_minor, transaction_description, reference_number, captured_by, ord)
+           ), checked as (
+             select i.*, m.status_code as merchant_status, m.currency_code, l.minimum_amount_minor as min_minor, l.maximum_amount_minor as max_minor
+               from input i
+               left join merchants m on m.merchant_account_number = i.merchant_account_number
+               left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
+                                          and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
+           ), inserted as (
+             insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+                                           reference_number, captured_by, expires_at)
+             select merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+                    reference_number, captured_by, now() + make_interval(mins => $7)
+               from checked
+              where merchant_status = 'A' and (min_minor is null or amount_minor between min_minor and max_minor)
+              -- One order for every batch, so two batches holding the same references (a client
+              -- retrying without an idempotency key) never wait on each other in a cycle. Equal
+              -- timed account numbers in two batches are random and rare: a deadlock there fails
+              -- both statements, and their requests are then inserted one by one.
+              order by merchant_account_number, reference_number
+             on conflict do nothing
+             returning *
+           )
+           select c.merchant_status, c.min_minor, c.max_minor, row_to_json(x) as request
+             from checked c left join inserted x on x.timed_account_number = c.timed_account_number
+            order by c.ord`,
+    values: [
+      rows.map((r) => r.merchantAccountNumber),
+      rows.map((r) => r.timedAccountNumber),
+      rows.map((r) => r.amountMinor),
+      rows.map((r) => r.transactionDescription),
+      rows.map((r) => r.referenceNumber),
+      rows.map((r) => r.capturedBy),
+      expiryMinutes,
+    ],
+  });
+  return outcomes;
+}
+
 /** The latest request holding this timed account number, locked for the payment. */
 export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountNumber: string): Promise<PaymentRequestRow | undefined> {
   const { rows } = await tx.query<PaymentRequestRow>(

@@ -9,6 +9,7 @@ import { AppError } from '../../http/errors.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { emitEvent } from '../../jobs/outbox.ts';
+import { Coalescer } from '../../lib/coalescer.ts';
 import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
 import { formatMajor, toMajor } from '../../lib/money.ts';
 import { activeConnector, type ConnectorRow } from '../connectors/repository.ts';
@@ -62,10 +63,68 @@ function fromJson(row: NonNullable<repo.InsertOutcome['request']>): repo.Payment
 }
 
 /**
- * Creates an open request with a fresh timed account number: one statement per attempt (merchant
- * check, limits and insert together), so it needs no transaction of its own.
+ * The request an insert made, or null when its timed account number (or its reference) was
+ * taken by another open request; throws when the merchant or the amount was refused.
  */
-export async function createPaymentRequest(deps: Deps, q: Queryable, input: InitiateInput): Promise<repo.PaymentRequestRow> {
+function requestFrom(outcome: repo.InsertOutcome, input: InitiateInput): repo.PaymentRequestRow | null {
+  if (outcome.merchant_status === null) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: input.merchantAccountNumber });
+  if (outcome.merchant_status !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
+  if (outcome.request) return fromJson(outcome.request);
+  if (outcome.min_minor !== null && (input.amountMinor < outcome.min_minor || input.amountMinor > outcome.max_minor!)) {
+    checkAmount({ minimum_amount_minor: outcome.min_minor, maximum_amount_minor: outcome.max_minor!, daily_limit_minor: 0 }, input.amountMinor);
+  }
+  return null;
+}
+
+/**
+ * E12s without an idempotency key, inserted together: every request that arrives while earlier
+ * inserts are in flight joins the next one (lib/coalescer.ts). Under load, N requests then cost
+ * one round trip and one commit instead of N; alone, a request waits for nothing. Requests with a
+ * key are not batched: their idempotency record shares their own transaction.
+ */
+export type RequestBatcher = Coalescer<Omit<InitiateInput, 'checkout'>, repo.InsertOutcome | undefined>;
+
+export function createRequestBatcher(deps: Pick<Deps, 'db' | 'config' | 'log'>, onBatch?: (rows: number) => void): RequestBatcher | undefined {
+  const { initiateBatchRows, dbPoolSize, timedAccountMinutes } = deps.config;
+  if (initiateBatchRows <= 1) return undefined;
+  // A quarter of the pool: batches grow with load instead of taking every connection.
+  const inFlight = Math.max(1, Math.floor(dbPoolSize / 4));
+  return new Coalescer(
+    async (items) => {
+      // Numbers drawn distinct within the batch: each row's outcome is found by its number.
+      const drawn = new Set<string>();
+      const rows = items.map((item) => {
+        let timedAccountNumber = randomDigits(8, '1');
+        while (drawn.has(timedAccountNumber)) timedAccountNumber = randomDigits(8, '1');
+        drawn.add(timedAccountNumber);
+        return { ...item, timedAccountNumber, expiryMinutes: timedAccountMinutes };
+      });
+      try {
+        return await repo.insertPaymentRequests(deps.db, rows, timedAccountMinutes);
+      } catch (err) {
+        // Nothing was inserted (one statement): every request of the batch is decided on its own.
+        deps.log.warn({ err, rows: rows.length }, 'batched E12 insert failed; its requests are inserted one by one');
+        return items.map(() => undefined);
+      }
+    },
+    initiateBatchRows,
+    inFlight,
+    onBatch,
+  );
+}
+
+/**
+ * Creates an open request with a fresh timed account number: one statement per attempt (merchant
+ * check, limits and insert together), so it needs no transaction of its own. With a batcher (and
+ * outside a transaction), the first attempt shares a statement with concurrent requests; a request
+ * the batch could not place (number or reference taken, or the batch failed) continues alone.
+ */
+export async function createPaymentRequest(deps: Deps, q: Queryable, input: InitiateInput, batcher?: RequestBatcher): Promise<repo.PaymentRequestRow> {
+  if (batcher && !input.checkout) {
+    const outcome = await batcher.submit(input);
+    const request = outcome && requestFrom(outcome, input);
+    if (request) return request;
+  }
   for (let attempt = 0; attempt < TIMED_ACCOUNT_ATTEMPTS; attempt++) {
     let outcome: repo.InsertOutcome;
     try {
@@ -76,12 +135,8 @@ export async function createPaymentRequest(deps: Deps, q: Queryable, input: Init
       }
       throw err;
     }
-    if (outcome.merchant_status === null) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: input.merchantAccountNumber });
-    if (outcome.merchant_status !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
-    if (outcome.request) return fromJson(outcome.request);
-    if (outcome.min_minor !== null && (input.amountMinor < outcome.min_minor || input.amountMinor > outcome.max_minor!)) {
-      checkAmount({ minimum_amount_minor: outcome.min_minor, maximum_amount_minor: outcome.max_minor!, daily_limit_minor: 0 }, input.amountMinor);
-    }
+    const request = requestFrom(outcome, input);
+    if (request) return request;
     // Otherwise the number was taken by another open request: draw again.
   }
   // 10 million numbers: reaching this means millions of open requests at once.
@@ -94,9 +149,9 @@ export async function createPaymentRequest(deps: Deps, q: Queryable, input: Init
  * A reference still held by a request that expired a moment ago (the expiry job has not run yet)
  * is released and the request retried once.
  */
-export async function initiate<T>(deps: Deps, input: InitiateInput, respond: (q: Queryable, result: TimedAccount) => Promise<T>, inTransaction: boolean): Promise<T> {
+export async function initiate<T>(deps: Deps, input: InitiateInput, respond: (q: Queryable, result: TimedAccount) => Promise<T>, inTransaction: boolean, batcher?: RequestBatcher): Promise<T> {
   const run = async (q: Queryable) => {
-    const request = await createPaymentRequest(deps, q, input);
+    const request = await createPaymentRequest(deps, q, input, inTransaction ? undefined : batcher);
     return respond(q, {
       merchantAccountNumber: request.merchant_account_number,
       timedAccountNumber: request.timed_account_number,

@@ -96,15 +96,23 @@ export interface NewBatch {
   scheduledDate: string | null;
   capturedBy: string;
   numberOfEntries: number;
-  /** JSON: [[beneficiaryName, connectorId, beneficiaryAccountNumber, description, amountMinor, sourceReferenceNumber], …] */
-  stagedLines: string;
+  /**
+   * The lines: compact JSON, [[beneficiaryName, connectorId, beneficiaryAccountNumber, description,
+   * amountMinor, sourceReferenceNumber], …], or the id of the upload (batch_upload_chunks) copied
+   * in this transaction.
+   */
+  lines: { stagedLines: string } | { uploadId: string };
 }
 
 export async function insertBatch(tx: pg.PoolClient, b: NewBatch): Promise<number> {
   const { rows } = await tx.query<{ batch_number: number }>(
-    `insert into batches (merchant_account_number, currency_code, level_number, upload_type, is_batch_scheduled, scheduled_date, captured_by, number_of_entries, staged_lines)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning batch_number`,
-    [b.merchantAccountNumber, b.currencyCode, b.levelNumber, b.uploadType, b.isBatchScheduled, b.scheduledDate, b.capturedBy, b.numberOfEntries, b.stagedLines],
+    `insert into batches (merchant_account_number, currency_code, level_number, upload_type, is_batch_scheduled, scheduled_date, captured_by, number_of_entries, staged_lines, upload_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning batch_number`,
+    [
+      b.merchantAccountNumber, b.currencyCode, b.levelNumber, b.uploadType, b.isBatchScheduled, b.scheduledDate, b.capturedBy, b.numberOfEntries,
+      'stagedLines' in b.lines ? b.lines.stagedLines : null,
+      'uploadId' in b.lines ? b.lines.uploadId : null,
+    ],
   );
   return rows[0].batch_number;
 }
@@ -118,18 +126,28 @@ export async function findBatch(q: Queryable, merchantAccountNumber: number, bat
 }
 
 /** The batch if it is still queued, locked: the validation job's claim (a re-run finds nothing). */
-export async function lockQueuedBatch(tx: pg.PoolClient, batchNumber: number): Promise<BatchRow | undefined> {
-  const { rows } = await tx.query<BatchRow>(`select ${BATCH_COLUMNS} from batches where batch_number = $1 and status_code = 'Q' for update`, [batchNumber]);
+export async function lockQueuedBatch(tx: pg.PoolClient, batchNumber: number): Promise<(BatchRow & { upload_id: string | null }) | undefined> {
+  const { rows } = await tx.query<BatchRow & { upload_id: string | null }>(
+    `select ${BATCH_COLUMNS}, upload_id from batches where batch_number = $1 and status_code = 'Q' for update`,
+    [batchNumber],
+  );
   return rows[0];
 }
 
+/** A copied upload's bytes, in the order they arrived. */
+export async function readUpload(tx: pg.PoolClient, uploadId: string): Promise<Buffer> {
+  const { rows } = await tx.query<{ bytes: Buffer }>('select bytes from batch_upload_chunks where upload_id = $1 order by seq', [uploadId]);
+  return Buffer.concat(rows.map((r) => r.bytes));
+}
+
 /**
- * Expands a queued batch's staged lines into payouts and validates them in the same statement:
+ * Expands a queued batch's lines (its staged_lines, or `stagedLines` read from its upload) into
+ * payouts and validates them in the same statement:
  * connector known, active and open to payouts; account format per channel; amount within the
  * merchant's limits for the transaction code (MMW wallets, MBA banks); sourceReferenceNumber
  * unique in the batch. Valid lines get their fee; invalid ones status E with the first reason.
  */
-export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatus: 'P' | 'D'): Promise<void> {
+export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatus: 'P' | 'D', stagedLines: string | null = null): Promise<void> {
   // The duplicate-reference window sorts every line: in memory, not in temporary files.
   await tx.query(`set local work_mem = '64MB'`);
   await tx.query(
@@ -155,7 +173,7 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
            -- Each line is parsed once (jsonb), then its six fields are read by position.
            from (select (x.v->>0) as n, (x.v->>1)::integer as c, (x.v->>2) as a, (x.v->>3) as d, (x.v->>4)::bigint as m, (x.v->>5) as r,
                         x.i::integer as i
-                   from jsonb_array_elements(b.staged_lines::jsonb) with ordinality as x(v, i)) e
+                   from jsonb_array_elements(coalesce($7::text, b.staged_lines)::jsonb) with ordinality as x(v, i)) e
            left join connectors c on c.connector_id = e.c
        ) l
        left join merchant_limits ml on ml.merchant_account_number = $1 and ml.transaction_code = l.transaction_code and ml.currency_code = b.currency_code
@@ -184,14 +202,15 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
        ) v
       where b.batch_number = $4
       order by l.line_number`,
-    [batch.merchant_account_number, validStatus, TEST_WALLETS, batch.batch_number, WALLET_ACCOUNT.source, BANK_ACCOUNT.source],
+    [batch.merchant_account_number, validStatus, TEST_WALLETS, batch.batch_number, WALLET_ACCOUNT.source, BANK_ACCOUNT.source, stagedLines],
   );
 }
 
-/** Counts and totals of the expanded lines, and the batch's new state; the staged upload is dropped. */
+/** Counts and totals of the expanded lines, and the batch's new state; the staged lines or upload are dropped. */
 export async function finishValidation(tx: pg.PoolClient, batchNumber: number, noValidLinesMessage: string): Promise<BatchRow> {
   const { rows } = await tx.query<BatchRow>(
-    `update batches b set staged_lines = null,
+    `with dropped as (delete from batch_upload_chunks where upload_id = (select upload_id from batches where batch_number = $1))
+     update batches b set staged_lines = null, upload_id = null,
             number_of_invalid_entries = s.invalid,
             total_amount_minor = s.amount, total_fee_minor = s.fee,
             status_code = case when s.invalid = b.number_of_entries then 'E' else 'P' end,
@@ -210,7 +229,8 @@ export async function finishValidation(tx: pg.PoolClient, batchNumber: number, n
 /** A batch that cannot be validated at all (its merchant was deactivated): E, no lines. */
 export async function failQueuedBatch(tx: pg.PoolClient, batchNumber: number, errorMessage: string): Promise<BatchRow> {
   const { rows } = await tx.query<BatchRow>(
-    `update batches set staged_lines = null, status_code = 'E', error_message = $2, number_of_invalid_entries = number_of_entries
+    `with dropped as (delete from batch_upload_chunks where upload_id = (select upload_id from batches where batch_number = $1))
+     update batches set staged_lines = null, upload_id = null, status_code = 'E', error_message = $2, number_of_invalid_entries = number_of_entries
       where batch_number = $1 returning ${BATCH_COLUMNS}`,
     [batchNumber, errorMessage],
   );

@@ -18,7 +18,7 @@ const Body = Type.Object({
   capturedBy: Email(),
 });
 
-const route: RouteModule = (app, { deps }) => {
+const route: RouteModule = (app, { deps, requestBatcher }) => {
   app.post('/collections/requestToPay/initiate', {
     config: { idempotent: true },
     schema: {
@@ -30,7 +30,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request, reply) => {
       const { transactionAmount, ...rest } = request.body;
-      const body = await initiate(deps, { ...rest, amountMinor: toMinor(transactionAmount) }, (q, result) => storeResponse(q, request, reply, 200, result), request.idempotency !== undefined);
+      const body = await initiate(deps, { ...rest, amountMinor: toMinor(transactionAmount) }, (q, result) => storeResponse(q, request, reply, 200, result), request.idempotency !== undefined, requestBatcher);
       return sendSerialized(reply, body);
     },
   });

@@ -1,36 +1,74 @@
 // E8 POST /disbursements/batch/addJson — up to 50,000 payouts in one request. Idempotent.
 // Structural problems are a 400 naming the lines (transactions[123].transactionAmount, the first
 // 100); everything else is checked by the validation job, which marks invalid lines E.
-import { Type } from '@sinclair/typebox';
+// A large body is copied into the database while it arrives (upload.ts); a small one, or one that
+// finds every copy slot taken, is stored from its parsed lines.
+import { pipeline } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type pg from 'pg';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { BatchAccepted, BatchHeader, MAX_BATCH_LINES, PayoutInput } from '../schemas.ts';
+import { BatchAccepted } from '../schemas.ts';
 import { submitBatch } from '../service.ts';
-
-const Body = Type.Object({
-  header: BatchHeader,
-  transactions: Type.Array(PayoutInput, { minItems: 1, maxItems: MAX_BATCH_LINES, description: `1–${MAX_BATCH_LINES} payouts.` }),
-});
+import { BatchJsonBody, CopyingStream, UploadCopy, uploadCopySlots } from '../upload.ts';
 
 const route: RouteModule = (app, { deps }) => {
+  const bodyLimit = deps.config.batchBodyLimitBytes;
+  const maxCopies = uploadCopySlots(deps.config);
+  const copyDb = deps.uploadDb ?? deps.db;
+  let copies = 0;
+  const copying = new WeakMap<FastifyRequest, UploadCopy>();
+
   app.post('/disbursements/batch/addJson', {
     config: { idempotent: true },
-    bodyLimit: deps.config.batchBodyLimitBytes,
+    bodyLimit,
     schema: {
       tags: ['Disbursements'],
       summary: 'Add a batch of payouts (JSON)',
       description:
         'Accepts up to 50,000 payouts and answers at once with the batch number and status Q; validation runs in the background (batch.received / batch.failed). Send X-Idempotency-Key to make retries safe.',
-      body: Body,
+      body: BatchJsonBody,
       response: { 200: BatchAccepted },
     },
+    // After authentication, before the body is read.
+    preParsing: async (request, reply, payload) => {
+      const length = Number(request.headers['content-length']);
+      const worthCopying = length >= deps.config.batchCopyMinBytes && length <= bodyLimit;
+      // Never waits for a connection: with the pool busy, the upload is stored the other way.
+      const freeConnections = copyDb.idleCount + ((copyDb.options.max ?? maxCopies) - copyDb.totalCount);
+      if (!worthCopying || copies >= maxCopies || freeConnections < 1) return payload;
+      copies += 1;
+      const upload = await UploadCopy.begin(copyDb, () => {
+        copies -= 1;
+      });
+      if (!upload) return payload;
+      copying.set(request, upload);
+      // Whatever ends the request without the handler's commit (a refusal, a replay, a client
+      // gone: see the hooks below) drops the copy.
+      reply.raw.once('close', () => upload.abandon());
+      // A client gone before this hook ran has had its abort and 'close' already: drop it now.
+      if (reply.raw.closed || request.raw.destroyed) {
+        upload.abandon();
+        return payload;
+      }
+      const copyingStream = new CopyingStream(upload, (sawEscape) => {
+        request.bodyTextStorable = !sawEscape;
+      });
+      pipeline(payload, copyingStream, () => undefined);
+      return copyingStream;
+    },
+    // After the commit these do nothing.
+    onResponse: async (request) => copying.get(request)?.abandon(),
+    onRequestAbort: async (request) => copying.get(request)?.abandon(),
     handler: async (request, reply) => {
       const { header, transactions } = request.body;
-      const body = await withTransaction(deps.db, async (tx) => {
-        const accepted = await submitBatch(deps, tx, { ...header, uploadType: 'JSON', transactions });
+      const submit = async (tx: pg.PoolClient, uploadId?: string) => {
+        const accepted = await submitBatch(deps, tx, { ...header, uploadType: 'JSON', transactions, uploadId });
         return storeResponse(tx, request, reply, 200, accepted);
-      });
+      };
+      const copied = await copying.get(request)?.commitWith(submit);
+      const body = copied ? copied.result : await withTransaction(deps.db, (tx) => submit(tx));
       return sendSerialized(reply, body);
     },
   });
