@@ -12,6 +12,7 @@ import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App, Deps, RouteContext, RouteModule } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
+import { registerJsonParser } from './http/json-body.ts';
 import getAccessToken from './modules/auth/routes/get-access-token.ts';
 import generateKey from './modules/api-keys/routes/generate.ts';
 import getAllKeys from './modules/api-keys/routes/get-all.ts';
@@ -190,6 +191,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
 
   // JSON only: a text/plain body is refused with 415 rather than validated as a string.
   app.removeContentTypeParser('text/plain');
+  registerJsonParser(app);
 
   const keyStatus = new KeyStatusCache(deps.db, deps.clock, deps.config.keyStatusCacheMs);
   const metrics = createMetrics(deps.db);
