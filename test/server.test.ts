@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EMBEDDED_DATABASE } from '../src/runtime.ts';
 import { createTestDatabase } from './helpers.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-server-test-'));
@@ -86,6 +88,54 @@ describe('npm start on the embedded database', () => {
     const accessToken = await tokenFor(server.port, demo);
     const account = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/get?merchantAccountNumber=${demo.merchantAccountNumber}`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(((await account.json()) as { disbursmentBalance: number }).disbursmentBalance).toBe(250.75);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('a large E8 is copied into the embedded database while it arrives (the upload pool over TCP)', async () => {
+    // No worker in the process: the batch stays queued, holding its upload, for the check below.
+    const server = await startServer({ WORKER_CONCURRENCY: '0' });
+    const accessToken = await tokenFor(server.port, demo);
+    const lines = Array.from({ length: 6000 }, (_, i) => ({
+      beneficiaryName: `Chisomo Banda ${i}`,
+      connectorId: 112400,
+      beneficiaryAccountNumber: '265991234567',
+      transactionDescription: `Salary ${i}`,
+      transactionAmount: 1500,
+      sourceReferenceNumber: `SRV${i}`,
+    }));
+    const body = Buffer.from(JSON.stringify({ header: { merchantAccountNumber: demo.merchantAccountNumber, isBatchScheduled: false, capturedBy: 'ops@demo.mw' }, transactions: lines }));
+    // Above BATCH_COPY_MIN_BYTES' default (1 MiB): copied, not stored after the parse.
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const res = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/disbursements/batch/addJson`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
+      body,
+    });
+    expect(res.status).toBe(200);
+    const { batchNumber } = (await res.json()) as { batchNumber: number };
+
+    const settings = JSON.parse(fs.readFileSync(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as { port: number; password: string };
+    const client = new pg.Client({ host: '127.0.0.1', port: settings.port, user: 'postgres', password: settings.password, database: EMBEDDED_DATABASE });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ upload_id: string | null; staged: boolean; status_code: string }>(
+        'select upload_id, staged_lines is not null as staged, status_code from batches where batch_number = $1',
+        [batchNumber],
+      );
+      expect(rows[0]).toMatchObject({ status_code: 'Q', staged: false, upload_id: expect.any(String) });
+      const chunks = await client.query<{ bytes: Buffer }>('select bytes from batch_upload_chunks where upload_id = $1 order by seq', [rows[0].upload_id]);
+      expect(Buffer.concat(chunks.rows.map((r) => r.bytes)).equals(body)).toBe(true);
+      // The service's own connections use the Unix socket (no client address); the upload's came
+      // over TCP and is still in its pool, idle.
+      const tcp = await client.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity where datname = $1 and application_name = 'onekhusa-sandbox' and client_addr is not null`,
+        [EMBEDDED_DATABASE],
+      );
+      expect(tcp.rows[0].n).toBeGreaterThanOrEqual(1);
+    } finally {
+      await client.end();
+    }
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
