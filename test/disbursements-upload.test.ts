@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { t as i18n } from '../src/http/i18n.ts';
 import { taskList } from '../src/jobs/queue.ts';
 import { CopyingStream, uploadCopySlots, type UploadCopy } from '../src/modules/disbursements/upload.ts';
+import { AIRTEL, walletLine as wallet, type Line } from './money-ops.ts';
 import { BASE, clientError, dbState, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
 let port: number;
 
-const AIRTEL = 112400;
 const NBM = 212188;
 const CAPTURER = 'capturer@shop.mw';
 const E8 = `${BASE}/disbursements/batch/addJson`;
@@ -34,22 +34,8 @@ afterAll(() => t.close());
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-type Line = Record<string, unknown>;
-
-let refSeq = 0;
-const ref = () => `UPL-${Date.now().toString(36)}-${++refSeq}`;
 let keySeq = 0;
 const idemKey = () => `upload-key-${Date.now()}-${++keySeq}-abcdef`;
-
-const wallet = (amount: number | string = 1000, over: Line = {}): Line => ({
-  beneficiaryName: 'Chisomo Banda',
-  connectorId: AIRTEL,
-  beneficiaryAccountNumber: '265991234567',
-  transactionDescription: 'Salary',
-  transactionAmount: amount,
-  sourceReferenceNumber: ref(),
-  ...over,
-});
 
 /** E8's body as the exact bytes sent. */
 function e8Body(who: TestMerchant, transactions: unknown, header: Record<string, unknown> = {}): Buffer {

@@ -6,6 +6,7 @@
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskList } from '../src/jobs/queue.ts';
+import { walletLine as wallet, type Line } from './money-ops.ts';
 import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
@@ -54,18 +55,6 @@ let keySeq = 0;
 /** A fresh, valid idempotency key. */
 const idemKey = () => `disb-key-${Date.now()}-${++keySeq}-abcdef`;
 
-type Line = Record<string, unknown>;
-
-/** A payout to an Airtel wallet (`account` may end in a magic suffix). */
-const wallet = (amount: number | string = 1000, over: Line = {}): Line => ({
-  beneficiaryName: 'Chisomo Banda',
-  connectorId: AIRTEL,
-  beneficiaryAccountNumber: '265991234567',
-  transactionDescription: 'Salary',
-  transactionAmount: amount,
-  sourceReferenceNumber: ref(),
-  ...over,
-});
 
 /** A payout to an NBM bank account. */
 const bank = (amount: number | string = 2000, over: Line = {}): Line => ({

@@ -1,5 +1,6 @@
 // Money-moving operations through the real API and the real jobs (called directly, never by a
-// background worker), shared by test/ledger-verify.test.ts and test/money-invariants.test.ts.
+// background worker), shared by test/ledger-verify.test.ts and test/money-invariants.test.ts, and
+// the E8 line builder the disbursement tests share.
 // Amounts are integer tambala here and cross the API as exact 2-decimal strings.
 import type { LightMyRequestResponse } from 'fastify';
 import type { JobHelpers } from 'graphile-worker';
@@ -102,6 +103,20 @@ export function payoutLine(p: PayoutSpec): Record<string, unknown> {
     sourceReferenceNumber: `SRC-${unique()}`,
   };
 }
+
+/** An E8 line, as merchants send one. */
+export type Line = Record<string, unknown>;
+
+/** An E8 line paying an Airtel wallet with a fresh sourceReferenceNumber; `over` replaces fields (a magic suffix goes in beneficiaryAccountNumber). */
+export const walletLine = (amount: number | string = 1000, over: Line = {}): Line => ({
+  beneficiaryName: 'Chisomo Banda',
+  connectorId: AIRTEL,
+  beneficiaryAccountNumber: '265991234567',
+  transactionDescription: 'Salary',
+  transactionAmount: amount,
+  sourceReferenceNumber: `SRC-${unique()}`,
+  ...over,
+});
 
 /** A single payout of `line` (from payoutLine: build it once to send it again with the same key). */
 export const singlePayout = (t: TestApp, who: TestMerchant, line: Record<string, unknown>, headers: Record<string, string> = {}) =>
