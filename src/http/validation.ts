@@ -1,5 +1,5 @@
 // Ajv set-up and the translation of schema failures into one message per invalid field.
-import type { Ajv, ErrorObject } from 'ajv';
+import { _, str, type Ajv, type ErrorObject, type KeywordCxt } from 'ajv';
 import { parseMinor, formatMajor } from '../lib/money.ts';
 import { fieldLabel, hasMessage, t, type Lang, type MessageKey } from './i18n.ts';
 
@@ -11,7 +11,48 @@ interface MoneyBounds {
   max: string;
 }
 
+/**
+ * Characters (code points) in `text`: what minLength and maxLength count, as PostgreSQL's
+ * varchar(n) does; an emoji is one character and two UTF-16 units.
+ */
+export function codePointLength(text: string): number {
+  let length = 0;
+  for (let at = 0; at < text.length; at++, length++) {
+    const unit = text.charCodeAt(at);
+    if (unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00) at++;
+  }
+  return length;
+}
+
+/**
+ * minLength and maxLength as Ajv defines them (code points, the same errors), counted only when
+ * the UTF-16 length cannot decide: a string has between length/2 and length code points. Ajv's
+ * own keywords count every string's code points one by one: 12 of the 15 ms that validating a
+ * 50,000-line E8 batch took.
+ */
+function stringLengthKeyword(keyword: 'minLength' | 'maxLength') {
+  return {
+    keyword,
+    type: 'string' as const,
+    schemaType: 'number' as const,
+    error: {
+      message: ({ schemaCode }: { schemaCode: unknown }) => str`must NOT have ${keyword === 'maxLength' ? 'more' : 'fewer'} than ${schemaCode as number} characters`,
+      params: ({ schemaCode }: { schemaCode: unknown }) => _`{limit: ${schemaCode as number}}`,
+    },
+    code(cxt: KeywordCxt) {
+      const { data, schemaCode, gen } = cxt;
+      const count = gen.scopeValue('func', { ref: codePointLength });
+      cxt.fail(
+        keyword === 'maxLength'
+          ? _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`
+          : _`${data}.length < ${schemaCode} || (${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode})`,
+      );
+    },
+  };
+}
+
 export function ajvPlugins(ajv: Ajv): Ajv {
+  for (const keyword of ['minLength', 'maxLength'] as const) ajv.removeKeyword(keyword).addKeyword(stringLengthKeyword(keyword));
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-message-limit', schemaType: 'number' });
   ajv.addKeyword({
