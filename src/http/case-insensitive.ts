@@ -25,11 +25,10 @@ export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalize
       const nested = compileNormalizer(child);
       if (nested) children.set(name, nested);
     }
-    return (value) => {
-      if (!isPlainObject(value)) return;
+    const nestedList = [...children];
+    const renameKeys = (value: Record<string, unknown>) => {
       for (const key of Object.keys(value)) {
-        // Nearly every key is already spelled as in the schema: skip the lower-casing for those.
-        if (children.has(key) || exact.has(key)) continue;
+        if (exact.has(key)) continue;
         const name = canonical.get(key.toLowerCase());
         if (name !== undefined && name !== key) {
           if (!Object.prototype.hasOwnProperty.call(value, name)) {
@@ -42,7 +41,18 @@ export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalize
           // the second one too (a foreign account number answers 404 however it is spelled).
         }
       }
-      for (const [name, nested] of children) nested(value[name]);
+    };
+    return (value) => {
+      if (!isPlainObject(value)) return;
+      // Nearly every key is already spelled as in the schema: a look at each (no array of keys
+      // made) finds that, and only an object with another spelling is renamed.
+      for (const key in value) {
+        if (!exact.has(key)) {
+          renameKeys(value);
+          break;
+        }
+      }
+      for (const [name, nested] of nestedList) nested(value[name]);
     };
   }
   if (schema.items) {
