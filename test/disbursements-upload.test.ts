@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { t as i18n } from '../src/http/i18n.ts';
 import { taskList } from '../src/jobs/queue.ts';
-import { CopyingStream, uploadCopySlots, type UploadCopy } from '../src/modules/disbursements/upload.ts';
+import { CHUNK_ROW_BYTES, CopyingStream, uploadCopySlots, type UploadCopy } from '../src/modules/disbursements/upload.ts';
 import { AIRTEL, walletLine as wallet, type Line } from './money-ops.ts';
 import { BASE, clientError, dbState, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -174,7 +174,7 @@ async function rawE8(who: TestMerchant, first: Buffer, contentLength: number, ex
 /**
  * 300 lines in every shape the route accepts: names in any case, amounts as numeric strings and
  * numbers, connectorId as a string, no description, non-ASCII names (multi-byte UTF-8 that the
- * 8,000-byte rows split), and invalid lines of several kinds for the validation to mark E.
+ * rows split), and invalid lines of several kinds for the validation to mark E.
  */
 function variedLines(n: number): Line[] {
   const firstRef = 'VAR-0';
@@ -220,8 +220,8 @@ describe('E8 copied while it arrives', () => {
   it('stores the exact body bytes as the upload, then validates to the same payouts as the buffered path', async () => {
     const m = await newMerchant(t);
     const body = e8Body(m, variedLines(300));
-    // Several 8,000-byte rows, some splitting a multi-byte character.
-    expect(body.length).toBeGreaterThan(5 * 8000);
+    // Several rows, some splitting a multi-byte character.
+    expect(body.length).toBeGreaterThan(5 * CHUNK_ROW_BYTES);
 
     const res = await postE8(t, m, body);
     expect(res.statusCode, res.body).toBe(200);
@@ -231,9 +231,9 @@ describe('E8 copied while it arrives', () => {
     const stored = await batchStore(n);
     expect(stored).toMatchObject({ status_code: 'Q', staged_lines: null, upload_id: expect.any(String) });
     const chunks = await chunksOf(stored.upload_id!);
-    expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil(body.length / 8000));
+    expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil(body.length / CHUNK_ROW_BYTES));
     expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_, i) => i));
-    for (const c of chunks) expect(c.bytes.length).toBeLessThanOrEqual(8000);
+    for (const c of chunks) expect(c.bytes.length).toBeLessThanOrEqual(CHUNK_ROW_BYTES);
     expect(Buffer.concat(chunks.map((c) => c.bytes)).equals(body)).toBe(true);
     // Only this upload's chunks exist.
     expect(await allChunks()).toBe(chunks.length);

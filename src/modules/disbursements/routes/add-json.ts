@@ -58,6 +58,11 @@ const route: RouteModule = (app, { deps }) => {
       pipeline(payload, copyingStream, () => undefined);
       return copyingStream;
     },
+    // The parse held the event loop while the copy's writes queued up: one turn lets them out, so
+    // the database takes them in while validation holds the loop again (see upload.ts).
+    preValidation: async (request) => {
+      if (copying.has(request)) await new Promise((resolve) => setImmediate(resolve));
+    },
     // After the commit these do nothing.
     onResponse: async (request) => copying.get(request)?.abandon(),
     onRequestAbort: async (request) => copying.get(request)?.abandon(),
