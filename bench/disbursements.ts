@@ -5,14 +5,15 @@
 // raised so the whole batch fits. The client (undici, the body prebuilt as one Buffer) runs in
 // the bench process. Measured, in one run:
 //   bareParseMs     the same body POSTed to a bare node:http server in a child process that
-//                   JSON.parses it and answers 200: request start → response end, median of 5
-//                   (after one warm-up). The floor E8 is compared with (`ratio`).
-//   acceptMs        E8 without an idempotency key, median of 5 fresh batches (after one warm-up
+//                   JSON.parses it and answers 200: request start → response end, median of 7,
+//                   each measured just before one of the E8s below (after one warm-up). The
+//                   floor E8 is compared with (`ratio`; `pairedRatios` each E8 with its own).
+//   acceptMs        E8 without an idempotency key, median of 7 fresh batches (after one warm-up
 //                   batch), each sent once autovacuum of the previous one's payouts is done;
 //                   acceptWithKeyMs one more with an X-Idempotency-Key (the fingerprint of the
 //                   whole body, the key's claim and its completion).
 //   validatedMs     E8 request start → getBatch (polled every 50 ms) showing P, median of the same
-//                   5 batches. Each batch is validated before the next is sent, so acceptMs never
+//                   7 batches. Each batch is validated before the next is sent, so acceptMs never
 //                   shares the machine with a validation job.
 //   allFinalMs      transferFunds request start → getBatch (polled every 100 ms) showing C, for
 //                   one of those batches: the debit, then the payout worker's chunks.
@@ -44,7 +45,9 @@ import { adminQuery, log, round1, withDatabase } from './common.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PREFIX = '/sandbox/v1';
 const LINES = 50_000;
-const RUNS = 5;
+const RUNS = 7;
+/** A pause after each bare parse, so its garbage collection is over before the E8 starts. */
+const BARE_SETTLE_MS = 300;
 const E3_RUNS = 20;
 const E3_WARMUP = 2;
 const SEARCH_SURNAME = 'Kalindekafe';
@@ -477,33 +480,28 @@ export async function benchDisbursements(adminUrl: string) {
     const body = Buffer.from(JSON.stringify({ header: header(m), transactions: lines }));
     log(`disbursements: merchant ${m} (level 1); batch of ${LINES} lines (${wallets} wallet, ${banks} bank), ${(body.length / 1e6).toFixed(2)} MB`);
 
-    // 1. The floor: a bare node:http server parsing the same body.
-    sampler.enter('bareParse');
+    // 1. The floor: a bare node:http server parsing the same body. It runs next to the service and
+    // is measured just before each E8 (both idle then), so the two sides of the ratio are sampled
+    // in pairs under the same conditions: a shared machine's speed drifts over a run by more
+    // than the differences measured here.
     bare = await startBareServer();
-    const bareSamples: number[] = [];
-    const bareCpu: number[] = [];
-    let bareWarmupMs = 0;
-    for (let i = 0; i <= RUNS; i++) {
-      const cpu0 = cpuMs(bare.child.pid!);
+    const bareServer = bare;
+    const bareParse = async () => {
+      const cpu0 = cpuMs(bareServer.child.pid!);
       const t0 = performance.now();
-      const res = await undiciRequest(bare.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
+      const res = await undiciRequest(bareServer.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
       const text = await res.body.text();
       const ms = performance.now() - t0;
       if (res.statusCode !== 200 || (JSON.parse(text) as { lines: number }).lines !== LINES) throw new Error(`bare server: HTTP ${res.statusCode} ${text}`);
-      if (i === 0) bareWarmupMs = ms;
-      else {
-        bareSamples.push(ms);
-        bareCpu.push(cpuMs(bare.child.pid!) - cpu0);
-      }
-    }
-    bare.child.kill('SIGTERM');
-    await bare.exited;
-    bare = undefined;
-    const bareParseMs = median(bareSamples);
-    log(`disbursements: bareParseMs ${round1(bareParseMs)} (runs ${bareSamples.map(round1).join(', ')}; warm-up ${round1(bareWarmupMs)})`);
+      // Its garbage collected before the E8 starts.
+      await sleep(BARE_SETTLE_MS);
+      return { ms, cpuMs: cpuMs(bareServer.child.pid!) - cpu0 };
+    };
+    const bareWarmup = await bareParse();
 
     // 2 and 3. E8, each batch validated before the next is sent.
     const submit = async (label: string, headers: Record<string, string> = {}) => {
+      const floor = await bareParse();
       sampler!.enter('accept');
       const cpu0 = cpuMs(pid);
       const a = await api.expect<{ batchNumber: number; BatchStatusCode: string }>('/disbursements/batch/addJson', body, headers);
@@ -516,8 +514,8 @@ export async function benchDisbursements(adminUrl: string) {
       if (done.batch.batchStatusCode !== 'P' || done.batch.numberOfInvalidEntries !== 0) {
         throw new Error(`batch ${a.body.batchNumber} validated as ${done.batch.batchStatusCode} with ${done.batch.numberOfInvalidEntries} invalid lines: ${done.batch.errorMessage ?? ''}`);
       }
-      const result = { batchNumber: a.body.batchNumber, acceptMs: a.ms, acceptCpuMs, validatedMs: done.at - t0 };
-      log(`disbursements: ${label}: batch ${result.batchNumber} accepted in ${round1(result.acceptMs)} ms, P after ${round1(result.validatedMs)} ms`);
+      const result = { batchNumber: a.body.batchNumber, acceptMs: a.ms, acceptCpuMs, validatedMs: done.at - t0, bareParseMs: floor.ms, bareParseCpuMs: floor.cpuMs };
+      log(`disbursements: ${label}: bare parse ${round1(floor.ms)} ms; batch ${result.batchNumber} accepted in ${round1(result.acceptMs)} ms, P after ${round1(result.validatedMs)} ms`);
       sampler!.enter('idle');
       await sleep(500);
       // The bare parse ran on an idle machine; so does each E8: autovacuum of the 50,000 payouts
@@ -531,6 +529,7 @@ export async function benchDisbursements(adminUrl: string) {
     const withKey = await submit('with idempotency key', { 'x-idempotency-key': `bench-disb-${randomBytes(8).toString('hex')}` });
     const memoryAfterAccept = await serviceMemory(service.baseUrl);
     const acceptMs = median(runs.map((r) => r.acceptMs));
+    const bareParseMs = median(runs.map((r) => r.bareParseMs));
     const validatedMs = median(runs.map((r) => r.validatedMs));
 
     // 4. transferFunds on one of them, until every line is final.
@@ -595,17 +594,19 @@ export async function benchDisbursements(adminUrl: string) {
       ratio,
       // The same comparison in CPU time (the service's process against the bare server's), which
       // other load on a shared machine disturbs less than elapsed time.
-      cpuRatio: Math.round((median(runs.map((r) => r.acceptCpuMs)) / Math.max(10, median(bareCpu))) * 100) / 100,
+      cpuRatio: Math.round((median(runs.map((r) => r.acceptCpuMs)) / Math.max(10, median(runs.map((r) => r.bareParseCpuMs)))) * 100) / 100,
       validatedMs: round1(validatedMs),
       allFinalMs: round1(allFinalMs),
       peakRssMb,
       e3Page1000Ms: round1(e3Page1000Ms),
       e3SearchMs: round1(e3SearchMs),
       samples: {
-        bareParseMs: bareSamples.map(round1),
-        bareParseWarmupMs: round1(bareWarmupMs),
-        bareParseCpuMs: bareCpu,
+        bareParseMs: runs.map((r) => round1(r.bareParseMs)),
+        bareParseWarmupMs: round1(bareWarmup.ms),
+        bareParseCpuMs: runs.map((r) => r.bareParseCpuMs),
         acceptMs: runs.map((r) => round1(r.acceptMs)),
+        // Each E8 against the bare parse measured just before it.
+        pairedRatios: runs.map((r) => Math.round((r.acceptMs / r.bareParseMs) * 100) / 100),
         acceptWarmupMs: round1(warmup.acceptMs),
         acceptCpuMs: runs.map((r) => r.acceptCpuMs),
         acceptWithKeyCpuMs: withKey.acceptCpuMs,
