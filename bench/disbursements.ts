@@ -5,15 +5,15 @@
 // raised so the whole batch fits. The client (undici, the body prebuilt as one Buffer) runs in
 // the bench process. Measured, in one run:
 //   bareParseMs     the same body POSTed to a bare node:http server in a child process that
-//                   JSON.parses it and answers 200: request start → response end, median of 7,
+//                   JSON.parses it and answers 200: request start → response end, median of 11,
 //                   each measured just before one of the E8s below (after one warm-up). The
 //                   floor E8 is compared with (`ratio`; `pairedRatios` each E8 with its own).
-//   acceptMs        E8 without an idempotency key, median of 7 fresh batches (after one warm-up
+//   acceptMs        E8 without an idempotency key, median of 11 fresh batches (after one warm-up
 //                   batch), each sent once autovacuum of the previous one's payouts is done;
 //                   acceptWithKeyMs one more with an X-Idempotency-Key (the fingerprint of the
 //                   whole body, the key's claim and its completion).
 //   validatedMs     E8 request start → getBatch (polled every 50 ms) showing P, median of the same
-//                   7 batches. Each batch is validated before the next is sent, so acceptMs never
+//                   11 batches. Each batch is validated before the next is sent, so acceptMs never
 //                   shares the machine with a validation job.
 //   allFinalMs      transferFunds request start → getBatch (polled every 100 ms) showing C, for
 //                   one of those batches: the debit, then the payout worker's chunks.
@@ -45,7 +45,7 @@ import { adminQuery, log, round1, withDatabase } from './common.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PREFIX = '/sandbox/v1';
 const LINES = 50_000;
-const RUNS = 7;
+const RUNS = 11;
 /** A pause after each bare parse, so its garbage collection is over before the E8 starts. */
 const BARE_SETTLE_MS = 300;
 const E3_RUNS = 20;
