@@ -6,7 +6,7 @@
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskList } from '../src/jobs/queue.ts';
-import { walletLine as wallet, type Line } from './money-ops.ts';
+import { BATCH_ACTIONS as ACTIONS, walletLine as wallet, type BatchAction as Action, type Line } from './money-ops.ts';
 import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
@@ -141,14 +141,6 @@ async function linesOf(who: TestMerchant, batchNumber: number, over: Record<stri
   return res.json().message;
 }
 
-const ACTIONS = {
-  review: { method: 'PUT', path: '/disbursements/batch/review', actor: 'actionedBy' },
-  approve: { method: 'PUT', path: '/disbursements/batch/approve', actor: 'actionedBy' },
-  reject: { method: 'POST', path: '/disbursements/batch/reject', actor: 'rejectedBy' },
-  cancel: { method: 'POST', path: '/disbursements/batch/cancel', actor: 'cancelledBy' },
-  transferFunds: { method: 'POST', path: '/disbursements/batch/transferFunds', actor: 'transferredBy' },
-} as const;
-type Action = keyof typeof ACTIONS;
 const ALL_ACTIONS = Object.keys(ACTIONS) as Action[];
 
 function act(who: TestMerchant, action: Action, batchNumber: number, by = CAPTURER, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) {

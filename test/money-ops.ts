@@ -125,17 +125,18 @@ export const singlePayout = (t: TestApp, who: TestMerchant, line: Record<string,
 export const addJson = (t: TestApp, who: TestMerchant, lines: Record<string, unknown>[]) =>
   send(t, who, 'POST', '/disbursements/batch/addJson', { header: { merchantAccountNumber: who.merchantAccountNumber, isBatchScheduled: false, capturedBy: CAPTURER }, transactions: lines });
 
-const ACTIONS = {
+/** The batch actions: method, path and the field naming who acts. */
+export const BATCH_ACTIONS = {
   review: { method: 'PUT', path: '/disbursements/batch/review', actor: 'actionedBy' },
   approve: { method: 'PUT', path: '/disbursements/batch/approve', actor: 'actionedBy' },
   reject: { method: 'POST', path: '/disbursements/batch/reject', actor: 'rejectedBy' },
   cancel: { method: 'POST', path: '/disbursements/batch/cancel', actor: 'cancelledBy' },
   transferFunds: { method: 'POST', path: '/disbursements/batch/transferFunds', actor: 'transferredBy' },
 } as const;
-export type BatchAction = keyof typeof ACTIONS;
+export type BatchAction = keyof typeof BATCH_ACTIONS;
 
 export function act(t: TestApp, who: TestMerchant, action: BatchAction, batchNumber: number, by = CAPTURER): Promise<LightMyRequestResponse> {
-  const a = ACTIONS[action];
+  const a = BATCH_ACTIONS[action];
   return send(t, who, a.method, a.path, {
     merchantAccountNumber: who.merchantAccountNumber,
     batchNumber,
