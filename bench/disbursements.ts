@@ -29,7 +29,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +38,7 @@ import { loadConfig } from '../src/config.ts';
 import { overTcp } from '../src/db/embedded.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import { systemClock, type Deps } from '../src/http/types.ts';
+import { freePort } from '../src/lib/free-port.ts';
 import { createMerchant } from '../src/modules/merchants/service.ts';
 import { adminQuery, log, round1, withDatabase } from './common.ts';
 
@@ -96,17 +96,6 @@ function cpuMs(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { freePort } from '../src/lib/free-port.ts';
 import { topup } from '../src/modules/merchants/service.ts';
 import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, sleep, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -118,15 +119,6 @@ const receiver = new Receiver();
 const children = new Set<ChildProcess>();
 /** Everything every service process wrote (LOG_LEVEL warn: warnings and errors only). */
 const serviceLog: string[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function spawnService(): Promise<Service> {
   const port = await freePort();

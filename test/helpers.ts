@@ -2,7 +2,6 @@
 // on it, and helpers to create merchants and tokens. Nothing of our own stack is mocked.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -12,6 +11,7 @@ import { buildApp, type BuiltApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import type { Clock, Deps } from '../src/http/types.ts';
+import { freePort } from '../src/lib/free-port.ts';
 import { signAccessToken } from '../src/modules/auth/tokens.ts';
 import { createMerchant, type CreateMerchantInput, type MerchantCredentials } from '../src/modules/merchants/service.ts';
 
@@ -214,13 +214,4 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
 }
 
 /** A port nothing listens on: bound, then released. */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const closedPort = freePort;

@@ -21,6 +21,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Db } from '../src/db/pool.ts';
+import { freePort } from '../src/lib/free-port.ts';
 import { ADMIN_TOKEN, BASE, createTestDatabase, ledgerInvariants } from './helpers.ts';
 
 const LIMIT = 20;
@@ -52,15 +53,6 @@ interface Proc {
 }
 
 const procs: Proc[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function spawnProc(name: string, script: string, env: Record<string, string>, port = 0): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

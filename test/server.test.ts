@@ -1,24 +1,15 @@
 // The real process, as an operator runs it: `src/server.ts` on the embedded PostgreSQL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/lib/free-port.ts';
 import { EMBEDDED_DATABASE } from '../src/runtime.ts';
 import { createTestDatabase } from './helpers.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-server-test-'));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;

@@ -15,6 +15,7 @@ import { withTransaction } from '../src/db/pool.ts';
 import type { Deps } from '../src/http/types.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
 import { startWorker, type Worker } from '../src/jobs/queue.ts';
+import { freePort } from '../src/lib/free-port.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -114,15 +115,6 @@ async function receiver(respond?: Receiver['respond']): Promise<Receiver> {
   receivers.push(r);
   await r.listen();
   return r;
-}
-
-/** A port nothing listens on (it was free a moment ago). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The real worker (graphile-worker + dispatcher), optionally with other delivery settings. */

@@ -8,10 +8,10 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../lib/free-port.ts';
 
 export interface EmbeddedServer {
   connectionString: string;
@@ -77,18 +77,6 @@ function serverAccount(): { uid: number; gid: number } | undefined {
   const ids = idsOf(user);
   if (!ids) throw new Error(`could not create the unprivileged user ${user} for PostgreSQL`);
   return ids;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function chownRecursive(dir: string, uid: number, gid: number): void {

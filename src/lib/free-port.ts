@@ -1,0 +1,15 @@
+// A TCP port on 127.0.0.1 that nothing listens on: bound to port 0, read, then released. Free
+// a moment ago, so whoever binds it next (a child server, a test) almost always gets it.
+import net from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
