@@ -81,6 +81,8 @@ import setPasswordPage from './modules/users/routes/set-password.ts';
 import listEmails from './modules/admin/routes/list-emails.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
+import fundMerchant from './modules/admin/routes/fund-merchant.ts';
+import listFundings from './modules/admin/routes/list-fundings.ts';
 import health from './modules/health/routes/health.ts';
 
 /** The merchant API, served under /sandbox/v1 (and /live/v1 in production mode). */
@@ -149,8 +151,16 @@ const MERCHANT_API: RouteModule[] = [
   batchDownloadErrors,
 ];
 
+/**
+ * Operations that make money up or simulate the outside world (product.md §15). A deployment in
+ * production mode does not have them at all, under either prefix (the two share one ledger): they
+ * answer 404 E903 like any unknown operation and are absent from the OpenAPI document. Operators
+ * fund merchants through POST /admin/v1/merchants/{n}/fundings instead.
+ */
+export const SANDBOX_ONLY: ReadonlySet<RouteModule> = new Set([topup, rtpAddFakeTransaction, addFakeCustomPayment, collectionReverse]);
+
 /** Operator and operations routes, and the pages people open from links (checkout, set password), at the root. */
-const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, listEmails, health, checkoutPage, setPasswordPage];
+const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, fundMerchant, listFundings, listEmails, health, checkoutPage, setPasswordPage];
 
 export interface BuiltApp {
   app: App;
@@ -226,11 +236,13 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
   });
 
-  const prefixes = deps.config.mode === 'production' ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
+  const production = deps.config.mode === 'production';
+  const prefixes = production ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
+  const merchantApi = production ? MERCHANT_API.filter((route) => !SANDBOX_ONLY.has(route)) : MERCHANT_API;
   for (const prefix of prefixes) {
     await app.register(
       async (scope) => {
-        for (const route of MERCHANT_API) route(scope as App, ctx);
+        for (const route of merchantApi) route(scope as App, ctx);
       },
       { prefix },
     );

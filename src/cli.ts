@@ -24,6 +24,13 @@ Commands:
       Prints the new credentials once; the secret is not stored anywhere else.
   merchants list [--limit N] [--after ACCOUNTNUMBER]
       List merchants in account-number order; --after the last number of the previous page.
+  merchants fund --merchant ACCOUNTNUMBER --amount AMOUNT --bank-reference REF
+                 --received-on YYYY-MM-DD --recorded-by EMAIL
+      Record money the bank received for a merchant: credits its disbursement balance from the
+      bank settlement account. The only funding in production mode. The bank reference is unique:
+      running the same command again prints the first record and credits nothing.
+  merchants fundings --merchant ACCOUNTNUMBER [--limit N] [--after FUNDINGID]
+      List a merchant's fundings, oldest first, with who recorded each.
   emails list [--status pending|sent|held|failed] [--recipient ADDRESS] [--page N] [--limit N]
       List the e-mail outbox, newest first (N ≤ 100 a page, default 50), with each message's
       status, attempts, last error and text body. Without SMTP_URL the server sends nothing and
@@ -76,6 +83,10 @@ const OPTIONS = {
   key: { type: 'string' },
   secret: { type: 'string' },
   merchant: { type: 'string' },
+  amount: { type: 'string' },
+  'bank-reference': { type: 'string' },
+  'received-on': { type: 'string' },
+  'recorded-by': { type: 'string' },
   events: { type: 'string' },
   'forward-to': { type: 'string' },
   port: { type: 'string' },
@@ -88,6 +99,8 @@ const COMMON: OptionName[] = ['url', 'admin-token', 'help'];
 const COMMAND_OPTIONS: Record<string, OptionName[]> = {
   'merchants create': ['name', 'level', 'currency', 'organisation'],
   'merchants list': ['limit', 'after'],
+  'merchants fund': ['merchant', 'amount', 'bank-reference', 'received-on', 'recorded-by'],
+  'merchants fundings': ['merchant', 'limit', 'after'],
   'emails list': ['status', 'recipient', 'page', 'limit'],
   token: ['key', 'secret', 'organisation', 'merchant'],
   listen: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port'],
@@ -106,7 +119,7 @@ function usage(message: string): never {
   throw new UsageError(message);
 }
 
-function required(values: Values, name: 'name' | 'key' | 'secret' | 'organisation' | 'merchant'): string {
+function required(values: Values, name: 'name' | 'key' | 'secret' | 'organisation' | 'merchant' | 'amount' | 'bank-reference' | 'received-on' | 'recorded-by'): string {
   const value = values[name];
   if (value === undefined || value.trim() === '') usage(`missing --${name}`);
   return value;
@@ -673,7 +686,7 @@ async function run(argv: string[]): Promise<void> {
   const command = group ? positionals.slice(0, 2).join(' ') : positionals[0];
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) {
-    if (group === 'merchants') usage(`unknown merchants command "${(positionals[1] ?? '').slice(0, 40)}" (expected create or list)`);
+    if (group === 'merchants') usage(`unknown merchants command "${(positionals[1] ?? '').slice(0, 40)}" (expected create, list, fund or fundings)`);
     if (group === 'emails') usage(`unknown emails command "${(positionals[1] ?? '').slice(0, 40)}" (expected list)`);
     if (group === 'ledger') usage(`unknown ledger command "${(positionals[1] ?? '').slice(0, 40)}" (expected verify)`);
     usage(`unknown command "${positionals[0]}"`);
@@ -707,6 +720,23 @@ async function run(argv: string[]): Promise<void> {
         query: { limit: wholeNumber(values, 'limit'), afterAccountNumber: wholeNumber(values, 'after') },
       });
       break;
+    case 'merchants fund': {
+      const merchant = wholeNumber(values, 'merchant') ?? usage('missing --merchant');
+      const receivedOn = required(values, 'received-on').trim();
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(receivedOn)) usage(`--received-on must be a date such as 2026-11-24, got "${receivedOn.slice(0, 40)}"`);
+      // The amount goes as text: the server parses it without floating point.
+      const body = { amount: required(values, 'amount').trim(), bankReference: required(values, 'bank-reference').trim(), receivedOn, recordedBy: required(values, 'recorded-by').trim() };
+      result = await call(base, 'POST', `/admin/v1/merchants/${merchant}/fundings`, { token: adminToken(values), body });
+      break;
+    }
+    case 'merchants fundings': {
+      const merchant = wholeNumber(values, 'merchant') ?? usage('missing --merchant');
+      result = await call(base, 'GET', `/admin/v1/merchants/${merchant}/fundings`, {
+        token: adminToken(values),
+        query: { limit: wholeNumber(values, 'limit'), afterFundingId: wholeNumber(values, 'after') },
+      });
+      break;
+    }
     case 'emails list': {
       const status = values.status?.trim();
       if (status !== undefined && !EMAIL_STATUSES.includes(status)) usage(`--status must be one of ${EMAIL_STATUSES.join(', ')}, got "${status.slice(0, 40)}"`);

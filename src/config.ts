@@ -48,8 +48,14 @@ export interface Config {
   /** Sandbox connector: how long after success a reversing payout (suffix 9905) is reversed. */
   payoutReversalSeconds: number;
   /**
+   * How far ahead a batch may be scheduled (SCHEDULE_MAX_DAYS, default 365): its money is debited
+   * at transferFunds and waits until the day, so the wait is bounded.
+   */
+  scheduleMaxDays: number;
+  /**
    * Where customers reach this service (PUBLIC_BASE_URL, e.g. https://pay.example.mw): the origin
-   * of hosted checkout links. Unset: taken from each initiate request's protocol and Host.
+   * of hosted checkout and set-password links. Required in production mode; unset in sandbox mode:
+   * taken from each request's protocol and Host.
    */
   publicBaseUrl: string | undefined;
   /**
@@ -132,6 +138,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publicBaseUrl !== undefined && !/^https?:\/\/[^/?#@\s]+\/?$/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) origin such as https://pay.example.mw (no path), got "${publicBaseUrl}"`);
   }
+  // Production links (checkout pages, set-password e-mails) must never be built from a request's
+  // Host header, which any client can set: the operator names the public origin once.
+  if (mode === 'production' && publicBaseUrl === undefined) {
+    throw new ConfigError('PUBLIC_BASE_URL is required when APP_MODE=production (the origin customers and invited users reach, e.g. https://pay.example.mw): links are never built from the Host header in production');
+  }
   const smtpUrl = optional(env, 'SMTP_URL');
   if (smtpUrl !== undefined) {
     let parsed: URL | undefined;
@@ -179,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     initiateBatchRows: int(env, 'INITIATE_BATCH_ROWS', 64, 1, 1000),
     payoutTimeoutSeconds: int(env, 'PAYOUT_TIMEOUT_SECONDS', 30, 0, 86_400),
     payoutReversalSeconds: int(env, 'PAYOUT_REVERSAL_SECONDS', 60, 0, 86_400),
+    scheduleMaxDays: int(env, 'SCHEDULE_MAX_DAYS', 365, 0, 3660),
     publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),
     smtpUrl,
     smtpFrom,

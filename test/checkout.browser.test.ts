@@ -9,7 +9,10 @@ import type net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTransaction } from '../src/db/pool.ts';
 import { startWorker, type Worker } from '../src/jobs/queue.ts';
+import { freePort } from '../src/lib/free-port.ts';
+import { payTimedAccount } from '../src/modules/collections/service.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -183,8 +186,9 @@ describe.skipIf(!RUN)('hosted checkout in a browser', () => {
       const reference = landed.searchParams.get('transactionReferenceNumber');
       expect(reference).toMatch(/^[A-Z0-9]{12}$/);
       expect(await page.getByText('Thank you').isVisible()).toBe(true);
-      // After Pay: the form's POST to the app, then the shop's success page, and nothing else.
-      const after = requests.slice(shown);
+      // After Pay: the form's POST to the app, then the shop's success page, and nothing else
+      // (but the page's own polls of its status).
+      const after = requests.slice(shown).filter((r) => new URL(r.url).pathname !== '/checkout/status');
       expect(after.map((r) => `${r.method} ${new URL(r.url).origin}${new URL(r.url).pathname}`)).toEqual([`POST ${appOrigin}/checkout/pay`, `GET ${shop.origin}/shop/paid`]);
       expect(errors).toEqual([]);
 
@@ -266,6 +270,31 @@ describe.skipIf(!RUN)('hosted checkout in a browser', () => {
     }
   }, 60_000);
 
+  it('leaves for the success URL by itself once the timed account is paid another way (addFakeTransaction)', async () => {
+    const out = await initiate('700.00', 'Exercise books');
+    const { rows } = await t.db.query<{ timed_account_number: string }>('select timed_account_number from payment_requests where payment_transaction_id = $1', [out.paymentTransactionId]);
+    const { page, errors, close } = await phonePage();
+    try {
+      await page.goto(out.checkoutUrl);
+      expect(await page.locator('#timed-account').textContent()).toBe(rows[0].timed_account_number);
+      // The documented way to simulate the customer paying the timed account from elsewhere.
+      const paid = await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/collections/requestToPay/addFakeTransaction`,
+        headers: m.auth,
+        payload: { merchantAccountNumber: m.merchantAccountNumber, transactionAmount: '700.00', connectorId: 112400, timedAccountNumber: rows[0].timed_account_number, currencyCode: 'MWK', capturedBy: 'tester@shop.mw' },
+      });
+      expect(paid.statusCode, paid.body).toBe(200);
+      // Nobody touches the page: it moves on by itself.
+      await page.waitForURL(`${shop.origin}/shop/paid**`, { timeout: WAIT_MS });
+      expect(new URL(page.url()).searchParams.get('transactionReferenceNumber')).toMatch(/^[A-Z0-9]{12}$/);
+      expect(await page.getByText('Thank you').isVisible()).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
   it('speaks Chichewa with ?lang=ny', async () => {
     const out = await initiate('1000.00', 'Sopo');
     const { page, errors, close } = await phonePage();
@@ -277,6 +306,69 @@ describe.skipIf(!RUN)('hosted checkout in a browser', () => {
       expect(await page.getByText('Itha pakadutsa').isVisible()).toBe(true);
       expect(await page.locator('#connector option').first().textContent()).toBe('Sankhani chikwama kapena banki');
       expect(await page.getByText('Timed account').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
+
+// Production mode: no simulated Pay. The customer pays from their own bank or wallet app; the page
+// shows the timed account and waits, then moves on by itself when the payment arrives.
+describe.skipIf(!RUN)('hosted checkout in a browser, production mode', () => {
+  let prod: TestApp;
+  let prodOrigin: string;
+  let merchant: TestMerchant;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    prodOrigin = `http://127.0.0.1:${port}`;
+    prod = await startTestApp({ APP_MODE: 'production', PUBLIC_BASE_URL: prodOrigin });
+    await prod.app.listen({ port, host: '127.0.0.1' });
+    merchant = await newMerchant(prod, { accountName: 'Blantyre Pharmacy' });
+  }, 60_000);
+  afterAll(() => prod?.close());
+
+  it('shows the timed account and waits; a real payment sends the customer on to the success URL', async () => {
+    const res = await fetch(`${prodOrigin}${BASE}/checkout/rtp/initiate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        authentication: { apiKey: merchant.apiKey, apiSecret: merchant.apiSecret },
+        merchant: { organisationId: merchant.organisationId, merchantAccountNumber: merchant.merchantAccountNumber },
+        payment: { sourceReferenceNumber: 'RX-2026-0042', description: 'Prescription 42', amount: '12500.00' },
+        route: { successRedirectionUrl: `${shop.origin}/shop/paid`, failureRedirectionUrl: `${shop.origin}/shop/failed`, callbackApiUrl: null },
+      }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const out = (await res.json()) as { paymentTransactionId: string; checkoutUrl: string };
+    expect(out.checkoutUrl.startsWith(`${prodOrigin}/checkout/pay?ptid=`)).toBe(true);
+    const { rows } = await prod.db.query<{ timed_account_number: string }>('select timed_account_number from payment_requests where payment_transaction_id = $1', [out.paymentTransactionId]);
+    const timedAccount = rows[0].timed_account_number;
+
+    const { page, errors, close } = await phonePage();
+    try {
+      await page.goto(out.checkoutUrl);
+      expect(await page.locator('#timed-account').textContent()).toBe(timedAccount);
+      expect(await page.locator('#amount').textContent()).toBe('MWK 12,500.00');
+      expect(await page.locator('#countdown').textContent()).toMatch(/^1[45]:\d\d$/);
+      expect(await page.locator('#waiting').isVisible()).toBe(true);
+      expect(await page.getByText('Send exactly MWK 12,500.00 to this account number').isVisible()).toBe(true);
+      // Nothing on the page can pay.
+      expect(await page.locator('#pay').count()).toBe(0);
+      expect(await page.locator('#connector').count()).toBe(0);
+      expect(await page.getByText('Sandbox').count()).toBe(0);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await page.screenshot({ path: '/tmp/checkout-production-375.png', fullPage: true });
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.screenshot({ path: '/tmp/checkout-production-1440.png', fullPage: true });
+
+      // The money arrives at the timed account (as a connector would report it).
+      await withTransaction(prod.db, (tx) =>
+        payTimedAccount(tx, { merchantAccountNumber: merchant.merchantAccountNumber, amountMinor: 1_250_000, connectorId: 112400, timedAccountNumber: timedAccount, currencyCode: 'MWK', capturedBy: 'connector' }),
+      );
+      await page.waitForURL(`${shop.origin}/shop/paid**`, { timeout: WAIT_MS });
+      expect(new URL(page.url()).searchParams.get('sourceReferenceNumber')).toBe('RX-2026-0042');
       expect(errors).toEqual([]);
     } finally {
       await close();

@@ -217,7 +217,7 @@ describe('POST /checkout/rtp/initiate', () => {
     });
 
     it('refuses a private callback target in production mode, not the redirect URLs', async () => {
-      const prod = await startTestApp({ APP_MODE: 'production' });
+      const prod = await startTestApp({ APP_MODE: 'production', PUBLIC_BASE_URL: 'https://pay.example.mw' });
       try {
         const pm = await newMerchant(prod);
         const refused = await prod.app.inject({ method: 'POST', url: INITIATE, payload: body(pm, { route: { callbackApiUrl: 'http://127.0.0.1:8080/hook' } }) });

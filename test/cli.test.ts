@@ -59,6 +59,32 @@ describe('npm run cli', () => {
     expect(limits.statusCode).toBe(200);
   });
 
+  it('merchants fund records a bank receipt once, and merchants fundings lists it with who recorded it', async () => {
+    const m = await newMerchant(t, { accountName: 'Funded by the bank' });
+    const args = ['merchants', 'fund', '--merchant', String(m.merchantAccountNumber), '--amount', '125000.75', '--bank-reference', 'FT2433-CLI-01', '--received-on', new Date().toISOString().slice(0, 10), '--recorded-by', 'treasury@onekhusa.example'];
+    const first = await cli(args);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const funding = JSON.parse(first.stdout);
+    expect(funding).toMatchObject({ merchantAccountNumber: m.merchantAccountNumber, amount: 125000.75, bankReference: 'FT2433-CLI-01', recordedBy: 'treasury@onekhusa.example' });
+    // The same command again credits nothing and prints the same record.
+    const again = await cli(args);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(funding);
+    const account = await t.app.inject({ method: 'GET', url: `${BASE}/merchants/accounts/get?merchantAccountNumber=${m.merchantAccountNumber}`, headers: m.auth });
+    expect(account.json().disbursmentBalance).toBe(125000.75);
+    // The same reference for another amount: refused, with the server's problem on stderr.
+    const clash = await cli(args.map((a) => (a === '125000.75' ? '1.00' : a)));
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain('E906');
+    const listed = await cli(['merchants', 'fundings', '--merchant', String(m.merchantAccountNumber)]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([funding]);
+    const bad = await cli(['merchants', 'fund', '--merchant', String(m.merchantAccountNumber), '--amount', '1', '--bank-reference', 'X1', '--received-on', 'yesterday', '--recorded-by', 'a@b.co']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--received-on must be a date');
+  });
+
   it('exits 1 with the problem on stderr when the server refuses (wrong admin token)', async () => {
     const res = await cli(['merchants', 'list', '--admin-token', 'not-the-admin-token-at-all']);
     expect(res.code).toBe(1);

@@ -170,4 +170,18 @@ describe('npm start on the embedded database', () => {
     expect(code).toBe(2);
     expect(err).toContain('PORT must be a whole number');
   });
+
+  // Without it, a `Host: evil.example` request made invitation e-mails link to evil.example.
+  it('refuses production mode without PUBLIC_BASE_URL, naming it, with exit code 2', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, APP_MODE: 'production', DATA_DIR: path.join(dataDir, 'never-created') };
+    delete env.PUBLIC_BASE_URL;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(err).toContain('PUBLIC_BASE_URL is required when APP_MODE=production');
+    // It stopped before touching anything: no database directory was created.
+    expect(fs.existsSync(path.join(dataDir, 'never-created'))).toBe(false);
+  });
 });

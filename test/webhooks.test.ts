@@ -1018,7 +1018,7 @@ describe('callback URLs in production mode', () => {
   let prod: TestApp;
   let pm: TestMerchant;
   beforeAll(async () => {
-    prod = await startTestApp({ APP_MODE: 'production' });
+    prod = await startTestApp({ APP_MODE: 'production', PUBLIC_BASE_URL: 'https://pay.example.mw' });
     pm = await newMerchant(prod);
   });
   afterAll(() => prod.close());

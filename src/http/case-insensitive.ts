@@ -1,6 +1,10 @@
 // Request property names match case-insensitively (product.md §1): the gateway is ASP.NET and
 // real clients send `callbackURL` or `MerchantAccountNumber`. For each route we compile, from its
-// schema, a function that renames keys to the schema's casing before validation runs.
+// schema, a function that renames keys to the schema's casing before validation runs. A body that
+// spells one property twice (`topupAmount` and `TopupAmount`) is refused: which one the client
+// meant is a guess, and a guess about an amount or an account number is not ours to make.
+import { AppError } from './errors.ts';
+import { fieldLabel } from './i18n.ts';
 
 type Normalizer = (value: unknown) => void;
 
@@ -12,6 +16,13 @@ interface JsonSchemaLike {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** 400 E900 naming both spellings (the first one found may itself be a renamed one). */
+function spelledTwice(name: string, key: string, value: Record<string, unknown>): AppError {
+  const spellings = Object.keys(value).filter((k) => k.toLowerCase() === name.toLowerCase() && k !== name);
+  const shown = [...new Set([name, key, ...spellings])].map((k) => `"${k.slice(0, 60)}"`).join(', ');
+  return new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.spelledTwice', params: { field: fieldLabel(name), spellings: shown } }] });
 }
 
 export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalizer | undefined {
@@ -31,14 +42,9 @@ export function compileNormalizer(schema: JsonSchemaLike | undefined): Normalize
         if (exact.has(key)) continue;
         const name = canonical.get(key.toLowerCase());
         if (name !== undefined && name !== key) {
-          if (!Object.prototype.hasOwnProperty.call(value, name)) {
-            value[name] = value[key];
-            delete value[key];
-          } else if (value[name] === value[key]) {
-            delete value[key];
-          }
-          // Two spellings with different values: both stay, so the merchant-scoping check sees
-          // the second one too (a foreign account number answers 404 however it is spelled).
+          if (Object.prototype.hasOwnProperty.call(value, name)) throw spelledTwice(name, key, value);
+          value[name] = value[key];
+          delete value[key];
         }
       }
     };

@@ -41,6 +41,11 @@ const MESSAGES = {
   'detail.organisationNotFound': { en: 'Organisation {organisationId} was not found.', ny: 'Bungwe {organisationId} silinapezeke.' },
   'detail.apiKeyNotFound': { en: 'API key {clientKey} was not found.', ny: 'Kiyi ya API {clientKey} sinapezeke.' },
   'detail.connectorNotFound': { en: 'Connector {connectorId} was not found.', ny: 'Cholumikizira {connectorId} sichinapezeke.' },
+  'detail.fundingReferenceUsed': {
+    en: 'Bank reference {bankReference} was already recorded (funding {fundingId} of merchant {merchantAccountNumber}: {amount} received on {receivedOn}); one receipt credits one merchant once.',
+    ny: 'Nambala ya banki {bankReference} inalembedwa kale (ndalama {fundingId} za wamalonda {merchantAccountNumber}: {amount} zolandiridwa pa {receivedOn}); risiti imodzi imapereka ndalama kamodzi kokha.',
+  },
+  'detail.receivedOnFuture': { en: 'receivedOn {date} is in the future; money can only be recorded once the bank has received it.', ny: 'receivedOn {date} ndi tsiku lakutsogolo; ndalama zimalembedwa banki itazilandira.' },
   'detail.apiKeyExists': { en: 'API key {clientKey} already exists.', ny: 'Kiyi ya API {clientKey} ilipo kale.' },
   'detail.idempotencyMismatch': { en: 'Idempotency key {key} was already used with a different request.', ny: 'Kiyi ya idempotency {key} inagwiritsidwa kale ntchito pa pempho lina.' },
   'detail.idempotencyInProgress': { en: 'A request with idempotency key {key} is still being processed; retry shortly.', ny: 'Pempho la kiyi ya idempotency {key} likukonzedwabe; yesaninso posachedwa.' },
@@ -77,6 +82,7 @@ const MESSAGES = {
   'detail.alreadyReversed': { en: 'Transaction {transactionReferenceNumber} has already been reversed.', ny: 'Malipiro {transactionReferenceNumber} anabwezedwa kale.' },
 
   // field validation messages (errors[])
+  'field.spelledTwice': { en: '{field} is given more than once ({spellings}, which differ only in case); send it once.', ny: '{field} yaperekedwa kangapo ({spellings}, zosiyana ndi zilembo zazikulu kapena zazing\'ono zokha); itumizeni kamodzi.' },
   'field.required': { en: '{field} is required.', ny: '{field} ikufunika.' },
   'field.type': { en: '{field} must be {type}.', ny: '{field} iyenera kukhala {type}.' },
   'field.minimum': { en: '{field} must be at least {limit}.', ny: '{field} isachepe {limit}.' },
@@ -93,6 +99,14 @@ const MESSAGES = {
   'field.invalid': { en: '{field} is invalid.', ny: '{field} sili bwino.' },
   'field.merchantAccountNumber': { en: 'Merchant Account Number should be 8 numbers only.', ny: 'Nambala ya Akaunti ya Wamalonda ikhale ya manambala 8 okha.' },
   'field.email': { en: '{field} must be a valid e-mail address of at most {limit} characters.', ny: '{field} ikhale imelo yoyenera ya zilembo zosapitirira {limit}.' },
+  'field.emailInvisible': {
+    en: '{field} must not contain invisible or formatting characters (such as a zero-width space or a soft hyphen).',
+    ny: '{field} isakhale ndi zilembo zosaoneka kapena zokonza kalembedwe (monga zero-width space kapena soft hyphen).',
+  },
+  'field.emailMixedScripts': {
+    en: '{field} mixes letters of different scripts (such as Latin and Greek) before the @.',
+    ny: '{field} ikusakaniza malembo a mitundu yosiyana (monga Chilatini ndi Chigiriki) patsogolo pa @.',
+  },
   'field.idempotencyKey': { en: 'X-Idempotency-Key must be 15 to 80 characters of letters, digits and hyphens.', ny: 'X-Idempotency-Key ikhale ya zilembo 15 mpaka 80: malembo, manambala ndi mizere.' },
   'field.headerMismatch': { en: 'Header {header} must equal {field} in the body.', ny: 'Mutu {header} ufanane ndi {field} wa m\'thupi.' },
 
@@ -155,6 +169,14 @@ const MESSAGES = {
   'checkout.cancel': { en: 'Cancel and return to {merchant}', ny: 'Letsani ndi kubwerera kwa {merchant}' },
   'checkout.return': { en: 'Return to {merchant}', ny: 'Bwererani kwa {merchant}' },
   'checkout.language': { en: 'Language', ny: 'Chiyankhulo' },
+  'checkout.live': { en: 'Secure payment', ny: 'Malipiro otetezeka' },
+  'checkout.payFromApp': {
+    en: 'Send exactly {amount} to this account number from your bank or mobile wallet. This page moves on by itself once the payment arrives.',
+    ny: 'Tumizani {amount} ndendende ku nambala ya akaunti iyi kuchokera ku banki kapena chikwama cha pa foni. Tsambali lipitirira lokha malipiro akafika.',
+  },
+  'checkout.waiting': { en: 'Waiting for your payment…', ny: 'Tikudikira malipiro anu…' },
+  'checkout.forbiddenTitle': { en: 'Request refused', ny: 'Pempho lakanidwa' },
+  'checkout.forbidden': { en: 'This form was not sent from the payment page. Open the payment link again.', ny: 'Fomuyi sinatumizidwe kuchokera patsamba la malipiro. Tsegulaninso ulalo wa malipiro.' },
   'checkout.notFoundTitle': { en: 'Payment link not found', ny: 'Ulalo wa malipiro sunapezeke' },
   'checkout.notFound': { en: 'This payment link is not valid. Ask the merchant for a new one.', ny: 'Ulalo wa malipirowu siwolondola. Pemphani wamalonda akupatseni wina.' },
   'checkout.errorTitle': { en: 'Something went wrong', ny: 'Pali vuto' },
@@ -165,6 +187,15 @@ const MESSAGES = {
   'detail.batchValidating': { en: 'Batch {batchNumber} is still being validated; try again in a few seconds.', ny: 'Gulu la malipiro {batchNumber} likuwunikidwabe; yesaninso pakapita masekondi angapo.' },
   'detail.batchState': { en: 'Batch {batchNumber} is {status}: it cannot be {action} now.', ny: 'Gulu la malipiro {batchNumber} lili {status}: silingathe kuchitidwa {action} pano.' },
   'detail.fourEyes': { en: '{actor} already acted on batch {batchNumber} as {role}; another user must {action} it.', ny: '{actor} anachita kale pa gulu {batchNumber} ngati {role}; munthu wina ayenera {action}.' },
+  'detail.actorNotUser': {
+    en: '{actor} is not an active user of merchant account {merchantAccountNumber}; its batches are acted on only by its active merchant users.',
+    ny: '{actor} si wogwiritsa ntchito wotsegulidwa wa akaunti ya wamalonda {merchantAccountNumber}; magulu ake amachitidwa ndi ogwiritsa ntchito ake otsegulidwa okha.',
+  },
+  'detail.actorRole': { en: '{actor} ({role}) may not {action} batch {batchNumber}.', ny: '{actor} ({role}) saloledwa {action} (gulu {batchNumber}).' },
+  'detail.actorRoleOwn': {
+    en: '{actor} ({role}) may {action} only a batch they captured; batch {batchNumber} was captured by someone else.',
+    ny: '{actor} ({role}) angathe {action} gulu lomwe analowetsa yekha; gulu {batchNumber} linalowetsedwa ndi munthu wina.',
+  },
   'actionVerb.review': { en: 'review', ny: 'kuliwunika' },
   'actionVerb.approve': { en: 'approve', ny: 'kulivomereza' },
   'actionVerb.reject': { en: 'reject', ny: 'kulikana' },
@@ -172,11 +203,19 @@ const MESSAGES = {
   'actionVerb.transferFunds': { en: 'transfer the funds of', ny: 'kutumiza ndalama za' },
   'detail.scheduledDateRequired': { en: 'scheduledDate is required when isBatchScheduled is true.', ny: 'scheduledDate ikufunika ngati isBatchScheduled ndi true.' },
   'detail.scheduledDatePast': { en: 'scheduledDate {date} is in the past; use today or a later day (UTC).', ny: 'scheduledDate {date} yadutsa; gwiritsani ntchito lero kapena tsiku lina lakutsogolo (UTC).' },
+  'detail.scheduledDateTooFar': {
+    en: 'scheduledDate {date} is more than {days} days ahead; use {latest} or an earlier day (UTC).',
+    ny: 'scheduledDate {date} ndi yopitirira masiku {days} kutsogolo; gwiritsani ntchito {latest} kapena tsiku loyambirira (UTC).',
+  },
+  'detail.batchDue': {
+    en: 'Batch {batchNumber} is already being paid out (its scheduled date has come): it can no longer be cancelled.',
+    ny: 'Gulu la malipiro {batchNumber} layamba kale kulipidwa (tsiku lake lafika): silingathenso kuletsedwa.',
+  },
   'detail.connectorNoPayouts': { en: 'Connector {connectorId} does not take payouts.', ny: 'Cholumikizira {connectorId} sichitumiza malipiro.' },
   'detail.accountFormat': { en: 'Account {account} is not a valid {channel} account number.', ny: 'Akaunti {account} si nambala yoyenera ya {channel}.' },
   'detail.payoutNotFound': { en: 'Transaction {reference} was not found.', ny: 'Malipiro {reference} sanapezeke.' },
   'detail.badFile': { en: 'The file could not be read as {contentType}: {reason}', ny: 'Fayilo silinawerengedwe ngati {contentType}: {reason}' },
-  'detail.filesBusy': { en: 'Other workbooks are being read right now; send this one again in a few seconds.', ny: 'Mafayilo ena akuwerengedwa pakali pano; tumizaninso ili pakapita masekondi angapo.' },
+  'detail.filesBusy': { en: 'Other files are being read right now; send this one again in a few seconds.', ny: 'Mafayilo ena akuwerengedwa pakali pano; tumizaninso ili pakapita masekondi angapo.' },
   'detail.noHeaderColumns': { en: 'The file lacks the column(s) {columns}.', ny: 'Fayilo lilibe mizati {columns}.' },
   'action.review': { en: 'reviewed', ny: 'kuwunikiridwa' },
   'action.approve': { en: 'approved', ny: 'kuvomerezedwa' },

@@ -24,16 +24,25 @@ select:focus,button:focus{outline:3px solid #7cc4ad;outline-offset:2px}
 .pay[disabled]{background:#9aa8b3;cursor:not-allowed}
 .cancel{display:block;width:100%;margin-top:10px;font:inherit;font-size:15px;padding:10px;border:0;background:none;color:#23527c;text-decoration:underline;cursor:pointer}
 .expired{display:none;margin:12px 0 0;color:#a12a1d;font-weight:600}
+.waiting{margin:14px 0 0;font-weight:600;color:#0b5f4a}
+.badge.live{background:#e9f6f1;color:#0b5f4a;border-color:#bfe3d4}
+.is-expired .waiting{display:none}
 .is-expired .expired{display:block}
 `;
 
+/** How often the open page asks whether its timed account has been paid. */
+export const STATUS_POLL_MS = 2000;
+
 const SCRIPT = `
 (function () {
+  var POLL_MS = ${STATUS_POLL_MS};
   var form = document.getElementById('checkout');
   var count = document.getElementById('countdown');
   var pay = document.getElementById('pay');
+  // Absent in production, where the customer pays from their own bank or wallet app.
   var select = document.getElementById('connector');
   var timed = document.getElementById('timed');
+  var ptid = form.querySelector('input[name=ptid]').value;
   var left = Number(count.getAttribute('data-seconds')) || 0;
   // Counted from this page's own clock (monotonic): the customer's wall clock may be wrong.
   var started = performance.now();
@@ -47,28 +56,41 @@ const SCRIPT = `
     if (s === 0) {
       clearInterval(timer);
       form.classList.add('is-expired');
-      pay.disabled = true;
-      select.disabled = true;
+      if (pay) pay.disabled = true;
+      if (select) select.disabled = true;
       var back = document.getElementById('cancel');
       back.textContent = back.getAttribute('data-expired-label');
     }
   }
   tick();
   timer = setInterval(tick, 250);
+  // However the timed account is paid (here, from a banking app, through addFakeTransaction), the
+  // customer is sent on to the merchant's success URL without pressing anything.
+  var leaving = false;
+  function poll() {
+    if (leaving) return;
+    fetch('/checkout/status?ptid=' + encodeURIComponent(ptid), { cache: 'no-store', credentials: 'same-origin' })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (s) {
+        if (s && s.status === 'paid' && s.location) { leaving = true; window.location.replace(s.location); }
+        else if (!s || s.status === 'open') setTimeout(poll, POLL_MS);
+      }, function () { setTimeout(poll, POLL_MS * 2); });
+  }
+  setTimeout(poll, POLL_MS);
   var sent = false;
   form.addEventListener('submit', function (event) {
     // One submission per page: a double tap must not send a second Pay.
     if (sent) { event.preventDefault(); return; }
     sent = true;
     var by = event.submitter;
-    if (!by || by === pay) { pay.textContent = pay.getAttribute('data-busy-label'); pay.setAttribute('aria-busy', 'true'); }
+    if (pay && (!by || by === pay)) { pay.textContent = pay.getAttribute('data-busy-label'); pay.setAttribute('aria-busy', 'true'); }
   });
 })();
 `;
 
-function shell(lang: Lang, nonce: string, title: string, body: string, withScript: boolean): string {
+function shell(lang: Lang, nonce: string, title: string, body: string, withScript: boolean, sandbox = true): string {
   const inner = `<div class="wrap">
-<div class="top"><span class="brand">${escapeHtml(t(lang, 'checkout.title'))}</span><span class="badge">${escapeHtml(t(lang, 'checkout.sandbox'))}</span></div>
+<div class="top"><span class="brand">${escapeHtml(t(lang, 'checkout.title'))}</span><span class="badge${sandbox ? '' : ' live'}">${escapeHtml(t(lang, sandbox ? 'checkout.sandbox' : 'checkout.live'))}</span></div>
 ${body}
 </div>`;
   return htmlDocument({ lang, nonce, title, style: STYLE, body: inner, script: withScript ? SCRIPT : undefined });
@@ -83,6 +105,24 @@ function minutesSeconds(seconds: number): string {
   const m = Math.floor((seconds % 3600) / 60);
   const s = String(seconds % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** Sandbox: the customer picks a wallet or bank and presses Pay; the service simulates the payment. */
+function simulatedPay(lang: Lang, amount: string, options: string): string {
+  return `<label for="connector">${escapeHtml(t(lang, 'checkout.payWith'))}</label>
+<select id="connector" name="connectorId" required>
+<option value="">${escapeHtml(t(lang, 'checkout.choose'))}</option>
+${options}
+</select>
+<p class="expired" role="alert">${escapeHtml(t(lang, 'checkout.expired'))}</p>
+<button class="pay" id="pay" type="submit" name="action" value="pay" data-busy-label="${escapeHtml(t(lang, 'checkout.paying'))}">${escapeHtml(t(lang, 'checkout.pay', { amount }))}</button>`;
+}
+
+/** Production: nothing here moves money; the customer pays from their own app and the page waits. */
+function awaitPayment(lang: Lang, amount: string): string {
+  return `<p id="pay-from-app">${escapeHtml(t(lang, 'checkout.payFromApp', { amount }))}</p>
+<p class="waiting" id="waiting" role="status" aria-live="polite">${escapeHtml(t(lang, 'checkout.waiting'))}</p>
+<p class="expired" role="alert">${escapeHtml(t(lang, 'checkout.expired'))}</p>`;
 }
 
 export function renderCheckout(lang: Lang, view: CheckoutView): RenderedPage {
@@ -108,26 +148,23 @@ export function renderCheckout(lang: Lang, view: CheckoutView): RenderedPage {
 <form id="checkout" method="post" action="/checkout/pay">
 <input type="hidden" name="ptid" value="${escapeHtml(view.paymentTransactionId)}">
 <input type="hidden" name="lang" value="${lang}">
-<label for="connector">${escapeHtml(t(lang, 'checkout.payWith'))}</label>
-<select id="connector" name="connectorId" required>
-<option value="">${escapeHtml(t(lang, 'checkout.choose'))}</option>
-${group(t(lang, 'checkout.wallets'), wallets)}
-${group(t(lang, 'checkout.banks'), banks)}
-</select>
-<p class="expired" role="alert">${escapeHtml(t(lang, 'checkout.expired'))}</p>
-<button class="pay" id="pay" type="submit" name="action" value="pay" data-busy-label="${escapeHtml(t(lang, 'checkout.paying'))}">${escapeHtml(t(lang, 'checkout.pay', { amount }))}</button>
+${view.simulatedPayment ? simulatedPay(lang, amount, group(t(lang, 'checkout.wallets'), wallets) + group(t(lang, 'checkout.banks'), banks)) : awaitPayment(lang, amount)}
 <button class="cancel" id="cancel" type="submit" name="action" value="cancel" formnovalidate data-expired-label="${escapeHtml(t(lang, 'checkout.return', { merchant: view.merchantName }))}">${escapeHtml(t(lang, 'checkout.cancel', { merchant: view.merchantName }))}</button>
 </form>
 </main>
 ${languageLinks(lang, view.paymentTransactionId)}`;
   // The form posts here, and the 303 answer sends the browser on to the merchant's URLs.
-  return { html: shell(lang, nonce, `${t(lang, 'checkout.title')} · ${view.merchantName}`, body, true), csp: pagePolicy(nonce, view.redirectOrigins) };
+  // connect-src: the page asks this service (only) whether the timed account has been paid.
+  return {
+    html: shell(lang, nonce, `${t(lang, 'checkout.title')} · ${view.merchantName}`, body, true, view.simulatedPayment),
+    csp: `${pagePolicy(nonce, view.redirectOrigins)}; connect-src 'self'`,
+  };
 }
 
 /** The not-found and error screens: same look, no script, no form. */
-export function renderMessage(lang: Lang, title: string, text: string, ptid?: string): RenderedPage {
+export function renderMessage(lang: Lang, title: string, text: string, ptid: string | undefined, sandbox: boolean): RenderedPage {
   const nonce = newNonce();
   const body = `<main class="card msg"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>
 ${languageLinks(lang, ptid)}`;
-  return { html: shell(lang, nonce, title, body, false), csp: pagePolicy(nonce) };
+  return { html: shell(lang, nonce, title, body, false, sandbox), csp: pagePolicy(nonce) };
 }

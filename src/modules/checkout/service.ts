@@ -161,6 +161,11 @@ export interface CheckoutView {
   timedAccountNumber: string;
   secondsLeft: number;
   connectors: ConnectorRow[];
+  /**
+   * Sandbox mode: the page pays the timed account itself (a simulated Pay button). Production:
+   * the customer pays from their bank or wallet, and the page waits for the payment to arrive.
+   */
+  simulatedPayment: boolean;
   /** Origins the form may be sent on to (the CSP's form-action: the 303 goes there). */
   redirectOrigins: string[];
 }
@@ -202,13 +207,37 @@ async function settled(q: pg.PoolClient | Deps['db'], row: repo.CheckoutRow): Pr
   return undefined;
 }
 
+/** Whether the hosted checkout simulates the customer's payment: never in production (product.md §15). */
+export function simulatesPayment(deps: Deps): boolean {
+  return deps.config.mode === 'sandbox';
+}
+
+export type CheckoutStatus = { kind: 'notFound' } | { kind: 'open'; secondsLeft: number } | { kind: 'paid'; redirect: Redirect } | { kind: 'closed' };
+
+/**
+ * What the open page polls: 'paid' (with the success URL) once the timed account has been paid
+ * by any means (the page, addFakeTransaction, a real transfer); 'closed' when it can no longer
+ * be (expired, cancelled), which the page shows itself.
+ */
+export async function checkoutStatus(deps: Deps, paymentTransactionId: string): Promise<CheckoutStatus> {
+  if (!PAYMENT_TRANSACTION_ID_PATTERN.test(paymentTransactionId)) return { kind: 'notFound' };
+  const row = await repo.findCheckout(deps.db, paymentTransactionId);
+  if (!row) return { kind: 'notFound' };
+  if (row.status_code === 'P') {
+    const paid = await findCollectionByRequest(deps.db, row.merchant_account_number, row.request_id);
+    if (paid) return { kind: 'paid', redirect: success(row, paid.transaction_reference_number) };
+  }
+  return (await settled(deps.db, row)) ? { kind: 'closed' } : { kind: 'open', secondsLeft: row.seconds_left };
+}
+
 export async function pageState(deps: Deps, paymentTransactionId: string): Promise<PageState> {
   if (!PAYMENT_TRANSACTION_ID_PATTERN.test(paymentTransactionId)) return { kind: 'notFound' };
   const row = await repo.findCheckout(deps.db, paymentTransactionId);
   if (!row) return { kind: 'notFound' };
   const done = await settled(deps.db, row);
   if (done) return { kind: 'redirect', redirect: done };
-  const connectors = (await listConnectors(deps.db, true)).filter((c) => c.is_collection_allowed);
+  const simulatedPayment = simulatesPayment(deps);
+  const connectors = simulatedPayment ? (await listConnectors(deps.db, true)).filter((c) => c.is_collection_allowed) : [];
   return {
     kind: 'open',
     view: {
@@ -221,6 +250,7 @@ export async function pageState(deps: Deps, paymentTransactionId: string): Promi
       timedAccountNumber: row.timed_account_number,
       secondsLeft: row.seconds_left,
       connectors,
+      simulatedPayment,
       redirectOrigins: [...new Set([new URL(row.success_redirect_url).origin, new URL(row.failure_redirect_url).origin])],
     },
   };
@@ -274,4 +304,5 @@ export async function submitCheckout(deps: Deps, input: { paymentTransactionId: 
 export const PAGE_MESSAGES = {
   notFound: { title: 'checkout.notFoundTitle', body: 'checkout.notFound' },
   error: { title: 'checkout.errorTitle', body: 'checkout.error' },
+  forbidden: { title: 'checkout.forbiddenTitle', body: 'checkout.forbidden' },
 } as const satisfies Record<string, { title: MessageKey; body: MessageKey }>;

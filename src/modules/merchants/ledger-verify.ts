@@ -41,12 +41,15 @@ interface Check {
 }
 
 // Transfer types and references, as the services post them:
-//   topup            funding → merchant disbursement                          (merchants/service.ts)
+//   topup            funding → merchant disbursement (sandbox only)           (merchants/service.ts)
+//   funding          bank_settlement → merchant disbursement (operator)        (merchants/fundings.ts)
 //   payment (BAM),   customer_payments → collection + fees; reference = the collection's
 //   payrequest (RTP) transaction reference number                             (collections/service.ts)
 //   reversal         collection + fees → customer_payments; same reference
 //   payout_debit     disbursement → payouts_in_flight; 'B<batchNumber>' or the single payout's
 //                    transaction reference number                              (disbursements/service.ts)
+//   payout_cancel    payouts_in_flight → disbursement: a scheduled batch cancelled before its
+//                    day, refunded in full; 'B<batchNumber>'                   (disbursements/service.ts)
 //   payout_settle    payouts_in_flight → payouts_settled + fees, failures refunded to disbursement
 //   payout_reversal  payouts_settled → disbursement (amount only)              (disbursements/processing.ts)
 
@@ -216,48 +219,85 @@ export const CHECKS: Check[] = [
     name: 'payout_debits',
     description:
       "each batch in status T, C or F has exactly one 'payout_debit' (reference B<batchNumber>) of the amounts + fees of its transferred lines, " +
-      'and each single payout exactly one (reference = its transaction reference number) of amount + fee; no other batch is debited, ' +
+      "a batch cancelled after its transfer (N, waiting for its scheduled date) that debit and exactly one 'payout_cancel' refunding it all, " +
+      'and each single payout exactly one (reference = its transaction reference number) of amount + fee; no other batch is debited or refunded, ' +
       'and every payout debit names a batch or single payout of its merchant',
     items: `
       with debit as (
-        select t.transfer_id, t.reference, t.merchant_account_number,
+        select t.transfer_id, t.transfer_type, t.reference, t.merchant_account_number,
                -coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as debited,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight' and a.merchant_account_number is null), 0) as to_in_flight
           from ledger_transfers t
           left join ledger_entries e on e.transfer_id = t.transfer_id
           left join ledger_accounts a on a.account_id = e.account_id
-         where t.transfer_type = 'payout_debit'
+         where t.transfer_type in ('payout_debit', 'payout_cancel')
          group by t.transfer_id
       ), per_reference as (
-        select reference, count(*) as debits, sum(debited) as debited, sum(to_in_flight) as to_in_flight,
+        select reference, count(*) filter (where transfer_type = 'payout_debit') as debits,
+               sum(debited) filter (where transfer_type = 'payout_debit') as debited,
+               sum(to_in_flight) filter (where transfer_type = 'payout_debit') as to_in_flight,
+               count(*) filter (where transfer_type = 'payout_cancel') as cancels,
+               -sum(debited) filter (where transfer_type = 'payout_cancel') as refunded,
+               -sum(to_in_flight) filter (where transfer_type = 'payout_cancel') as from_in_flight,
                min(merchant_account_number) as min_merchant, max(merchant_account_number) as max_merchant
           from debit group by reference
       ), transferred as (
+        -- Lines cancelled after the transfer (C with a transfer time) were debited, then refunded.
         select batch_number, sum(amount_minor + fee_minor) as owed
-          from payouts where batch_number is not null and status_code in ('T', 'S', 'F', 'R')
+          from payouts where batch_number is not null and (status_code in ('T', 'S', 'F', 'R') or (status_code = 'C' and transferred_at is not null))
          group by batch_number
       ), expected as (
         select 'B' || b.batch_number as reference, b.batch_number, null::text as transaction_reference_number, b.merchant_account_number,
-               b.status_code, b.status_code in ('T', 'C', 'F') as debit_expected, coalesce(l.owed, 0) as owed
+               b.status_code, b.status_code in ('T', 'C', 'F') or (b.status_code = 'N' and b.date_transferred is not null) as debit_expected,
+               b.status_code = 'N' and b.date_transferred is not null as cancel_expected, coalesce(l.owed, 0) as owed
           from batches b left join transferred l on l.batch_number = b.batch_number
         union all
         select transaction_reference_number::text, null, transaction_reference_number::text, merchant_account_number,
-               status_code, true, amount_minor + fee_minor
+               status_code, true, false, amount_minor + fee_minor
           from payouts where batch_number is null
       )
       select coalesce(x.reference, p.reference) as reference, x.batch_number, x.transaction_reference_number,
              coalesce(x.merchant_account_number, p.min_merchant) as merchant_account_number, x.status_code,
              coalesce(x.debit_expected, false) as debit_expected, case when x.debit_expected then x.owed end as owed,
              coalesce(p.debits, 0) as debits, coalesce(p.debited, 0) as debited,
+             coalesce(p.cancels, 0) as cancels, coalesce(p.refunded, 0) as refunded,
              case when x.reference is null then false
-                  when not x.debit_expected then coalesce(p.debits, 0) = 0
+                  when not x.debit_expected then coalesce(p.debits, 0) = 0 and coalesce(p.cancels, 0) = 0
                   else p.debits = 1 and p.debited = x.owed and p.to_in_flight = x.owed
-                       and p.min_merchant = x.merchant_account_number and p.max_merchant = x.merchant_account_number end as ok
+                       and p.min_merchant = x.merchant_account_number and p.max_merchant = x.merchant_account_number
+                       and case when x.cancel_expected then p.cancels = 1 and p.refunded = x.owed and p.from_in_flight = x.owed
+                                else p.cancels = 0 end end as ok
         from expected x
         full join per_reference p on p.reference = x.reference`,
     detail: `json_build_object('reference', reference, 'batchNumber', batch_number, 'transactionReferenceNumber', transaction_reference_number,
                                 'merchantAccountNumber', merchant_account_number, 'statusCode', status_code, 'debitExpected', debit_expected,
-                                'expectedDebitMinor', owed, 'debits', debits, 'debitedMinor', debited)`,
+                                'expectedDebitMinor', owed, 'debits', debits, 'debitedMinor', debited, 'cancels', cancels, 'refundedMinor', refunded)`,
+  },
+  {
+    name: 'fundings',
+    description:
+      "each operator funding has exactly one 'funding' transfer (reference = its transaction reference number) of its amount, " +
+      'from the bank_settlement account to its merchant disbursement account, and every funding transfer has its funding',
+    items: `
+      with moved as (
+        select t.transfer_id, t.reference, t.merchant_account_number,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as credited,
+               -coalesce(sum(e.amount_minor) filter (where a.kind = 'bank_settlement' and a.merchant_account_number is null), 0) as from_bank
+          from ledger_transfers t
+          left join ledger_entries e on e.transfer_id = t.transfer_id
+          left join ledger_accounts a on a.account_id = e.account_id
+         where t.transfer_type = 'funding'
+         group by t.transfer_id
+      )
+      select f.funding_id, coalesce(f.transaction_reference_number::text, m.reference) as reference,
+             coalesce(f.merchant_account_number, m.merchant_account_number) as merchant_account_number,
+             f.amount_minor, m.credited, m.from_bank,
+             f.funding_id is not null and m.transfer_id = f.transfer_id and m.merchant_account_number = f.merchant_account_number
+               and m.credited = f.amount_minor and m.from_bank = f.amount_minor as ok
+        from merchant_fundings f
+        full join moved m on m.transfer_id = f.transfer_id`,
+    detail: `json_build_object('fundingId', funding_id, 'reference', reference, 'merchantAccountNumber', merchant_account_number,
+                                'amountMinor', amount_minor, 'creditedMinor', credited, 'fromBankMinor', from_bank)`,
   },
 ];
 
