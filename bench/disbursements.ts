@@ -74,9 +74,10 @@ const TARGETS = {
 const SERVICE_VARIABLES = [
   'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'JWT_SECRET', 'LOG_LEVEL', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_STORE',
   'APP_MODE', 'BODY_LIMIT_BYTES', 'BATCH_BODY_LIMIT_BYTES', 'BATCH_COPY_MIN_BYTES', 'INITIATE_BATCH_ROWS', 'IDEMPOTENCY_RETENTION_HOURS', 'WORKER_CONCURRENCY', 'DB_POOL_SIZE',
+  'MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_ADDRESS', 'HEADERS_TIMEOUT_MS',
   'KEY_STATUS_CACHE_MS', 'READ_CACHE_MS', 'SHUTDOWN_GRACE_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_LEASE_MS',
   'WEBHOOK_CONCURRENCY', 'WEBHOOK_PER_HOST_CONCURRENCY', 'TIMED_ACCOUNT_MINUTES', 'PAYOUT_TIMEOUT_SECONDS', 'PAYOUT_REVERSAL_SECONDS',
-  'PUBLIC_BASE_URL', 'NODE_OPTIONS',
+  'SCHEDULE_MAX_DAYS', 'PUBLIC_BASE_URL', 'NODE_OPTIONS',
 ];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -225,14 +226,15 @@ class RssSampler {
   }
 }
 
-interface Service {
+export interface Service {
   child: ChildProcess;
   baseUrl: string;
   exited: Promise<number | null>;
   stderrTail: () => string;
 }
 
-async function startService(databaseUrl: string): Promise<Service> {
+/** `extraEnv`: settings for this run on top of npm start's defaults (the disbursements part gives none). */
+export async function startService(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Service> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SERVICE_VARIABLES) delete env[name];
@@ -240,7 +242,7 @@ async function startService(databaseUrl: string): Promise<Service> {
   // alone, `npm start` copies large uploads to its embedded server over TCP (runtime.ts), and
   // given a socket URL it could not. Every other statement of the service then uses TCP too.
   const serviceUrl = new URL(databaseUrl).searchParams.has('host') ? overTcp(databaseUrl) : databaseUrl;
-  Object.assign(env, { DATABASE_URL: serviceUrl, PORT: String(port), HOST: '127.0.0.1' });
+  Object.assign(env, { DATABASE_URL: serviceUrl, PORT: String(port), HOST: '127.0.0.1', ...extraEnv });
   // stdout carries the request log (LOG_LEVEL's default, info): read and dropped, as a terminal would.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -269,7 +271,7 @@ async function autovacuumDone(db: Db): Promise<void> {
   }
 }
 
-async function stopService(service: Service): Promise<number | null> {
+export async function stopService(service: Service): Promise<number | null> {
   if (service.child.exitCode !== null) return service.child.exitCode;
   service.child.kill('SIGTERM');
   return service.exited;

@@ -873,6 +873,7 @@ describe('crash safety of the whole service', () => {
     const e = expected[0];
     expect(Object.fromEntries(system.map((a) => [a.kind, a.total]))).toEqual({
       funding: -allTopups,
+      bank_settlement: 0,
       customer_payments: -e.collected,
       fees: e.collection_fees + e.payout_fees,
       payouts_settled: e.settled,

@@ -825,11 +825,11 @@ describe('scheduled batches', () => {
     expect(await batchOf(m, n)).toMatchObject({ batchStatusCode: 'T', numberOfSuccessfulEntries: 0 });
     expect(await count(`select count(*)::int as n from ledger_transfers where merchant_account_number = $1 and transfer_type = 'payout_settle'`, [m.merchantAccountNumber])).toBe(0);
     expect(await eventsOf(m, 'batch.payout.success')).toHaveLength(0);
-    // Cancelling is no longer possible: the funds have moved.
-    await refusedUnchanged(() => act(m, 'cancel', n), 402, 'E916');
 
-    // The day comes.
+    // The day comes. Cancelling is no longer possible: the lines are due (before the day it was,
+    // with a refund: test/scheduled-batches.test.ts).
     await t.db.query('update payouts set due_at = now() where batch_number = $1', [n]);
+    await refusedUnchanged(() => act(m, 'cancel', n), 402, 'E916');
     await settle(m);
     expect(await batchOf(m, n)).toMatchObject({ batchStatusCode: 'C', numberOfSuccessfulEntries: 2, totalAmountOfSuccessfulEntries: 1100 });
     expect(await balanceMinor(m)).toBe(before - 110_000 - WALLET_FEE - BANK_FEE);

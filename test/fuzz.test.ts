@@ -142,6 +142,11 @@ const SPECS = new Map<string, Spec>([
   ],
   [key('POST', '/admin/v1/merchants'), { auth: 'admin', status: 201, build: () => ({ body: { accountName: 'Fuzz Created Shop' } }) }],
   [key('GET', '/admin/v1/merchants'), { auth: 'admin', status: 200, build: () => ({ query: { limit: 5 } }) }],
+  [
+    key('POST', '/admin/v1/merchants/{merchantAccountNumber}/fundings'),
+    { auth: 'admin', status: 201, build: () => ({ body: { amount: '1500.00', bankReference: `FT${uniq()}`, receivedOn: new Date().toISOString().slice(0, 10), recordedBy: 'treasury@onekhusa.example' } }) },
+  ],
+  [key('GET', '/admin/v1/merchants/{merchantAccountNumber}/fundings'), { auth: 'admin', status: 200, build: () => ({ query: { limit: 5 } }) }],
   [key('GET', '/admin/v1/emails'), { auth: 'admin', status: 200, build: () => ({ query: { pageNumber: 1, numberOfReturnedRows: 10 } }) }],
   [key('GET', '/health/live'), { auth: 'none', status: 200, build: () => ({}) }],
   [key('GET', '/health/ready'), { auth: 'none', status: 200, build: () => ({}) }],
@@ -420,6 +425,8 @@ async function send(op: Operation, w: Wire): Promise<Response> {
 
 /** The parts of a request the mutations work on. */
 interface Parts {
+  /** The operation's path with its parameters filled in for the merchant. */
+  path: string;
   query: Record<string, string | string[]>;
   body: unknown;
   headers: Record<string, string | string[]>;
@@ -435,6 +442,7 @@ async function baseParts(op: Operation, m: TestMerchant): Promise<Parts> {
   if (op.spec.auth === 'merchant') headers.authorization = await bearerOf(m);
   if (op.spec.auth === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
   return {
+    path: op.path.replace('{merchantAccountNumber}', String(m.merchantAccountNumber)),
     query: Object.fromEntries(Object.entries(req.query ?? {}).map(([k, v]) => [k, String(v)])),
     body: req.body === undefined ? undefined : structuredClone(req.body),
     headers,
@@ -449,7 +457,7 @@ function toWire(op: Operation, p: Parts): Wire {
   if (p.rawBody !== undefined) payload = p.rawBody;
   else if (p.body !== undefined) payload = jsonText(p.body, p.raws);
   if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  return { method: op.method, url: qs ? `${op.path}?${qs}` : op.path, headers, payload };
+  return { method: op.method, url: qs ? `${p.path}?${qs}` : p.path, headers, payload };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -932,7 +940,7 @@ describe('contract fuzzing', () => {
             fc.array(fc.boolean(), { minLength: op.bodyFields.length + op.query.length, maxLength: op.bodyFields.length + op.query.length }),
             async (body, query, keep) => {
               base ??= await baseParts(op, fuzzed);
-              const p: Parts = { query: {}, body: structuredClone(body), headers: { ...base.headers }, raws: [] };
+              const p: Parts = { path: base.path, query: {}, body: structuredClone(body), headers: { ...base.headers }, raws: [] };
               // Identity fields always, and the existing ids and values of the valid request where told.
               op.bodyFields.forEach((f, i) => {
                 const name = String(f.path[f.path.length - 1]);
@@ -966,7 +974,7 @@ describe('contract fuzzing', () => {
         await fc.assert(
           fc.asyncProperty(mutationArbitrary(op), async (mutation) => {
             base ??= await baseParts(op, fuzzed);
-            const p = applyMutation(op, { query: { ...base.query }, body: structuredClone(base.body), headers: { ...base.headers }, raws: [] }, mutation);
+            const p = applyMutation(op, { path: base.path, query: { ...base.query }, body: structuredClone(base.body), headers: { ...base.headers }, raws: [] }, mutation);
             const res = await send(op, toWire(op, p));
             if (res.statusCode < 300) base = undefined;
           }),
@@ -1015,7 +1023,7 @@ describe('raw bytes over a real socket', () => {
         const payload = bytes(text);
         const headers: Record<string, string> = Object.fromEntries(Object.entries(p.headers).map(([k, v]) => [k, String(v)]));
         if (contentType) headers['content-type'] = contentType;
-        const res = await httpRequest(`http://127.0.0.1:${port}${op.path}`, { method: op.method as 'POST', headers, body: payload, headersTimeout: 20_000, bodyTimeout: 20_000 });
+        const res = await httpRequest(`http://127.0.0.1:${port}${p.path}`, { method: op.method as 'POST', headers, body: payload, headersTimeout: 20_000, bodyTimeout: 20_000 });
         const body = await res.body.text();
         count(op.name, res.statusCode);
         assertContract({ statusCode: res.statusCode, headers: res.headers, body }, `${op.name} over a socket: ${label} (${short(payload.toString('latin1'))})`);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../src/modules/merchants/ledger-verify.ts';
-import { newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,
   collectionReference,
@@ -47,6 +47,14 @@ beforeAll(async () => {
   m2 = await newMerchant(t, { accountName: 'Level 3 Shop', levelNumber: 3 });
   for (const m of [m1, m2]) {
     ok(await topup(t, m, 5_000_000));
+    // An operator's record of money the bank received (production's only funding).
+    const funded = await t.app.inject({
+      method: 'POST',
+      url: `/admin/v1/merchants/${m.merchantAccountNumber}/fundings`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { amount: '1000.00', bankReference: `FT-LEDGER-${m.merchantAccountNumber}`, receivedOn: new Date().toISOString().slice(0, 10), recordedBy: 'treasury@onekhusa.example' },
+    });
+    if (funded.statusCode !== 201) throw new Error(`${funded.statusCode} ${funded.body}`);
     ok(await customPayment(t, m, 1_234_567));
     const paid = await customPayment(t, m, 250_000);
     ok(paid);
@@ -241,6 +249,21 @@ describe('npm run cli -- ledger verify', () => {
       await expectCaught(['payouts_in_flight', 'system_accounts_match_activity']);
     } finally {
       await t.db.query(`update payouts set status_code = 'S', due_at = null where payout_id = $1`, [rows[0].payout_id]);
+    }
+    await expectClean();
+  });
+
+  it('catches money credited as a funding that no operator recorded', async () => {
+    await t.db.query(`select ledger_post($1, 'funding', 'NORECORD0001', '{}'::jsonb, $2::bigint[], $3::bigint[])`, [
+      m1.merchantAccountNumber,
+      [await accountId(null, 'bank_settlement'), await accountId(m1.merchantAccountNumber, 'disbursement')],
+      [-5_000_000_00, 5_000_000_00],
+    ]);
+    try {
+      const report = await expectCaught(['fundings']);
+      expect(check(report, 'fundings').examples).toEqual([expect.objectContaining({ fundingId: null, reference: 'NORECORD0001', merchantAccountNumber: m1.merchantAccountNumber, creditedMinor: 5_000_000_00 })]);
+    } finally {
+      await removeTransfers(`tr.reference = $1`, ['NORECORD0001']);
     }
     await expectClean();
   });

@@ -207,10 +207,6 @@ const MESSAGES = {
     en: 'scheduledDate {date} is more than {days} days ahead; use {latest} or an earlier day (UTC).',
     ny: 'scheduledDate {date} ndi yopitirira masiku {days} kutsogolo; gwiritsani ntchito {latest} kapena tsiku loyambirira (UTC).',
   },
-  'detail.batchDue': {
-    en: 'Batch {batchNumber} is already being paid out (its scheduled date has come): it can no longer be cancelled.',
-    ny: 'Gulu la malipiro {batchNumber} layamba kale kulipidwa (tsiku lake lafika): silingathenso kuletsedwa.',
-  },
   'detail.connectorNoPayouts': { en: 'Connector {connectorId} does not take payouts.', ny: 'Cholumikizira {connectorId} sichitumiza malipiro.' },
   'detail.accountFormat': { en: 'Account {account} is not a valid {channel} account number.', ny: 'Akaunti {account} si nambala yoyenera ya {channel}.' },
   'detail.payoutNotFound': { en: 'Transaction {reference} was not found.', ny: 'Malipiro {reference} sanapezeke.' },

@@ -29,6 +29,8 @@ export const Email = (maxLength = EMAIL_MAX_LENGTH) =>
     examples: ['ops@example.mw'],
     'x-message': 'field.email',
     'x-message-limit': maxLength,
+    // No invisible characters, no local part mixing scripts: 400 naming the field (src/lib/actor.ts).
+    'x-email': true,
   });
 
 export const ConnectorId = Type.Integer({ minimum: 100000, maximum: 999999, description: 'Connector id (6 digits).', examples: [212188] });

@@ -1,5 +1,6 @@
 // Ajv set-up and the translation of schema failures into one message per invalid field.
 import { _, str, type Ajv, type ErrorObject, type KeywordCxt } from 'ajv';
+import { actorProblem } from '../lib/actor.ts';
 import { parseMinor, formatMajor } from '../lib/money.ts';
 import { fieldLabel, hasMessage, t, type Lang, type MessageKey } from './i18n.ts';
 
@@ -51,10 +52,27 @@ function stringLengthKeyword(keyword: 'minLength' | 'maxLength') {
   };
 }
 
+/** The `x-email` keyword: Ajv reads the errors of a failed call from the function itself. */
+function checkEmail(enabled: boolean, data: string): boolean {
+  const problem = enabled ? actorProblem(data) : undefined;
+  if (!problem) return true;
+  checkEmail.errors = [{ keyword: 'x-email', message: problem, params: { problem } }];
+  return false;
+}
+checkEmail.errors = undefined as Array<Partial<ErrorObject>> | undefined;
+
 export function ajvPlugins(ajv: Ajv): Ajv {
   for (const keyword of ['minLength', 'maxLength'] as const) ajv.removeKeyword(keyword).addKeyword(stringLengthKeyword(keyword));
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-message-limit', schemaType: 'number' });
+  // Every Email() field: no invisible characters, no local part mixing scripts (src/lib/actor.ts).
+  ajv.addKeyword({
+    keyword: 'x-email',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: checkEmail,
+  });
   ajv.addKeyword({
     keyword: 'x-money',
     schemaType: 'object',
@@ -102,6 +120,10 @@ function messageFor(lang: Lang, err: ErrorObject, label: string): string {
   const params = err.params as Record<string, unknown>;
   if (err.keyword === 'required') {
     return t(lang, 'field.required', { field: label });
+  }
+  // Before x-message: Email()'s own message (length and format) would not say what is wrong.
+  if (err.keyword === 'x-email') {
+    return t(lang, (params.problem === 'invisible' ? 'field.emailInvisible' : 'field.emailMixedScripts') as MessageKey, { field: label });
   }
   const custom = own['x-message'];
   if (typeof custom === 'string' && hasMessage(custom)) {

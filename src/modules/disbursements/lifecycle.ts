@@ -1,7 +1,7 @@
 // The batch lifecycle (product.md §9) as data: which action may move a batch from which state, at
-// which authorisation level, and who may not perform it (four eyes). The merchant's actions are
-// looked up here; the transitions the system makes (Q → P/E by validation, T → C/F when the
-// last line is final) are in the validation job and the payout worker.
+// which authorisation level, under which condition, and who may not perform it (four eyes). The
+// merchant's actions are looked up here; the transitions the system makes (Q → P/E by validation,
+// T → C/F when the last line is final) are in the validation job and the payout worker.
 
 export type BatchStatus = 'Q' | 'P' | 'R' | 'A' | 'T' | 'C' | 'E' | 'F' | 'N' | 'X';
 export type BatchAction = 'review' | 'approve' | 'reject' | 'cancel' | 'transferFunds';
@@ -9,11 +9,22 @@ export type BatchAction = 'review' | 'approve' | 'reject' | 'cancel' | 'transfer
 /** Who has already acted on the batch: the four-eyes rules compare the actor with these. */
 export type Actor = 'capturer' | 'reviewer';
 
+export interface From {
+  status: BatchStatus;
+  levels: number[];
+  /**
+   * Only while the batch's lines all still wait for their scheduled date: none due, none sent to a
+   * connector. The money was debited, so leaving this state refunds it (service.refundWaitingTransfer
+   * checks the condition under the lines' locks, so the payout worker and the action never both win).
+   */
+  beforeDue?: true;
+}
+
 interface Transition {
-  /** Allowed from these states, for batches captured at these levels. */
-  from: Array<{ status: BatchStatus; levels: number[] }>;
+  /** Allowed from these states, for batches captured at these levels (and under the condition). */
+  from: From[];
   to: BatchStatus;
-  /** The acting user must differ from each of these (compared case-insensitively). */
+  /** The acting user must differ from each of these (compared in canonical form: src/lib/actor.ts). */
   notBy: Actor[];
 }
 
@@ -35,12 +46,13 @@ export const TRANSITIONS: Record<BatchAction, Transition> = {
     to: 'X',
     notBy: [],
   },
-  // Only before funds move.
+  // Before funds move; or after, while a scheduled batch waits for its day (everything refunded).
   cancel: {
     from: [
       { status: 'P', levels: [1, 2, 3] },
       { status: 'R', levels: [3] },
       { status: 'A', levels: [2, 3] },
+      { status: 'T', levels: [1, 2, 3], beforeDue: true },
     ],
     to: 'N',
     notBy: [],
@@ -60,7 +72,8 @@ export const LINE_STATUS_ON: Partial<Record<BatchStatus, { from: string[]; to: s
   A: { from: ['P'], to: 'D' },
   X: { from: ['P', 'D'], to: 'X' },
   N: { from: ['P', 'D'], to: 'C' },
-  // T: lines D → T with their due time, in repository.startTransfer.
+  // T: lines D → T with their due time, in repository.startTransfer; T → N: lines T → C with
+  // their refund, in repository.cancelWaitingLines.
 };
 
 /** Valid lines after validation: ready for funds transfer at once when nobody has to approve. */
@@ -68,8 +81,13 @@ export function validLineStatus(levelNumber: number): 'P' | 'D' {
   return levelNumber === 1 ? 'D' : 'P';
 }
 
+/** The entry of the table that allows `action` from `status` at this level, if any. */
+export function transitionFrom(action: BatchAction, status: BatchStatus, levelNumber: number): From | undefined {
+  return TRANSITIONS[action].from.find((f) => f.status === status && f.levels.includes(levelNumber));
+}
+
 export function allowed(action: BatchAction, status: BatchStatus, levelNumber: number): boolean {
-  return TRANSITIONS[action].from.some((f) => f.status === status && f.levels.includes(levelNumber));
+  return transitionFrom(action, status, levelNumber) !== undefined;
 }
 
 /** The descriptions E4 shows (`batchStatusDescription`); P depends on who acts next. */

@@ -1,9 +1,11 @@
 // The payout worker: sends transferring payouts (batch lines and single payouts alike) through the
-// sandbox connector in chunks. Each chunk is one transaction: the lines' outcomes, one balanced
-// ledger transfer for the whole chunk (in flight → settled + fees, failures refunded), the batch
-// counters and the events. A worker killed mid-chunk rolls the chunk back; the lines are still T
-// and the next worker takes them: no line is ever paid twice. Chunks are claimed with
-// FOR UPDATE SKIP LOCKED, so two workers on the same merchant never take the same line.
+// sandbox connector in chunks; in production only through connectors with a real adapter (none
+// yet: adapters.ts), so there every payout fails at once with F105 and is refunded in full. Each
+// chunk is one transaction: the lines' outcomes, one balanced ledger transfer for the whole chunk
+// (in flight → settled + fees, failures refunded), the batch counters and the events. A worker
+// killed mid-chunk rolls the chunk back; the lines are still T and the next worker takes them: no
+// line is ever paid twice. Chunks are claimed with FOR UPDATE SKIP LOCKED, so two workers on the
+// same merchant never take the same line.
 import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
@@ -13,6 +15,7 @@ import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
 import { batchEvent, schedulePayouts, type BatchEventFields } from './service.ts';
+import { payableConnectors } from './adapters.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from './sandbox.ts';
 
 /** Lines per transaction: big enough to amortise the statements, small enough to keep locks short. */
@@ -93,6 +96,10 @@ async function nextWakeUp(q: Deps['db'], merchantAccountNumber: number): Promise
 }
 
 async function processChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber: number): Promise<number> {
+  // null: sandbox, every connector simulated (with its magic suffixes); otherwise only these
+  // connectors can take a payout, and nothing is simulated.
+  const payable = payableConnectors(deps.config.mode);
+  const suffixes = payable === null ? MAGIC_SUFFIXES : [];
   const { rows } = await tx.query<ProcessedRow>(
     `with picked as (
        select payout_id from payouts
@@ -101,7 +108,8 @@ async function processChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber
      ), decided as (
        select p.payout_id, c.connector_name,
               case when m.status_code <> 'A' then 'merchant'
-                   when c.connector_id is null or not c.is_active or not c.is_disbursement_allowed then 'connector'
+                   when c.connector_id is null or not c.is_active or not c.is_disbursement_allowed
+                        or ($17::integer[] is not null and p.connector_id <> all($17::integer[])) then 'connector'
                    when s.outcome = 'timeout' and p.attempts = 0 then 'awaiting'
                    else coalesce(s.outcome, 'success') end as outcome,
               s.code, s.message
@@ -126,10 +134,10 @@ async function processChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber
     [
       merchantAccountNumber,
       CHUNK_LINES,
-      MAGIC_SUFFIXES.map((m) => m.suffix),
-      MAGIC_SUFFIXES.map((m) => m.outcome),
-      MAGIC_SUFFIXES.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseCode : m.responseCode)),
-      MAGIC_SUFFIXES.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseMessage : m.responseMessage)),
+      suffixes.map((m) => m.suffix),
+      suffixes.map((m) => m.outcome),
+      suffixes.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseCode : m.responseCode)),
+      suffixes.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseMessage : m.responseMessage)),
       deps.config.payoutTimeoutSeconds,
       deps.config.payoutReversalSeconds,
       MERCHANT_UNAVAILABLE.responseCode,
@@ -140,6 +148,7 @@ async function processChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber
       CONNECTOR_UNAVAILABLE.responseMessage,
       AWAITING.responseMessage,
       SUCCESS.responseMessage,
+      payable,
     ],
   );
   if (rows.length === 0) return 0;

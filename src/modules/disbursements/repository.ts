@@ -286,16 +286,71 @@ export async function startTransfer(tx: pg.PoolClient, batchNumber: number, sche
   return rows[0].due_at;
 }
 
-/** Adds to today's transferred total for a code and returns the new total. Call under the limit row's lock. */
-export async function addToDailyTotal(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, amountMinor: number): Promise<number> {
+/**
+ * Adds to a day's transferred total for a code and returns the new total: `day` (YYYY-MM-DD, UTC),
+ * the day the money leaves, or today by the database's clock when null. Call under the limit row's lock.
+ */
+export async function addToDailyTotal(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, amountMinor: number, day: string | null = null): Promise<number> {
   const { rows } = await tx.query<{ amount_minor: number }>(
     `insert into payout_daily_totals (merchant_account_number, transaction_code, currency_code, day, amount_minor)
-     values ($1, $2, $3, (now() at time zone 'UTC')::date, $4)
+     values ($1, $2, $3, coalesce($5::date, (now() at time zone 'UTC')::date), $4)
      on conflict (merchant_account_number, transaction_code, currency_code, day) do update set amount_minor = payout_daily_totals.amount_minor + excluded.amount_minor
      returning amount_minor`,
-    [merchantAccountNumber, transactionCode, currencyCode, amountMinor],
+    [merchantAccountNumber, transactionCode, currencyCode, amountMinor, day],
   );
   return rows[0].amount_minor;
+}
+
+/**
+ * Locks the valid lines of a transferred batch for cancelling it, and tells whether every one still
+ * waits for its scheduled date: T, never attempted, due later than now. The payout worker claims
+ * due lines with FOR UPDATE SKIP LOCKED and only then locks their batch; this runs under the batch's
+ * lock, so it must not wait for the worker's lines (the two would deadlock): SKIP LOCKED here too,
+ * and a line the worker holds (being sent now) is simply not counted as waiting. Whichever takes
+ * the lines first wins: the worker then finds them C, or this finds them held, S or F.
+ */
+export async function lockWaitingLines(tx: pg.PoolClient, batchNumber: number): Promise<boolean> {
+  const { rows } = await tx.query<{ lines: number; waiting: number }>(
+    `with locked as (
+       select status_code, attempts, due_at from payouts
+        where batch_number = $1 and status_code <> 'E'
+        for update skip locked
+     )
+     select (select count(*) from payouts where batch_number = $1 and status_code <> 'E')::integer as lines,
+            count(*) filter (where status_code = 'T' and attempts = 0 and due_at > now())::integer as waiting
+       from locked`,
+    [batchNumber],
+  );
+  return rows[0].lines > 0 && rows[0].waiting === rows[0].lines;
+}
+
+/**
+ * T → C for a cancelled batch's waiting lines (locked by lockWaitingLines). Per transaction code
+ * and due day: what the lines had debited (amounts, fees) and reserved of that day's limit
+ * (transferFunds counts a line against the UTC day it comes due).
+ */
+export async function cancelWaitingLines(tx: pg.PoolClient, batchNumber: number): Promise<Array<{ transaction_code: string; day: string; amount_minor: number; fee_minor: number }>> {
+  const { rows } = await tx.query(
+    `with cancelled as (
+       update payouts p set status_code = 'C', due_at = null
+         from payouts was
+        where was.payout_id = p.payout_id and p.batch_number = $1 and p.status_code = 'T'
+       returning p.transaction_code, (was.due_at at time zone 'UTC')::date as day, p.amount_minor, p.fee_minor
+     )
+     select transaction_code, to_char(day, 'YYYY-MM-DD') as day, sum(amount_minor)::bigint as amount_minor, sum(fee_minor)::bigint as fee_minor
+       from cancelled group by transaction_code, day order by transaction_code, day`,
+    [batchNumber],
+  );
+  return rows;
+}
+
+/** Gives back what cancelled payouts had reserved of a day's total. */
+export async function releaseDailyTotal(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, day: string, amountMinor: number): Promise<void> {
+  await tx.query(
+    `update payout_daily_totals set amount_minor = amount_minor - $5
+      where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3 and day = $4::date`,
+    [merchantAccountNumber, transactionCode, currencyCode, day, amountMinor],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ export const MAX_PAYOUT_AMOUNT = '1000000000';
 
 export const BatchNumber = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Batch number.', examples: [100001] });
 export const PayoutReference = Type.String({ pattern: '^[A-Za-z0-9]{12}$', description: 'Transaction reference number (12 alphanumerics).', examples: ['251220XF152G'] });
-export const ScheduledDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), today or later; used when isBatchScheduled.' });
+export const ScheduledDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), from today to SCHEDULE_MAX_DAYS (default 365) days ahead; used when isBatchScheduled.' });
 
 /** One payout as merchants send it (an E8 line, or the body of single/add). */
 export const PayoutInputFields = {

@@ -7,14 +7,16 @@ import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { emitEvent } from '../../jobs/outbox.ts';
+import { canonicalActor } from '../../lib/actor.ts';
 import { formatMajor, toMajor, toMinor } from '../../lib/money.ts';
 import { activeConnector } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
+import { authoriseBatchActor } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
-import { allowed, LINE_STATUS_ON, LINE_STATUS_NAMES, statusDescription, TRANSITIONS, validLineStatus, type BatchAction } from './lifecycle.ts';
+import { allowed, LINE_STATUS_ON, LINE_STATUS_NAMES, statusDescription, transitionFrom, TRANSITIONS, validLineStatus, type BatchAction } from './lifecycle.ts';
 import * as repo from './repository.ts';
 import { compactLines, stagedLinesOfUpload } from './upload.ts';
 import { accountFormatValid } from './accounts.ts';
@@ -56,11 +58,20 @@ export interface BatchSubmission {
   uploadId?: string;
 }
 
-/** Scheduled batches need a date, today or later (UTC); unscheduled ones ignore it. */
+/**
+ * Scheduled batches need a date from today to SCHEDULE_MAX_DAYS ahead (UTC); unscheduled ones
+ * ignore it. The bound matters because transferFunds debits a scheduled batch at once: without it
+ * a date such as 9999-12-31 would hold the merchant's money for ever.
+ */
 export function scheduledDateOf(deps: Deps, isBatchScheduled: boolean, scheduledDate: string | null | undefined): string | null {
   if (!isBatchScheduled) return null;
   if (!scheduledDate) throw new AppError('validation', 'detail.scheduledDateRequired');
-  if (scheduledDate < utcToday(deps)) throw new AppError('validation', 'detail.scheduledDatePast', { date: scheduledDate });
+  const today = utcToday(deps);
+  if (scheduledDate < today) throw new AppError('validation', 'detail.scheduledDatePast', { date: scheduledDate });
+  const days = deps.config.scheduleMaxDays;
+  const latest = new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  // Both YYYY-MM-DD (the schema's date format): they compare as text.
+  if (scheduledDate > latest) throw new AppError('validation', 'detail.scheduledDateTooFar', { date: scheduledDate, days, latest });
   return scheduledDate;
 }
 
@@ -184,31 +195,41 @@ async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: Acti
   if (!allowed(action, batch.status_code, batch.level_number)) {
     throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: `action.${action}` } });
   }
-  const actor = input.actionedBy.toLowerCase();
+  // One canonical form for the actor and the stored names (raw as they were sent): src/lib/actor.ts.
+  const actor = canonicalActor(input.actionedBy);
   for (const role of TRANSITIONS[action].notBy) {
     const earlier = role === 'capturer' ? batch.captured_by : batch.reviewed_by;
-    if (earlier && earlier.toLowerCase() === actor) {
+    if (earlier && canonicalActor(earlier) === actor) {
       throw new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } });
     }
   }
+  // A merchant with active users acts through them, as their roles allow (users/permissions.ts).
+  await authoriseBatchActor(tx, { merchantAccountNumber: batch.merchant_account_number, batchNumber: batch.batch_number, action, actor: input.actionedBy, capturedBy: batch.captured_by });
   return batch;
 }
 
-/** review, approve, reject, cancel: state and lines in one statement each. */
+/**
+ * review, approve, reject, cancel: state and lines in one statement each; a transferred batch still
+ * waiting for its scheduled date (lifecycle.ts, beforeDue) first gets its money back.
+ */
 export async function actOnBatch(tx: pg.PoolClient, action: Exclude<BatchAction, 'transferFunds'>, input: ActionInput): Promise<repo.BatchRow> {
-  await lockForAction(tx, action, input);
+  const batch = await lockForAction(tx, action, input);
+  if (transitionFrom(action, batch.status_code, batch.level_number)?.beforeDue) await refundWaitingTransfer(tx, batch);
   const to = TRANSITIONS[action].to;
   const lines = LINE_STATUS_ON[to];
   if (lines) await repo.setLineStatus(tx, input.batchNumber, lines.from, lines.to);
   return repo.setBatchStatus(tx, input.batchNumber, to, { column: ACTOR_COLUMN[action], by: input.actionedBy }, input.reason);
 }
 
-/** Daily limits per transaction code, then the amount counted for today. The limit row is locked. */
-async function reserveDaily(tx: pg.PoolClient, merchant: MerchantRow, transactionCode: string, amountMinor: number, checkLine = false): Promise<void> {
+/**
+ * Daily limits per transaction code, then the amount counted for `day` (YYYY-MM-DD, UTC: the day
+ * the money leaves; null: today). The limit row is locked.
+ */
+async function reserveDaily(tx: pg.PoolClient, merchant: MerchantRow, transactionCode: string, amountMinor: number, checkLine = false, day: string | null = null): Promise<void> {
   const limit = await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, true);
   // A single payout is one line: its minimum and maximum are checked against the same locked row.
   if (checkLine) checkAmount(limit, amountMinor);
-  const total = await repo.addToDailyTotal(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, amountMinor);
+  const total = await repo.addToDailyTotal(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, amountMinor, day);
   checkDaily(limit, transactionCode, total - amountMinor, amountMinor);
 }
 
@@ -231,18 +252,55 @@ async function debitPayouts(tx: pg.PoolClient, merchant: MerchantRow, reference:
  * transferFunds: checks the daily limits and debits amounts + fees in one transaction, moves the
  * lines to T and hands them to the payout worker (at once, or on the scheduled date). Any refusal
  * (insufficient balance, daily limit) rolls everything back: the batch stays as it was.
+ *
+ * The daily limit is that of the day the batch runs: a scheduled batch counts against its
+ * scheduled day's total (with whatever else is transferred for that day), never today's. It is
+ * checked here, when the money is debited, rather than by the worker on the day: a refusal now
+ * leaves the batch untouched and the money with the merchant, where a refusal on the day would
+ * have held the money until then only to refund it (and would let a merchant stack any number of
+ * debited batches on one day).
  */
 export async function transferFunds(tx: pg.PoolClient, input: ActionInput): Promise<repo.BatchRow> {
   const batch = await lockForAction(tx, 'transferFunds', input);
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
   const totals = await repo.readyTotals(tx, batch.batch_number);
-  for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor);
+  const dueAt = await repo.startTransfer(tx, batch.batch_number, batch.scheduled_date);
+  const dueDay = dueAt.toISOString().slice(0, 10);
+  for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor, false, dueDay);
   const debit = totals.reduce((sum, c) => sum + c.amount_minor + c.fee_minor, 0);
   await debitPayouts(tx, merchant, `B${batch.batch_number}`, debit, { batchNumber: batch.batch_number });
-  const dueAt = await repo.startTransfer(tx, batch.batch_number, batch.scheduled_date);
   const updated = await repo.setBatchStatus(tx, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
   await schedulePayouts(tx, merchant.merchant_account_number, dueAt);
   return updated;
+}
+
+/**
+ * cancel of a transferred batch before it is due (lifecycle.ts): under the batch's lock, locks its
+ * lines and refuses (402 E916) unless every one still waits for the scheduled date; then lines
+ * T → C, amounts and fees back to the disbursement balance (one balanced transfer, reference
+ * B<batchNumber> like the debit) and the daily totals they reserved released, in the caller's
+ * transaction with the state change.
+ */
+async function refundWaitingTransfer(tx: pg.PoolClient, batch: repo.BatchRow): Promise<void> {
+  if (!(await repo.lockWaitingLines(tx, batch.batch_number))) {
+    // The same answer as for any state the action is not allowed from: the batch is being paid.
+    throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: 'action.cancel' } });
+  }
+  const cancelled = await repo.cancelWaitingLines(tx, batch.batch_number);
+  const merchantAccountNumber = batch.merchant_account_number;
+  const currency = batch.currency_code;
+  for (const c of cancelled) await repo.releaseDailyTotal(tx, merchantAccountNumber, c.transaction_code, currency, c.day, c.amount_minor);
+  const refund = cancelled.reduce((sum, c) => sum + c.amount_minor + c.fee_minor, 0);
+  await postTransfer(tx, {
+    merchantAccountNumber,
+    type: 'payout_cancel',
+    reference: `B${batch.batch_number}`,
+    metadata: { batchNumber: batch.batch_number },
+    entries: [
+      { accountId: await systemAccountId(tx, 'payouts_in_flight', currency), amountMinor: -refund },
+      { accountId: await merchantAccountId(tx, merchantAccountNumber, 'disbursement', currency), amountMinor: refund },
+    ],
+  });
 }
 
 /**

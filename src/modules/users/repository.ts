@@ -37,6 +37,30 @@ export async function listRoles(q: Queryable): Promise<RoleRow[]> {
   return rows;
 }
 
+export interface ActingUserRow {
+  user_id: string;
+  email_address: string;
+  role_name: string;
+}
+
+/**
+ * The merchant's active users, with their roles, locked FOR SHARE until the caller's transaction
+ * ends: a user closed or given another role meanwhile waits for the action that relied on them.
+ */
+export async function activeUsers(q: Queryable, merchantAccountNumber: number): Promise<ActingUserRow[]> {
+  const { rows } = await q.query<ActingUserRow>(
+    `select u.user_id, u.email_address, r.role_name from ${FROM_USERS} where u.merchant_account_number = $1 and u.status_code = 'A' for share of u`,
+    [merchantAccountNumber],
+  );
+  return rows;
+}
+
+/** Every user's e-mail address (any status): to refuse a second user with the same mailbox. */
+export async function userEmails(q: Queryable, merchantAccountNumber: number): Promise<Array<{ user_id: string; email_address: string }>> {
+  const { rows } = await q.query<{ user_id: string; email_address: string }>('select user_id, email_address from merchant_users where merchant_account_number = $1', [merchantAccountNumber]);
+  return rows;
+}
+
 export async function merchantName(q: Queryable, merchantAccountNumber: number): Promise<string> {
   const { rows } = await q.query<{ account_name: string }>('select account_name from merchants where merchant_account_number = $1', [merchantAccountNumber]);
   return rows[0]?.account_name ?? String(merchantAccountNumber);

@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { containsPattern } from '../../db/like.ts';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
+import { canonicalActor } from '../../lib/actor.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { queueEmail } from '../email/service.ts';
@@ -26,6 +27,7 @@ import {
   revokeInvitations,
   setUserStatus,
   updateUserRow,
+  userEmails,
   type OpenInvitation,
   type RoleRow,
   type UserRow,
@@ -72,6 +74,21 @@ async function userOf(q: Queryable, merchantAccountNumber: number, userId: strin
   return user;
 }
 
+/**
+ * 409 when another user of the merchant has the same mailbox in canonical form (src/lib/actor.ts:
+ * boss+1@x.com, "boss"@x.com. and BOSS@x.com are boss@x.com): actors are matched to users that
+ * way, so two users may not share one. Serialised per merchant by a transaction advisory lock
+ * (the unique index below knows only lower case).
+ */
+async function refuseSameMailbox(tx: pg.PoolClient, merchantAccountNumber: number, emailAddress: string, exceptUserId?: string): Promise<void> {
+  await tx.query('select pg_advisory_xact_lock($1, $2)', [MAILBOX_LOCK_CLASS, merchantAccountNumber]);
+  const mailbox = canonicalActor(emailAddress);
+  const twin = (await userEmails(tx, merchantAccountNumber)).find((u) => u.user_id !== exceptUserId && canonicalActor(u.email_address) === mailbox);
+  if (twin) throw new AppError('conflict', 'detail.userEmailExists', { emailAddress });
+}
+/** The first key of refuseSameMailbox's advisory lock (the second is the merchant account number). */
+const MAILBOX_LOCK_CLASS = 13_002;
+
 /** The unique index on (merchant, lower(e-mail)) refused the write: 409, naming the address. */
 async function refusingDuplicateEmail<T>(emailAddress: string, work: () => Promise<T>): Promise<T> {
   try {
@@ -97,6 +114,7 @@ export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: strin
   return refusingDuplicateEmail(input.emailAddress, () =>
     withTransaction(deps.db, async (tx) => {
       const role = await roleOf(tx, input.roleId);
+      await refuseSameMailbox(tx, input.merchantAccountNumber, input.emailAddress);
       const firstName = input.firstName.trim();
       const userId = await insertUser(tx, { ...input, organisationId: input.organisationId.toUpperCase(), firstName, lastName: input.lastName.trim(), phoneNumber: normalisePhone(input.phoneNumber) });
       await invite(deps, tx, { merchantAccountNumber: input.merchantAccountNumber, userId, firstName, emailAddress: input.emailAddress, roleName: role.role_name }, baseUrl);
@@ -138,6 +156,7 @@ export async function updateMerchantUser(deps: Deps, input: MerchantUserUpdate):
       const user = await userOf(tx, input.merchantAccountNumber, input.userId, true);
       await roleOf(tx, input.roleId);
       const newEmail = emailAddress ?? user.email_address;
+      if (emailAddress !== undefined) await refuseSameMailbox(tx, input.merchantAccountNumber, emailAddress, input.userId);
       if (newEmail.toLowerCase() !== user.email_address.toLowerCase()) await revokeInvitations(tx, input.merchantAccountNumber, input.userId);
       await updateUserRow(tx, input.merchantAccountNumber, input.userId, {
         firstName: input.firstName.trim(),

@@ -1,8 +1,8 @@
 // POST /admin/v1/merchants/{merchantAccountNumber}/fundings — the operator records money the bank
 // received for a merchant: the only way a production merchant's disbursement balance grows
-// (product.md §15). Idempotent by bank reference: 201 the first time, 200 with the same record
-// (Idempotent-Replayed: true) when the same receipt is recorded again, 409 E906 when the
-// reference was used for another merchant, amount or day.
+// (product.md §15). Idempotent by bank reference, as keyed writes are: the same receipt recorded
+// again answers the first answer (201, the same record) with Idempotent-Replayed: true and
+// credits nothing; the reference used for another merchant, amount or day is 409 E906.
 import { Type } from '@sinclair/typebox';
 import { Email, MerchantAccountNumber, Money } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
@@ -32,11 +32,11 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'A ledger transfer from the bank settlement account to the merchant disbursement balance, kept with the bank reference, ' +
         'the day received and who recorded it. The only funding in production mode (top-up is sandbox-only). Recording the same ' +
-        'receipt again answers 200 with the first record and credits nothing.',
+        'receipt again answers the first record again (201, Idempotent-Replayed: true) and credits nothing.',
       security: [{ adminToken: [] }],
       params: Type.Object({ merchantAccountNumber: MerchantAccountNumber }),
       body: Body,
-      response: { 200: Funding, 201: Funding },
+      response: { 201: Funding },
     },
     handler: async (request, reply) => {
       const { funding, created } = await recordFunding(deps, {
@@ -47,7 +47,7 @@ const route: RouteModule = (app, { deps }) => {
         recordedBy: request.body.recordedBy,
       });
       if (!created) reply.header('idempotent-replayed', 'true');
-      return reply.code(created ? 201 : 200).send(funding);
+      return reply.code(201).send(funding);
     },
   });
 };

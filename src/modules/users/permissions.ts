@@ -1,0 +1,54 @@
+// Which merchant users may act on batches (issue 13). A merchant with at least one active merchant
+// user has its batches reviewed, approved, rejected, cancelled and transferred only by those users,
+// as their role allows; the actor field names the user by e-mail address, matched in canonical
+// form (src/lib/actor.ts). A merchant without users keeps free-text actors (sandbox convenience).
+// Four eyes (lifecycle.ts notBy) apply in both cases. Capturing a batch is not restricted here.
+import type pg from 'pg';
+import { AppError } from '../../http/errors.ts';
+import { canonicalActor } from '../../lib/actor.ts';
+import type { BatchAction } from '../disbursements/lifecycle.ts';
+import { activeUsers } from './repository.ts';
+
+/** 'any': on any batch of the merchant; 'own': only on a batch the user captured. */
+export type Grant = 'any' | 'own';
+
+/**
+ * The batch actions each seeded role (migrations/0005, table roles) may take. Roles not listed
+ * here may take none. The README's "Merchant users" section shows the same table.
+ */
+export const ACTIONS_BY_ROLE: Readonly<Record<string, Readonly<Partial<Record<BatchAction, Grant>>>>> = {
+  Administrator: { review: 'any', approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
+  // Captures batches; may withdraw (cancel) their own, never move money.
+  Initiator: { cancel: 'own' },
+  Reviewer: { review: 'any', reject: 'any' },
+  Approver: { approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
+  Viewer: {},
+};
+
+export interface BatchActorCheck {
+  merchantAccountNumber: number;
+  batchNumber: number;
+  action: BatchAction;
+  /** The actor field as sent. */
+  actor: string;
+  /** The batch's captured_by as stored. */
+  capturedBy: string;
+}
+
+/**
+ * Nothing for a merchant without active users; otherwise 403 E902 unless the actor is one of them
+ * and one of their roles (two users can share a mailbox only from before canonical matching)
+ * grants the action on this batch.
+ */
+export async function authoriseBatchActor(tx: pg.PoolClient, c: BatchActorCheck): Promise<void> {
+  const users = await activeUsers(tx, c.merchantAccountNumber);
+  if (users.length === 0) return;
+  const actor = canonicalActor(c.actor);
+  const matching = users.filter((u) => canonicalActor(u.email_address) === actor);
+  if (matching.length === 0) throw new AppError('forbidden', 'detail.actorNotUser', { actor: c.actor, merchantAccountNumber: c.merchantAccountNumber });
+  const own = canonicalActor(c.capturedBy) === actor;
+  const grants = matching.map((u) => ACTIONS_BY_ROLE[u.role_name]?.[c.action]);
+  if (grants.includes('any') || (own && grants.includes('own'))) return;
+  const params = { actor: c.actor, role: matching.map((u) => u.role_name).join(', '), action: { key: `actionVerb.${c.action}` as const }, batchNumber: c.batchNumber };
+  throw new AppError('forbidden', grants.includes('own') ? 'detail.actorRoleOwn' : 'detail.actorRole', params);
+}
