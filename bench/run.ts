@@ -57,6 +57,10 @@
 // bare node:http JSON.parse floor, validation, transferFunds until every line is final, the
 // service's peak memory, and E3 paging and search on the batch.
 //
+// Then `files` (bench/files.ts): three merchants upload maximal CSV files to batch/addFile, all at
+// once, while a fourth merchant's authenticated read keeps being answered (its p50 ≤ 50 ms): once
+// with ≈11 MB of short rows (refused: too many lines) and once with 50,000 rows of ≈11 MB.
+//
 // Then `analytics` (bench/analytics.ts): 1,000,000 transactions of one merchant loaded set-based
 // on a database of its own, connector_daily_stats built by the migration's backfill, then E5 and
 // GetDisbursementMetrics over 90 days through HTTP (median and p95 of 50 sequential requests)
@@ -70,7 +74,7 @@
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
 // (`worker`, the default, or `inprocess`), BENCH_ONLY (`http`, `webhooks`, `collections`,
-// `disbursements` or `analytics`: that part alone).
+// `disbursements`, `files` or `analytics`: that part alone).
 //
 // Where the load generator runs: the machine has 2 cores. With autocannon in the server's own
 // event loop (`inprocess`) the two compete for one thread and the numbers mostly measure that
@@ -109,6 +113,7 @@ import { samplePayload } from '../src/modules/webhooks/payloads.ts';
 import { addWebhook } from '../src/modules/webhooks/service.ts';
 import { benchAnalytics } from './analytics.ts';
 import { benchDisbursements } from './disbursements.ts';
+import { benchFiles } from './files.ts';
 import { adminQuery, log, round1, withDatabase } from './common.ts';
 
 const WARMUP_SECONDS = 2;
@@ -117,7 +122,7 @@ const DURATION_SECONDS = positiveInt('BENCH_SECONDS', 10);
 const LOAD_GENERATORS = ['worker', 'inprocess'] as const;
 type LoadGenerator = (typeof LOAD_GENERATORS)[number];
 const LOAD_GENERATOR = loadGenerator();
-const PARTS = ['http', 'webhooks', 'collections', 'disbursements', 'analytics'] as const;
+const PARTS = ['http', 'webhooks', 'collections', 'disbursements', 'files', 'analytics'] as const;
 type Part = (typeof PARTS)[number];
 const ONLY = benchOnly();
 const runs = (part: Part) => ONLY === undefined || ONLY === part;
@@ -1146,6 +1151,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_PER_SECOND: '1000000',
       JWT_SECRET: randomBytes(48).toString('base64url'),
       DB_POOL_SIZE: '20',
+      // Every client of the bench is 127.0.0.1, and concurrent1000 holds 1,000 connections at once.
+      MAX_CONNECTIONS_PER_ADDRESS: '4096',
       HOST: '127.0.0.1',
       PORT: '0',
     });
@@ -1165,6 +1172,7 @@ async function main(): Promise<void> {
     if (runs('webhooks')) report.webhooks = await benchWebhooks(deps);
     if (runs('collections')) report.collections = await benchCollections(deps, databaseUrl);
     if (runs('disbursements')) report.disbursements = await benchDisbursements(adminUrl);
+    if (runs('files')) report.files = await benchFiles(adminUrl);
     if (runs('analytics')) report.analytics = await benchAnalytics(adminUrl);
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
     log(`written to ${writeReport(report, process.env.BENCH_ONLY?.trim() || undefined)} and its .md table`);

@@ -13,6 +13,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import type { App, Deps, RouteContext, RouteModule } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
 import { registerJsonParser } from './http/json-body.ts';
+import { limitConnections } from './http/connections.ts';
 import getAccessToken from './modules/auth/routes/get-access-token.ts';
 import generateKey from './modules/api-keys/routes/generate.ts';
 import getAllKeys from './modules/api-keys/routes/get-all.ts';
@@ -185,6 +186,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     connectionTimeout: 60_000,
     requestTimeout: 60_000,
     keepAliveTimeout: 72_000,
+    // A request's headers must arrive within HEADERS_TIMEOUT_MS (a silent connection gets as long
+    // to start one: http/connections.ts). Node checks every connectionsCheckingInterval: at its
+    // default, 30 s, a 10 s timeout let headers take up to 40.
+    http: { headersTimeout: deps.config.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.floor(deps.config.headersTimeoutMs / 2)) },
     return503OnClosing: true,
     ajv: { customOptions: AJV_OPTIONS, plugins: [ajvPlugins as never] },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
@@ -205,6 +210,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
 
   const keyStatus = new KeyStatusCache(deps.db, deps.clock, deps.config.keyStatusCacheMs);
   const metrics = createMetrics(deps.db);
+  limitConnections(app.server, deps.config, metrics.registry);
   const limits = new TtlCache(deps.clock, deps.config.readCacheMs, (merchant: number) => listLimits(deps.db, merchant));
   const ctx: RouteContext = { deps, keyStatus, limits, requestBatcher: createRequestBatcher(deps, (rows) => metrics.observeBatch('insert_payment_requests', rows)) };
 

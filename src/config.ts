@@ -20,6 +20,20 @@ export interface Config {
   batchBodyLimitBytes: number;
   /** E8 bodies at least this large are copied into the database while they arrive (disbursements/upload.ts). */
   batchCopyMinBytes: number;
+  /**
+   * Connections open at once (MAX_CONNECTIONS); past it a new connection is closed as soon as it
+   * is accepted. Keep it below the process's file-descriptor limit (`ulimit -n`) less the
+   * database pool and a margin: a process out of descriptors cannot reach its database either.
+   */
+  maxConnections: number;
+  /**
+   * Connections open at once from one client address (MAX_CONNECTIONS_PER_ADDRESS; an IPv6 client
+   * counts by its /64), so that one client cannot take them all. Behind a load balancer or proxy
+   * every connection comes from its address: raise it to MAX_CONNECTIONS there.
+   */
+  maxConnectionsPerAddress: number;
+  /** How long a client has, from connecting, to send a request's headers (HEADERS_TIMEOUT_MS, at most 10 s). */
+  headersTimeoutMs: number;
   accessTokenMinutes: number;
   idempotencyRetentionHours: number;
   /** Jobs run at once per worker. 0: `npm start` runs the API alone (no worker in the process). */
@@ -58,6 +72,13 @@ export interface Config {
    * taken from each request's protocol and Host.
    */
   publicBaseUrl: string | undefined;
+  /**
+   * Where customers open hosted checkout pages (PUBLIC_CHECKOUT_URL, e.g. https://checkout.pay.mw,
+   * as the gateway has checkout.onekhusa.com): the origin of the initiate answer's checkoutUrl.
+   * The page is served at /checkout/pay and at the gateway's /requestToPay/initiate. Unset:
+   * PUBLIC_BASE_URL's origin (else the request's).
+   */
+  publicCheckoutUrl: string | undefined;
   /**
    * Where e-mail goes out (SMTP_URL, e.g. smtp://user:pass@mail.example.mw:587; smtps:// for
    * implicit TLS). Unset: e-mails stay in the outbox as 'held' for the operator to read. It holds
@@ -138,6 +159,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publicBaseUrl !== undefined && !/^https?:\/\/[^/?#@\s]+\/?$/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) origin such as https://pay.example.mw (no path), got "${publicBaseUrl}"`);
   }
+  const publicCheckoutUrl = optional(env, 'PUBLIC_CHECKOUT_URL');
+  if (publicCheckoutUrl !== undefined && !/^https?:\/\/[^/?#@\s]+\/?$/.test(publicCheckoutUrl)) {
+    throw new ConfigError(`PUBLIC_CHECKOUT_URL must be an http(s) origin such as https://checkout.pay.example.mw (no path), got "${publicCheckoutUrl}"`);
+  }
   // Production links (checkout pages, set-password e-mails) must never be built from a request's
   // Host header, which any client can set: the operator names the public origin once.
   if (mode === 'production' && publicBaseUrl === undefined) {
@@ -174,6 +199,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     batchBodyLimitBytes: int(env, 'BATCH_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 128 * 1024 * 1024),
     batchCopyMinBytes: int(env, 'BATCH_COPY_MIN_BYTES', 1024 * 1024, 0, 128 * 1024 * 1024),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 4096, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 1, 1_000_000),
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1000, 10_000),
     accessTokenMinutes: 5,
     idempotencyRetentionHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 24 * 30),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 0, 64),
@@ -192,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutReversalSeconds: int(env, 'PAYOUT_REVERSAL_SECONDS', 60, 0, 86_400),
     scheduleMaxDays: int(env, 'SCHEDULE_MAX_DAYS', 365, 0, 3660),
     publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),
+    publicCheckoutUrl: publicCheckoutUrl?.replace(/\/$/, ''),
     smtpUrl,
     smtpFrom,
     invitationHours: int(env, 'INVITATION_HOURS', 72, 1, 720),

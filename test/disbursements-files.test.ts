@@ -309,6 +309,9 @@ describe('addFile: refusals', () => {
     const rows = Array.from({ length: 50_001 }, (_, i) => `Name ${i},112400,265991234567,,10,BIG-${i}`);
     const problem = await refused(() => addCsv(m, [HEADER, ...rows].join('\n')));
     expect(problem.errors).toEqual(['Transactions must have at most 50000 items.']);
+    // Far more (the reader stops at row 50,001: test/file-reader.test.ts): the same answer.
+    const many = Array.from({ length: 200_000 }, (_, i) => `N${i},112400,265991234567,,10,M-${i}`);
+    expect((await refused(() => addCsv(m, [HEADER, ...many].join('\n')))).errors).toEqual(['Transactions must have at most 50000 items.']);
     const res = await addCsv(m, [HEADER, ...rows.slice(0, 50_000)].join('\n'));
     expect(res.statusCode, res.body).toBe(200);
     const stored = await t.db.query<{ number_of_entries: number }>('select number_of_entries from batches where batch_number = $1', [res.json().batchNumber]);

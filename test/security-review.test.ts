@@ -9,7 +9,8 @@
 //  5. Security headers on API and HTML responses
 //  6. No stack traces, SQL or file paths in error responses
 //  7. SSRF guard on webhook callback URLs, at registration and at delivery (DNS rebinding)
-//  8. Body limit (413 E908) and JSON depth limit (400) over a real socket
+//  8. Body limit (413 E908, read to its end so that the client gets it) and JSON depth limit (400)
+//     over a real socket; connections bounded per process and per address
 //  9. Naming another merchant's resource answers exactly as naming one that does not exist
 import { randomBytes, randomUUID } from 'node:crypto';
 import dns from 'node:dns';
@@ -580,7 +581,9 @@ describe('7. SSRF guard on webhook callback URLs (production mode)', () => {
 
 // ---------------------------------------------------------------------------------------------
 describe('8. Body and depth limits over a real socket', () => {
-  // Also: test/bad-input.test.ts ("bodies beyond the size limit", "deeply nested JSON").
+  // Also: test/bad-input.test.ts ("bodies beyond the size limit", "deeply nested JSON");
+  // test/oversized-body.test.ts (40 clients over the limit each read their 413, none a reset);
+  // test/connections.test.ts (connections per process and per address, headers timeout).
   it('413 E908 past BODY_LIMIT_BYTES, 400 E900 past 32 levels of nesting; the server keeps answering', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;

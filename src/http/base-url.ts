@@ -10,3 +10,8 @@ const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,
 export function publicBaseUrl(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest): string {
   return config.publicBaseUrl ?? `${request.protocol}://${HOST.test(request.host) ? request.host : 'localhost'}`;
 }
+
+/** The origin hosted checkout links start with: PUBLIC_CHECKOUT_URL, else as publicBaseUrl. */
+export function publicCheckoutUrl(config: Pick<Config, 'publicBaseUrl' | 'publicCheckoutUrl'>, request: FastifyRequest): string {
+  return config.publicCheckoutUrl ?? publicBaseUrl(config, request);
+}

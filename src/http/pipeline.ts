@@ -72,7 +72,8 @@ function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisat
   return { merchants: merchants.filter((v) => v !== undefined && v !== null && v !== ''), organisations: organisations.filter((v) => v !== undefined && v !== null && v !== '') };
 }
 
-const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/users/'];
+// /requestToPay/: the checkout page at the gateway's documented address.
+const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/requesttopay/', '/users/'];
 
 export function registerPipeline(app: App, options: PipelineOptions): void {
   const { deps, keyStatus, rateLimiter, metrics } = options;
@@ -235,8 +236,11 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
       return sendProblem(request, reply, 'validation', t(lang, 'detail.validation'), fieldMessages(lang, error.validation as ErrorObject[]));
     }
     switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(request, reply, 'tooLarge', t(lang, 'detail.tooLarge', { limit: request.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes }));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+        const limit = request.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes;
+        keepReadingRefusedBody(request, reply, limit);
+        return sendProblem(request, reply, 'tooLarge', t(lang, 'detail.tooLarge', { limit }));
+      }
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendProblem(request, reply, 'unsupportedMediaType', t(lang, 'detail.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) || '(none)' }));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -255,6 +259,27 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(request, reply, 'internal', t(lang, 'detail.internal', { requestId: String(request.id) }));
   });
+}
+
+/** A refused body is read to its end, and dropped, when it declares at most this many times the limit. */
+const DISCARD_LIMIT_FACTOR = 4;
+
+/**
+ * A body over the limit is refused from its Content-Length, before it is read, and Fastify then
+ * asks for the connection to be closed after the answer. Closed while the client was still
+ * sending, the socket answered the rest with a reset, which a client sending its whole body
+ * before reading met instead of the 413 (and one that did read, whenever the reset overtook the
+ * answer). So a body that declares its length, up to DISCARD_LIMIT_FACTOR times the limit, is
+ * read to its end and dropped (Node does so once the answer is sent, for a connection that stays
+ * open), and the connection serves the next request; requestTimeout bounds a slow one. A longer one, or one of
+ * unknown length, is not worth reading: the connection is closed after the answer, as before.
+ */
+function keepReadingRefusedBody(request: FastifyRequest, reply: FastifyReply, limitBytes: number): void {
+  const declaredBytes = Number(request.headers['content-length']);
+  if (!Number.isSafeInteger(declaredBytes) || declaredBytes > DISCARD_LIMIT_FACTOR * limitBytes) return;
+  // Only a body not yet read from: one that was (no Content-Length, or a wrong one) has lost bytes.
+  if (request.raw.readableDidRead) return;
+  reply.removeHeader('connection');
 }
 
 export function requestIdFrom(header: unknown, fallback: () => string): string {

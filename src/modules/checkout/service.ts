@@ -23,6 +23,10 @@ import { newSigningSecret, newWebhookSignature } from '../webhooks/signing.ts';
 import { assertPublicTarget, CALLBACK_URL_MAX_LENGTH, parseCallbackUrl } from '../webhooks/url-guard.ts';
 import * as repo from './repository.ts';
 
+/** Where the page is served; CHECKOUT_PATHS also holds the gateway's documented address of it. */
+export const CHECKOUT_PATH = '/checkout/pay';
+export const CHECKOUT_PATHS = [CHECKOUT_PATH, '/requestToPay/initiate'];
+
 /** 24 random bytes → 32 url-safe characters (192 bits): the page's only guard. */
 export const PAYMENT_TRANSACTION_ID_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 export const REDIRECT_URL_MAX_LENGTH = CALLBACK_URL_MAX_LENGTH;
@@ -141,7 +145,7 @@ export async function initiateCheckout(deps: Deps, input: InitiateCheckoutInput)
       sourceReferenceNumber: input.sourceReferenceNumber,
       merchantAccountNumber,
       paymentTransactionId,
-      checkoutUrl: `${input.baseUrl}/checkout/pay?ptid=${paymentTransactionId}`,
+      checkoutUrl: `${input.baseUrl}${CHECKOUT_PATH}?ptid=${paymentTransactionId}`,
       expiryDate: request.expires_at.toISOString(),
       ...(generated ? { callbackSigningSecret: generated.signingSecret, callbackWebhookSignature: generated.webhookSignature } : {}),
     };
@@ -260,8 +264,8 @@ export type SubmitResult = { kind: 'notFound' } | { kind: 'redirect'; redirect: 
 
 /**
  * The customer pressed Pay (or Cancel). One transaction: the request is locked, then paid through
- * payTimedAccount, so a second press finds it paid and is sent to the failure URL — never a
- * second payment. Any refusal (expired, paid, limit, connector, inactive merchant) is a failure
+ * payTimedAccount, so a second press finds it paid — never a second payment — and, being paid,
+ * is sent where a payment lands: the success URL (however the timed account was paid). Any refusal (expired, paid, limit, connector, inactive merchant) is a failure
  * redirect naming it; what is not a refusal (the database gone) propagates to the caller.
  */
 export async function submitCheckout(deps: Deps, input: { paymentTransactionId: string; connectorId: number | undefined; cancel: boolean }): Promise<SubmitResult> {
@@ -269,8 +273,8 @@ export async function submitCheckout(deps: Deps, input: { paymentTransactionId: 
   return withTransaction(deps.db, async (tx) => {
     const row = await repo.lockCheckout(tx, input.paymentTransactionId);
     if (!row) return { kind: 'notFound' } as const;
-    if (row.status_code === 'P') return { kind: 'redirect', redirect: failureFor(row, 'timedAccountPaid') } as const;
-    if (row.status_code === 'E' || row.is_expired) return { kind: 'redirect', redirect: failureFor(row, 'timedAccountExpired') } as const;
+    const done = await settled(tx, row);
+    if (done) return { kind: 'redirect', redirect: done } as const;
     if (input.cancel) {
       // Final: the merchant is told "cancelled", so the timed account takes no payment after.
       await repo.closeRequest(tx, row.request_id);

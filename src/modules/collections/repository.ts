@@ -229,16 +229,18 @@ export interface CollectionRow {
   reversal_reason: string | null;
   timed_account_number: string | null;
   reference_number: string | null;
+  /** Set when the request to pay is a hosted checkout. */
+  payment_transaction_id: string | null;
 }
 
 export type NewCollection = Omit<
   CollectionRow,
-  'collection_id' | 'connector_name' | 'beneficiary_account_name' | 'transaction_type_name' | 'status_code' | 'transaction_date' | 'value_date' | 'reversed_at' | 'reversal_reason' | 'timed_account_number' | 'reference_number'
+  'collection_id' | 'connector_name' | 'beneficiary_account_name' | 'transaction_type_name' | 'status_code' | 'transaction_date' | 'value_date' | 'reversed_at' | 'reversal_reason' | 'timed_account_number' | 'reference_number' | 'payment_transaction_id'
 >;
 
 const SELECT_COLLECTION = `
   select c.*, k.connector_name, m.account_name as beneficiary_account_name, tt.transaction_description as transaction_type_name,
-         r.timed_account_number, r.reference_number
+         r.timed_account_number, r.reference_number, r.payment_transaction_id
     from collections c
     join connectors k on k.connector_id = c.connector_id
     join merchants m on m.merchant_account_number = c.merchant_account_number

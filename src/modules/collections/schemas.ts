@@ -35,5 +35,15 @@ export const CollectionResult = Type.Object({
     responseCode: Type.String(),
     responseMessage: Type.String(),
   }),
-  metaData: Type.Optional(Type.Object({ timedAccountNumber: Type.String(), referenceNumber: Type.Union([Type.String(), Type.Null()]) }, { description: 'Request-to-pay payments only.' })),
+  metaData: Type.Optional(
+    Type.Object(
+      {
+        timedAccountNumber: Type.String(),
+        referenceNumber: Type.Union([Type.String(), Type.Null()], { description: "The E12 referenceNumber; for a hosted checkout, the shop's sourceReferenceNumber exactly as sent." }),
+        ReferenceNumber: Type.Optional(Type.String({ description: 'Hosted checkout: the same, as shops written for the gateway spell it.' })),
+        paymentTransactionId: Type.Optional(Type.String({ description: 'Hosted checkout: the id its initiate answer gave.' })),
+      },
+      { description: 'Request-to-pay payments only.' },
+    ),
+  ),
 });

@@ -17,7 +17,7 @@ import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
-import { paymentPayload } from '../webhooks/payloads.ts';
+import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import * as repo from './repository.ts';
 
@@ -271,8 +271,19 @@ export function eventPayload(c: repo.CollectionRow) {
       transactionDate: c.transaction_date.toISOString(),
       transactionCode: c.transaction_code,
     },
-    c.timed_account_number && c.reference_number ? { timedAccountNumber: c.timed_account_number, referenceNumber: c.reference_number } : undefined,
+    payRequestMeta(c),
   );
+}
+
+/**
+ * A payment of a timed account names the request it paid. For a hosted checkout that is the shop's
+ * sourceReferenceNumber exactly as sent ("OT-PY-123", separators and all, for a second checkout
+ * of the same order too): the E12 reference behind it had to be made alphanumeric and unique.
+ */
+export function payRequestMeta(c: Pick<repo.CollectionRow, 'timed_account_number' | 'reference_number' | 'payment_transaction_id' | 'source_reference_number'>): PayRequestMeta | undefined {
+  if (!c.timed_account_number || !c.reference_number) return undefined;
+  if (!c.payment_transaction_id) return { timedAccountNumber: c.timed_account_number, referenceNumber: c.reference_number };
+  return { timedAccountNumber: c.timed_account_number, referenceNumber: c.source_reference_number, ReferenceNumber: c.source_reference_number, paymentTransactionId: c.payment_transaction_id };
 }
 
 /** The nested shape of E11, also used by getTransaction(s). */
@@ -308,7 +319,7 @@ export function collectionView(lang: Lang, c: repo.CollectionRow) {
       responseCode: reversed ? 'R100' : 'S100',
       responseMessage: t(lang, reversed ? 'ok.transactionReversed' : 'ok.transactionSuccessful'),
     },
-    ...(c.timed_account_number ? { metaData: { timedAccountNumber: c.timed_account_number, referenceNumber: c.reference_number } } : {}),
+    ...(c.timed_account_number ? { metaData: payRequestMeta(c) } : {}),
   };
 }
 

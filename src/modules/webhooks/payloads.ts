@@ -21,8 +21,17 @@ export interface PaymentFields {
   transactionCode: string;
 }
 
+/**
+ * payrequest.* metaData: the timed account and the merchant's reference. A hosted checkout's
+ * payment names the shop's own sourceReferenceNumber, exactly as sent (also as ReferenceNumber,
+ * the spelling shops written for the gateway read), and its paymentTransactionId.
+ */
+export type PayRequestMeta =
+  | { timedAccountNumber: string; referenceNumber: string }
+  | { timedAccountNumber: string; referenceNumber: string; ReferenceNumber: string; paymentTransactionId: string };
+
 /** payment.* and payrequest.*: "S" success with S100, "R" reversed. */
-export function paymentPayload(eventCode: EventCode, p: PaymentFields, metaData?: { timedAccountNumber: string; referenceNumber: string }) {
+export function paymentPayload(eventCode: EventCode, p: PaymentFields, metaData?: PayRequestMeta) {
   const reversed = eventCode.endsWith('.reversed');
   return {
     eventCode,

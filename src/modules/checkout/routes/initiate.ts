@@ -2,7 +2,7 @@
 // is in the body, checked exactly like getAccessToken's (one 401 for any wrong part), and the
 // per-address rate limit of unauthenticated calls applies.
 import { Type } from '@sinclair/typebox';
-import { publicBaseUrl } from '../../../http/base-url.ts';
+import { publicCheckoutUrl } from '../../../http/base-url.ts';
 import { MerchantAccountNumber, Money, OrganisationId } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
@@ -88,7 +88,7 @@ const route: RouteModule = (app, { deps }) => {
         successRedirectionUrl: target.successRedirectionUrl,
         failureRedirectionUrl: target.failureRedirectionUrl,
         callbackApiUrl: target.callbackApiUrl ?? null,
-        baseUrl: publicBaseUrl(deps.config, request),
+        baseUrl: publicCheckoutUrl(deps.config, request),
       });
     },
   });

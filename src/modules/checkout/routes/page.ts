@@ -1,4 +1,6 @@
-// GET /checkout/pay?ptid=… — the hosted checkout page (HTML, at the root, not under /sandbox/v1).
+// GET /checkout/pay?ptid=… — the hosted checkout page (HTML, at the root, not under /sandbox/v1),
+// also at the gateway's documented address GET /requestToPay/initiate?ptid=…, where shops written
+// for the gateway send their customers.
 // POST /checkout/pay — its form: pays (sandbox only) or cancels, and answers 303 to the merchant's
 // success or failure URL. GET /checkout/status?ptid=… — what the open page polls, so that it moves
 // on by itself once the timed account is paid. No token: the unguessable ptid is the customer's
@@ -10,7 +12,7 @@ import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } fr
 import { t, type Lang } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { renderCheckout, renderMessage } from '../page.ts';
-import { checkoutStatus, pageState, PAGE_MESSAGES, PAYMENT_TRANSACTION_ID_PATTERN, simulatesPayment, submitCheckout, type Redirect } from '../service.ts';
+import { CHECKOUT_PATHS, checkoutStatus, pageState, PAGE_MESSAGES, PAYMENT_TRANSACTION_ID_PATTERN, simulatesPayment, submitCheckout, type Redirect } from '../service.ts';
 
 /** The form has four short fields; anything bigger is not from the page. */
 const FORM_BODY_LIMIT_BYTES = 4096;
@@ -36,7 +38,7 @@ function sendRedirect(reply: FastifyReply, redirect: Redirect): FastifyReply {
  * The page's origin is PUBLIC_BASE_URL's; without it (sandbox), the host the browser asked for.
  * A client that sends neither header is not a browser, and holds the ptid anyway.
  */
-function sameOrigin(config: Pick<Config, 'publicBaseUrl'>, request: FastifyRequest): boolean {
+function sameOrigin(config: Pick<Config, 'publicBaseUrl' | 'publicCheckoutUrl'>, request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined) return site === 'same-origin';
   const origin = request.headers.origin;
@@ -47,7 +49,8 @@ function sameOrigin(config: Pick<Config, 'publicBaseUrl'>, request: FastifyReque
   } catch {
     return false;
   }
-  if (config.publicBaseUrl !== undefined) return sent.origin === new URL(config.publicBaseUrl).origin;
+  const configured = [config.publicBaseUrl, config.publicCheckoutUrl].filter((url) => url !== undefined);
+  if (configured.length > 0) return configured.some((url) => sent.origin === new URL(url).origin);
   return sent.host === new URL(publicBaseUrl(config, request)).host;
 }
 
@@ -61,19 +64,21 @@ const route: RouteModule = (app, { deps }) => {
       errorPage: (request, reply, status) => sendMessage(reply, status, pageLanguage(request, request.query), 'error', sandbox),
     },
     (scope) => {
-      scope.get('/checkout/pay', { schema: { hide: true }, logSerializers }, async (request, reply) => {
-        const lang = pageLanguage(request, request.query);
-        const ptid = formField(request.query, 'ptid') ?? '';
-        const state = await pageState(deps, ptid);
-        switch (state.kind) {
-          case 'notFound':
-            return sendMessage(reply, 404, lang, 'notFound', sandbox);
-          case 'redirect':
-            return sendRedirect(reply, state.redirect);
-          case 'open':
-            return sendPage(reply, 200, lang, renderCheckout(lang, state.view));
-        }
-      });
+      for (const path of CHECKOUT_PATHS) {
+        scope.get(path, { schema: { hide: true }, logSerializers }, async (request, reply) => {
+          const lang = pageLanguage(request, request.query);
+          const ptid = formField(request.query, 'ptid') ?? '';
+          const state = await pageState(deps, ptid);
+          switch (state.kind) {
+            case 'notFound':
+              return sendMessage(reply, 404, lang, 'notFound', sandbox);
+            case 'redirect':
+              return sendRedirect(reply, state.redirect);
+            case 'open':
+              return sendPage(reply, 200, lang, renderCheckout(lang, state.view));
+          }
+        });
+      }
 
       scope.get('/checkout/status', { schema: { hide: true }, logSerializers }, async (request, reply) => {
         const status = await checkoutStatus(deps, formField(request.query, 'ptid') ?? '');

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { decodeBase64, FILE_COLUMNS, readBatchFile, type FileType } from '../files.ts';
+import { FILE_COLUMNS, readBatchFile, type FileType } from '../files.ts';
 import { BatchAccepted, BatchHeader, MAX_BATCH_LINES } from '../schemas.ts';
 import { submitBatch } from '../service.ts';
 
@@ -29,7 +29,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request, reply) => {
       const { contentType, fileContent, ...header } = request.body;
-      const transactions = await readBatchFile(contentType, decodeBase64(fileContent, deps.config.batchBodyLimitBytes));
+      const transactions = await readBatchFile(contentType, fileContent, deps.config.batchBodyLimitBytes);
       const body = await withTransaction(deps.db, async (tx) => {
         const accepted = await submitBatch(deps, tx, { ...header, uploadType: contentType, transactions });
         return storeResponse(tx, request, reply, 200, accepted);
