@@ -12,6 +12,18 @@
 //  8. Body limit (413 E908, read to its end so that the client gets it) and JSON depth limit (400)
 //     over a real socket; connections bounded per process and per address
 //  9. Naming another merchant's resource answers exactly as naming one that does not exist
+// 10. Rate limits per client address cannot be dodged
+// 11. Production never makes money up: no sandbox-only operation under either prefix (also:
+//     test/production-mode.test.ts, operator fundings; test/production-payouts.test.ts, F105)
+// 12. Four eyes cannot be fooled by look-alike addresses (also: test/four-eyes.test.ts and
+//     test/actor.test.ts, the user and role checks and the canonical form's properties)
+// 13. Links never come from the Host header in production (PUBLIC_BASE_URL is required)
+// 14. The checkout form refuses cross-site posts (also: test/production-mode.test.ts)
+// 15. One body spelling a field twice in different case is refused, not silently picked
+// 16. No merchant can stall another: CSV files are read in a thread that stops at row 50,001
+//     (also: test/file-reader.test.ts; bench BENCH_ONLY=files); connections: item 8
+// 17. A scheduled batch cannot lock money away (test/scheduled-batches.test.ts: at most
+//     SCHEDULE_MAX_DAYS ahead, cancellable with a full refund until due)
 import { randomBytes, randomUUID } from 'node:crypto';
 import dns from 'node:dns';
 import http from 'node:http';
@@ -20,7 +32,10 @@ import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type BuiltApp } from '../src/app.ts';
+import { buildApp, SANDBOX_ONLY, type BuiltApp } from '../src/app.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { actorProblem, canonicalActor } from '../src/lib/actor.ts';
+import { readFileContents } from '../src/modules/disbursements/file-reader.ts';
 import { createPool, withTransaction } from '../src/db/pool.ts';
 import type { Deps } from '../src/http/types.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
@@ -792,10 +807,122 @@ describe('10. Rate limits per client address cannot be dodged', () => {
       // The set-password page hashes with argon2; the checkout page reads the database.
       expect(await burst(`/users/set-password?token=${'a'.repeat(43)}`, 'GET')).toContain(429);
       expect(await burst(`/CHECKOUT/pay?ptid=${'b'.repeat(32)}`, 'GET')).toContain(429);
+      expect(await burst(`/requestToPay/initiate?ptid=${'b'.repeat(32)}`, 'GET')).toContain(429);
       // Health is not limited: load balancers probe it.
       expect(await burst('/health/live', 'GET')).not.toContain(429);
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('11. Production never makes money up', () => {
+  it('has no sandbox-only operation under /live/v1 or /sandbox/v1, and none in its OpenAPI document', async () => {
+    const prod = await buildApp({ ...t.deps, config: { ...t.deps.config, mode: 'production', publicBaseUrl: 'https://pay.example.mw' } });
+    try {
+      await prod.app.ready();
+      expect(SANDBOX_ONLY.size).toBe(4);
+      for (const prefix of ['/live/v1', '/sandbox/v1']) {
+        const res = await prod.app.inject({ method: 'POST', url: `${prefix}/merchants/accounts/topup`, headers: a.auth, payload: { merchantAccountNumber: a.merchantAccountNumber, connectorId: CONNECTOR_ID, topupAmount: '5000000000', createdBy: ACTOR } });
+        expect(res.statusCode).toBe(404);
+        expect(problemOf(res).errorCode).toBe('E903');
+      }
+      const paths = Object.keys(((await prod.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: object }).paths).map((p) => p.toLowerCase());
+      for (const op of ['topup', 'addfakecustompayment', 'addfaketransaction', 'collections/reverse']) expect(paths.filter((p) => p.endsWith(op))).toEqual([]);
+    } finally {
+      await prod.app.close();
+    }
+  });
+});
+
+describe('12. Four eyes cannot be fooled by look-alike addresses', () => {
+  it('compares one canonical mailbox, and refuses invisible characters and mixed scripts', () => {
+    for (const lookAlike of ['ｂoss@x.com', 'BOSS@X.COM', 'boss@x.com.', '"boss"@x.com', 'boss+1@x.com']) expect(canonicalActor(lookAlike), lookAlike).toBe(canonicalActor('boss@x.com'));
+    expect(actorProblem('boss\u200b@x.com')).toBe('invisible');
+    expect(actorProblem('bo\u00adss@x.com')).toBe('invisible');
+    expect(actorProblem('b\u03bfss@x.com')).toBe('mixedScripts');
+    expect(actorProblem('boss@x.com')).toBeUndefined();
+  });
+});
+
+describe('13. Links never come from the Host header in production', () => {
+  it('production refuses to start without PUBLIC_BASE_URL; with it, a forged Host changes no link', async () => {
+    expect(() => loadConfig({ APP_MODE: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ APP_MODE: 'production' })).toThrow(/PUBLIC_BASE_URL/);
+    const prod = await buildApp({ ...t.deps, config: { ...t.deps.config, mode: 'production', publicBaseUrl: 'https://pay.example.mw' } });
+    try {
+      const res = await prod.app.inject({
+        method: 'POST',
+        url: '/live/v1/checkout/rtp/initiate',
+        headers: { host: 'evil.example' },
+        payload: {
+          authentication: { apiKey: a.apiKey, apiSecret: a.apiSecret },
+          merchant: { organisationId: a.organisationId, merchantAccountNumber: a.merchantAccountNumber },
+          payment: { sourceReferenceNumber: 'HOST-1', description: 'x', amount: '100.00' },
+          route: { successRedirectionUrl: 'https://shop.example.mw/ok', failureRedirectionUrl: 'https://shop.example.mw/no' },
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(new URL(res.json().checkoutUrl).origin).toBe('https://pay.example.mw');
+    } finally {
+      await prod.app.close();
+    }
+  });
+});
+
+describe('14. The checkout form refuses cross-site posts', () => {
+  it('a post from another site is 403 and changes nothing', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/checkout/pay',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      payload: `ptid=${'c'.repeat(32)}&action=cancel`,
+    });
+    expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('15. One field spelled twice is refused', () => {
+  it('answers 400 E900 naming it, whichever spelling comes first', async () => {
+    for (const payload of [
+      { merchantAccountNumber: a.merchantAccountNumber, connectorId: CONNECTOR_ID, topupAmount: '1', TopupAmount: '9', createdBy: ACTOR },
+      { merchantAccountNumber: a.merchantAccountNumber, connectorId: CONNECTOR_ID, TOPUPAMOUNT: '9', topupAmount: '1', createdBy: ACTOR },
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/accounts/topup`, headers: a.auth, payload });
+      expect(res.statusCode).toBe(400);
+      expect(problemOf(res).errors.join(' ')).toContain('given more than once');
+    }
+  });
+});
+
+describe('16. No merchant can stall another', () => {
+  it('the CSV reader stops at row 50,001 of a 200,000-row file (it runs in a thread: test/file-reader.test.ts)', async () => {
+    const header = 'beneficiaryName,connectorId,beneficiaryAccountNumber,transactionDescription,transactionAmount,sourceReferenceNumber';
+    const csv = [header, ...Array.from({ length: 200_000 }, (_, i) => `A,112400,265991234567,x,1,R${i}`)].join('\n');
+    const read = await readFileContents('CSV', Buffer.from(csv), 50_000);
+    expect(read.rows).toBe(50_001);
+    expect(read.lines).toHaveLength(50_000);
+  });
+});
+
+describe('17. A scheduled batch cannot lock money away', () => {
+  it('a scheduledDate past SCHEDULE_MAX_DAYS (365) is refused and nothing is stored', async () => {
+    expect(loadConfig({}).scheduleMaxDays).toBe(365);
+    const before = await t.db.query<{ n: number }>('select count(*)::int as n from batches where merchant_account_number = $1', [a.merchantAccountNumber]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${BASE}/disbursements/batch/addJson`,
+      headers: a.auth,
+      payload: {
+        header: { merchantAccountNumber: a.merchantAccountNumber, isBatchScheduled: true, scheduledDate: '9999-12-31', capturedBy: ACTOR },
+        transactions: [{ beneficiaryName: 'A', connectorId: CONNECTOR_ID, beneficiaryAccountNumber: '3333888801', transactionDescription: 'x', transactionAmount: 1000, sourceReferenceNumber: 'SCHED-1' }],
+      },
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    const problem = problemOf(res);
+    expect(problem.errorCode).toBe('E900');
+    expect(`${problem.detail} ${problem.errors.join(' ')}`).toContain('more than 365 days ahead');
+    const after = await t.db.query<{ n: number }>('select count(*)::int as n from batches where merchant_account_number = $1', [a.merchantAccountNumber]);
+    expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 });
