@@ -2,6 +2,7 @@
 // security cases), the page's HTML and headers, and the form's outcomes (pay, pay twice, expired,
 // cancel, bad connector). The browser runs the same flow end to end in checkout.browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { BASE, clientError, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const INITIATE = `${BASE}/checkout/rtp/initiate`;
@@ -103,6 +104,57 @@ describe('POST /checkout/rtp/initiate', () => {
     const b = await checkout(m, { payment: { sourceReferenceNumber: 'ORDER-9001' } });
     const { rows } = await t.db.query('select reference_number from payment_requests where payment_transaction_id = any($1) order by request_id', [[a.paymentTransactionId, b.paymentTransactionId]]);
     expect(rows.map((r) => r.reference_number)).toEqual(['ORDER9001', expect.stringMatching(/^CO[A-Z0-9]{12}$/)]);
+  });
+
+  it("tells the shop its own reference exactly as sent, separators and all, also for a second checkout of one order", async () => {
+    const events: Array<Record<string, unknown>> = [];
+    for (const round of [1, 2]) {
+      const out = await checkout(m, { payment: { sourceReferenceNumber: 'OT-PY-123', amount: '100.00' } });
+      const paid = redirectOf(await pay(out.paymentTransactionId));
+      expect(paid.pathname, `round ${round}`).toBe('/paid');
+      const reference = paid.searchParams.get('transactionReferenceNumber');
+      const { rows } = await t.db.query<{ payload: Record<string, unknown> }>(`select payload from outbox_events where payload->>'transactionReferenceNumber' = $1`, [reference]);
+      expect(rows[0].payload.metaData, `round ${round}`).toEqual({
+        timedAccountNumber: expect.stringMatching(/^1\d{7}$/),
+        referenceNumber: 'OT-PY-123',
+        ReferenceNumber: 'OT-PY-123',
+        paymentTransactionId: out.paymentTransactionId,
+      });
+      // And as getTransaction shows the collection.
+      const got = await t.app.inject({ method: 'POST', url: `${BASE}/collections/getTransaction`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, transactionReferenceNumber: reference } });
+      expect(got.statusCode, got.body).toBe(200);
+      expect(got.json().metaData).toMatchObject({ referenceNumber: 'OT-PY-123', ReferenceNumber: 'OT-PY-123', paymentTransactionId: out.paymentTransactionId });
+      events.push(rows[0].payload);
+    }
+    expect(events[0].transactionReferenceNumber).not.toBe(events[1].transactionReferenceNumber);
+  });
+
+  it('serves the page at the documented /requestToPay/initiate?ptid= too, and builds checkoutUrl on PUBLIC_CHECKOUT_URL', async () => {
+    const out = await checkout();
+    const page = await t.app.inject({ method: 'GET', url: `/requestToPay/initiate?ptid=${out.paymentTransactionId}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('id="timed-account"');
+    expect((await t.app.inject({ method: 'GET', url: `/requestToPay/initiate?ptid=${'x'.repeat(32)}` })).statusCode).toBe(404);
+
+    const own = await startTestApp({ PUBLIC_BASE_URL: 'https://api.pay.example.mw', PUBLIC_CHECKOUT_URL: 'https://checkout.pay.example.mw' });
+    try {
+      const merchant = await newMerchant(own);
+      const res = await own.app.inject({ method: 'POST', url: INITIATE, payload: body(merchant, { route: { callbackApiUrl: null } }) });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().checkoutUrl).toBe(`https://checkout.pay.example.mw/checkout/pay?ptid=${res.json().paymentTransactionId}`);
+      // The form posted from the checkout origin is its own.
+      const cancel = await own.app.inject({
+        method: 'POST',
+        url: '/checkout/pay',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://checkout.pay.example.mw' },
+        payload: `ptid=${res.json().paymentTransactionId}&action=cancel`,
+      });
+      expect(cancel.statusCode).toBe(303);
+    } finally {
+      await own.close();
+    }
+    expect(() => loadConfig({ PUBLIC_CHECKOUT_URL: 'https://checkout.example/path' })).toThrow(/PUBLIC_CHECKOUT_URL/);
   });
 
   it('accepts differently-cased property names, a numeric-string amount and no callback', async () => {
