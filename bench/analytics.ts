@@ -263,7 +263,7 @@ export async function benchAnalytics(adminUrl: string) {
     const e5Answer = e5All.answer as Metric[];
     const matchesDirect = JSON.stringify(nonZero(e5Answer)) === JSON.stringify(nonZero(direct.result.rows));
     const transactionsInRange = e5Answer.reduce((acc, x) => acc + x.totalTransactions, 0);
-    const trend = (disbursements.answer as { transactionsTrend: unknown[] }).transactionsTrend.length;
+    const trend = (disbursements.answer as { dailyTrend: unknown[] }).dailyTrend.length;
 
     const strip = ({ answer: _answer, ...rest }: Awaited<ReturnType<typeof measure>>) => rest;
     const e5 = { summaryTypeAbsent: strip(e5All), summaryTypeD: strip(e5D), summaryTypeC: strip(e5C) };

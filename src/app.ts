@@ -24,6 +24,8 @@ import deactivateKey from './modules/api-keys/routes/deactivate.ts';
 import deleteKey from './modules/api-keys/routes/delete.ts';
 import getAccount from './modules/merchants/routes/get-account.ts';
 import topup from './modules/merchants/routes/topup.ts';
+import merchantGetAll from './modules/merchants/routes/get-all.ts';
+import merchantStatusChanges from './modules/merchants/routes/get-status-changes.ts';
 import connectorSummary from './modules/connectors/routes/get-summary.ts';
 import connectorsAll from './modules/connectors/routes/get-all.ts';
 import connectorGet from './modules/connectors/routes/get.ts';
@@ -61,6 +63,10 @@ import singleGetTransaction from './modules/disbursements/routes/single-get-tran
 import singleGetTransactions from './modules/disbursements/routes/single-get-transactions.ts';
 import batchAddFile from './modules/disbursements/routes/add-file.ts';
 import batchDownloadErrors from './modules/disbursements/routes/download-errors.ts';
+import batchDownload from './modules/disbursements/routes/batch-download.ts';
+import singleReview from './modules/disbursements/routes/single-review.ts';
+import singleApprove from './modules/disbursements/routes/single-approve.ts';
+import singleReject from './modules/disbursements/routes/single-reject.ts';
 import settlementAdd from './modules/settlement/routes/add.ts';
 import settlementGetAll from './modules/settlement/routes/get-all.ts';
 import settlementGet from './modules/settlement/routes/get.ts';
@@ -78,12 +84,20 @@ import userUpdate from './modules/users/routes/update.ts';
 import userActivate from './modules/users/routes/activate.ts';
 import userClose from './modules/users/routes/close.ts';
 import userReinvite from './modules/users/routes/reinvite.ts';
+import userClaims from './modules/users/routes/get-merchant-claims.ts';
 import setPasswordPage from './modules/users/routes/set-password.ts';
 import listEmails from './modules/admin/routes/list-emails.ts';
 import createMerchant from './modules/admin/routes/create-merchant.ts';
 import listMerchants from './modules/admin/routes/list-merchants.ts';
 import fundMerchant from './modules/admin/routes/fund-merchant.ts';
 import listFundings from './modules/admin/routes/list-fundings.ts';
+import adminMerchantAdd from './modules/admin/routes/merchant-accounts-add.ts';
+import adminMerchantUpdate from './modules/admin/routes/merchant-accounts-update.ts';
+import adminMerchantActivate from './modules/admin/routes/merchant-accounts-activate.ts';
+import adminMerchantSuspend from './modules/admin/routes/merchant-accounts-suspend.ts';
+import adminMerchantBlacklist from './modules/admin/routes/merchant-accounts-blacklist.ts';
+import adminMerchantStatusChanges from './modules/admin/routes/merchant-accounts-status-changes.ts';
+import adminMerchantGetAll from './modules/admin/routes/merchant-accounts-get-all.ts';
 import health from './modules/health/routes/health.ts';
 
 /** The merchant API, served under /sandbox/v1 (and /live/v1 in production mode). */
@@ -98,6 +112,8 @@ const MERCHANT_API: RouteModule[] = [
   deleteKey,
   getAccount,
   topup,
+  merchantGetAll,
+  merchantStatusChanges,
   connectorSummary,
   connectorsAll,
   connectorGet,
@@ -131,6 +147,10 @@ const MERCHANT_API: RouteModule[] = [
   singleAdd,
   singleGetTransaction,
   singleGetTransactions,
+  singleReview,
+  singleApprove,
+  singleReject,
+  batchDownload,
   settlementAdd,
   settlementGetAll,
   settlementGet,
@@ -148,6 +168,7 @@ const MERCHANT_API: RouteModule[] = [
   userActivate,
   userClose,
   userReinvite,
+  userClaims,
   batchAddFile,
   batchDownloadErrors,
 ];
@@ -162,6 +183,9 @@ export const SANDBOX_ONLY: ReadonlySet<RouteModule> = new Set([topup, rtpAddFake
 
 /** Operator and operations routes, and the pages people open from links (checkout, set password), at the root. */
 const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, fundMerchant, listFundings, listEmails, health, checkoutPage, setPasswordPage];
+// The documented merchant-account administration (issue 14), the operator's: status changes,
+// creation and level changes are not a merchant token's to make (README, Merchant accounts).
+ROOT_ROUTES.push(adminMerchantAdd, adminMerchantUpdate, adminMerchantActivate, adminMerchantSuspend, adminMerchantBlacklist, adminMerchantStatusChanges, adminMerchantGetAll);
 
 export interface BuiltApp {
   app: App;

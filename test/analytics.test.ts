@@ -236,10 +236,11 @@ const sumsOf = (d: Direct): Metric => ({
 const isZero = (x: Metric) => x.successfulTransactions === 0 && x.failedTransactions === 0 && x.totalTransactions === 0;
 
 /** Connectors open to that kind of transaction: listed with zeros when idle. */
+/** One line per institution: an alias (the documentation's example ids) counts on its institution's line. */
 async function openConnectors(types: Array<'D' | 'C'>): Promise<string[]> {
   const { rows } = await t.db.query<{ k: string }>(
     `select t.kind || '|' || c.connector_name || '|MWK' as k from connectors c cross join unnest($1::text[]) as t(kind)
-      where c.is_active and ((t.kind = 'D' and c.is_disbursement_allowed) or (t.kind = 'C' and c.is_collection_allowed))`,
+      where c.is_active and c.alias_of is null and ((t.kind = 'D' and c.is_disbursement_allowed) or (t.kind = 'C' and c.is_collection_allowed))`,
     [types],
   );
   return rows.map((r) => r.k);
@@ -285,7 +286,22 @@ interface DisbursementMetrics {
   numberOfTransactions: number;
   successRate: number;
   failureRate: number;
-  transactionsTrend: Array<{ date: string; numberOfTransactions: number; numberOfSuccessfulTransactions: number; numberOfFailedTransactions: number; totalTransactionsAmount: number }>;
+  summaryType: string;
+  transactionsTrend: number;
+  previousFromDate: string;
+  previousToDate: string;
+  previousNumberOfTransactions: number;
+  dailyTrend: Array<{ date: string; numberOfTransactions: number; numberOfSuccessfulTransactions: number; numberOfFailedTransactions: number; totalTransactionsAmount: number }>;
+}
+
+/** Final payouts (S, F, R) of `who` completed in [fromDate, toDate], UTC days, straight from the payouts table. */
+async function payoutCount(who: TestMerchant, fromDate: string, toDate: string): Promise<number> {
+  const { rows } = await t.db.query<{ n: number }>(
+    `select count(*)::int as n from payouts where merchant_account_number = $1 and completed_at is not null and status_code in ('S', 'F', 'R')
+        and (completed_at at time zone 'UTC')::date between $2::date and $3::date`,
+    [who.merchantAccountNumber, fromDate, toDate],
+  );
+  return rows[0].n;
 }
 
 /** GetDisbursementMetrics over [fromDate, toDate] equals the payouts table, day by day. */
@@ -306,9 +322,13 @@ async function expectDisbursementsMatch(who: TestMerchant, fromDate: string, toD
   const s = total((d) => d.s);
   const f = total((d) => d.f);
   const n = s + f + total((d) => d.r);
+  const previousFromDate = addDays(fromDate, -days.length);
+  const previousToDate = addDays(fromDate, -1);
+  const previous = await payoutCount(who, previousFromDate, previousToDate);
   expect(got).toEqual({
     fromDate,
     toDate,
+    summaryType: 'D',
     totalSuccessfulTransactionsAmount: total((d) => d.s_minor) / 100,
     numberOfSuccessfulTransactions: s,
     totalFailedTransactionsAmount: total((d) => d.f_minor) / 100,
@@ -317,7 +337,11 @@ async function expectDisbursementsMatch(who: TestMerchant, fromDate: string, toD
     numberOfTransactions: n,
     successRate: n === 0 ? 0 : expect.closeTo((s * 100) / n, 2),
     failureRate: n === 0 ? 0 : expect.closeTo((f * 100) / n, 2),
-    transactionsTrend: days.map((d) => ({
+    transactionsTrend: previous === 0 ? (n === 0 ? 0 : 100) : expect.closeTo(((n - previous) * 100) / previous, 2),
+    previousFromDate,
+    previousToDate,
+    previousNumberOfTransactions: previous,
+    dailyTrend: days.map((d) => ({
       date: d.date,
       numberOfTransactions: d.s + d.f + d.r,
       numberOfSuccessfulTransactions: d.s,
@@ -326,7 +350,7 @@ async function expectDisbursementsMatch(who: TestMerchant, fromDate: string, toD
     })),
   });
   // Rates are percentages with at most 2 decimals.
-  for (const rate of [got.successRate, got.failureRate]) expect(Math.round(rate * 100)).toBeCloseTo(rate * 100, 6);
+  for (const rate of [got.successRate, got.failureRate, got.transactionsTrend]) expect(Math.round(rate * 100)).toBeCloseTo(rate * 100, 6);
   return got;
 }
 
@@ -489,18 +513,18 @@ describe('GetDisbursementMetrics', () => {
     const days = await activityDays(m);
     const last = days[days.length - 1];
     const got = await expectDisbursementsMatch(m, addDays(last, -6), last);
-    expect(got.transactionsTrend).toHaveLength(7);
-    expect(got.transactionsTrend.map((d) => d.date)).toEqual(Array.from({ length: 7 }, (_, i) => addDays(last, i - 6)));
+    expect(got.dailyTrend).toHaveLength(7);
+    expect(got.dailyTrend.map((d) => d.date)).toEqual(Array.from({ length: 7 }, (_, i) => addDays(last, i - 6)));
     // By hand: 4 S, 3 F, 2 R (one in flight and one invalid line not counted).
     expect(got).toMatchObject({ numberOfSuccessfulTransactions: 4, numberOfFailedTransactions: 3, numberOfTransactions: 9, successRate: 44.44, failureRate: 33.33 });
     // S: 1,000.00 + 5,000.00 + 1,234.56 + 3,000.00; F: 1,500.50 + 7,300.00 + 4,100.00; R: 2,200.00 + 2,750.00.
     expect(got.totalSuccessfulTransactionsAmount).toBe(10_234.56);
     expect(got.totalFailedTransactionsAmount).toBe(12_900.5);
     expect(got.totalTransactionsAmount).toBe(28_085.06);
-    const sumOfTrend = got.transactionsTrend.reduce((acc, d) => acc + d.numberOfTransactions, 0);
+    const sumOfTrend = got.dailyTrend.reduce((acc, d) => acc + d.numberOfTransactions, 0);
     expect(sumOfTrend).toBe(got.numberOfTransactions);
     // Days without payouts are listed with zeros.
-    const idle = got.transactionsTrend.filter((d) => !days.includes(d.date));
+    const idle = got.dailyTrend.filter((d) => !days.includes(d.date));
     expect(idle.length).toBeGreaterThanOrEqual(6 - days.length + 1);
     for (const d of idle) expect(d).toEqual({ date: d.date, numberOfTransactions: 0, numberOfSuccessfulTransactions: 0, numberOfFailedTransactions: 0, totalTransactionsAmount: 0 });
   });
@@ -509,7 +533,7 @@ describe('GetDisbursementMetrics', () => {
     const days = await activityDays(m);
     const got = await expectDisbursementsMatch(m, addDays(days[0], -10), addDays(days[0], -1));
     expect(got).toMatchObject({ numberOfTransactions: 0, totalTransactionsAmount: 0, successRate: 0, failureRate: 0 });
-    expect(got.transactionsTrend).toHaveLength(10);
+    expect(got.dailyTrend).toHaveLength(10);
     const theirs = await expectDisbursementsMatch(other, days[0], days[days.length - 1]);
     expect(theirs.numberOfTransactions).toBe(0);
   });
@@ -519,12 +543,12 @@ describe('GetDisbursementMetrics', () => {
     for (const day of days) await expectDisbursementsMatch(m, day, day);
     const last = days[days.length - 1];
     const year = await expectDisbursementsMatch(m, addDays(last, -365), last);
-    expect(year.transactionsTrend).toHaveLength(366);
+    expect(year.dailyTrend).toHaveLength(366);
     const today = utcDay(new Date());
     const byDefault = await ok<DisbursementMetrics>(m, '/core/MerchantAnalytics/GetDisbursementMetrics', { merchantAccountNumber: m.merchantAccountNumber });
     expect(byDefault.fromDate).toBe(addDays(today, -29));
     expect(byDefault.toDate).toBe(today);
-    expect(byDefault.transactionsTrend).toHaveLength(30);
+    expect(byDefault.dailyTrend).toHaveLength(30);
   });
 });
 
@@ -556,7 +580,7 @@ describe('bad input', () => {
 
   it.each(
     PATHS.flatMap((path) =>
-      ['2026-02-30', '2025-02-29', '2026-13-01', '2026-00-10', '2026-1-5', '20260105', '05/01/2026', 'yesterday', '2026-01-05T00:00:00Z', '', '0000-01-01', ' 2026-01-05'].map(
+      ['2026-02-30', '2025-02-29', '2026-13-01', '2026-00-10', '2026-1-5', '20260105', '05/01/2026', 'yesterday', '2026-01-05T25:00:00Z', '2026-02-30T00:00:00Z', '', '0000-01-01', ' 2026-01-05'].map(
         (date) => [path, date] as const,
       ),
     ),

@@ -23,13 +23,13 @@ const DOCUMENTED = [
 ];
 
 describe('E9 GET /core/Connectors/GetSummary', () => {
-  it('lists the active connectors with exactly the documented fields', async () => {
+  it('lists the active connectors with exactly the documented fields (E9, and the documented record’s description, switch id and logo)', async () => {
     const res = await get('/core/Connectors/GetSummary');
     expect(res.statusCode).toBe(200);
     const list = res.json() as Array<Record<string, unknown>>;
     expect(list.length).toBeGreaterThanOrEqual(10);
     for (const c of list) {
-      expect(Object.keys(c).sort()).toEqual(['channelCode', 'connectorCode', 'connectorId', 'connectorName', 'isActive']);
+      expect(Object.keys(c).sort()).toEqual(['channelCode', 'connectorCode', 'connectorDescription', 'connectorId', 'connectorName', 'isActive', 'logoBase64', 'logoFormat', 'switchMerchantId']);
       expect(c.connectorId).toBeGreaterThanOrEqual(100000);
       expect(c.connectorId).toBeLessThanOrEqual(999999);
       expect(['B', 'M']).toContain(c.channelCode);
@@ -93,7 +93,21 @@ describe('GET /core/connectors/GetAll', () => {
     const list = res.json() as Array<Record<string, unknown>>;
     expect(list.length).toBeGreaterThanOrEqual(10);
     for (const c of list) {
-      expect(Object.keys(c).sort()).toEqual(['channelCode', 'channelName', 'connectorCode', 'connectorId', 'connectorName', 'isActive', 'isCollectionAllowed', 'isDisbursementAllowed']);
+      expect(Object.keys(c).sort()).toEqual([
+        'aliasOf',
+        'channelCode',
+        'channelName',
+        'connectorCode',
+        'connectorDescription',
+        'connectorId',
+        'connectorName',
+        'isActive',
+        'isCollectionAllowed',
+        'isDisbursementAllowed',
+        'logoBase64',
+        'logoFormat',
+        'switchMerchantId',
+      ]);
       expect(c.channelName).toBe(c.channelCode === 'B' ? 'Bank' : 'Mobile Network Operator');
       expect(typeof c.isDisbursementAllowed).toBe('boolean');
       expect(typeof c.isCollectionAllowed).toBe('boolean');
@@ -138,6 +152,11 @@ describe('GET /core/connectors/get', () => {
       channelName: 'Mobile Network Operator',
       isDisbursementAllowed: true,
       isCollectionAllowed: true,
+      connectorDescription: 'The mobile money operator supports the processing of disbursement and collection transactions',
+      switchMerchantId: '5553',
+      logoBase64: expect.stringMatching(/^iVBORw0KGgo/),
+      logoFormat: 'image/png',
+      aliasOf: null,
     });
   });
 

@@ -122,8 +122,9 @@ async function uploadType(batchNumber: number): Promise<string> {
   return (await t.db.query<{ upload_type: string }>('select upload_type from batches where batch_number = $1', [batchNumber])).rows[0].upload_type;
 }
 
+// The CSV report (downloadType "CSV"); the default, an Excel workbook, is in test/fidelity-disbursements.test.ts.
 const downloadErrors = (who: TestMerchant, batchNumber: number, over: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  post(who, '/disbursements/batch/downloadErrors', { merchantAccountNumber: who.merchantAccountNumber, batchNumber, ...over }, headers);
+  post(who, '/disbursements/batch/downloadErrors', { merchantAccountNumber: who.merchantAccountNumber, batchNumber, downloadType: 'CSV', ...over }, headers);
 
 /** The report's text and its rows (header first), read back with a CSV parser. */
 function report(res: { statusCode: number; body: string; json(): Record<string, string> }): { text: string; rows: string[][] } {

@@ -147,6 +147,44 @@ const SPECS = new Map<string, Spec>([
     { auth: 'admin', status: 201, build: () => ({ body: { amount: '1500.00', bankReference: `FT${uniq()}`, receivedOn: new Date().toISOString().slice(0, 10), recordedBy: 'treasury@onekhusa.example' } }) },
   ],
   [key('GET', '/admin/v1/merchants/{merchantAccountNumber}/fundings'), { auth: 'admin', status: 200, build: () => ({ query: { limit: 5 } }) }],
+  // Merchant-account administration (issue 14): status changes and updates act on a fresh merchant
+  // each time, never on the valid or fuzzed one (a suspended merchant's requests answer 401).
+  [
+    key('POST', '/admin/v1/merchants/accounts/add'),
+    { auth: 'admin', status: 201, build: (m) => ({ body: { organisationId: m.organisationId, accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', levelNumber: '1', capturedBy: 'johndoe@example.com' } }) },
+  ],
+  [
+    key('POST', '/admin/v1/merchants/accounts/update'),
+    {
+      auth: 'admin',
+      status: 200,
+      build: async (m) => {
+        const fresh = await newMerchant(t, { accountName: 'Fuzz Renamed Shop', organisationId: m.organisationId });
+        return { body: { merchantAccountNumber: fresh.merchantAccountNumber, accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', organisationId: m.organisationId, capturedBy: 'johndoe@example.com', levelNumber: 2 } };
+      },
+    },
+  ],
+  ...(['suspend', 'blacklist', 'activate'] as const).map((action): [string, Spec] => [
+    key('POST', `/admin/v1/merchants/accounts/${action}`),
+    {
+      auth: 'admin',
+      status: 200,
+      build: async (m) => {
+        const fresh = await newMerchant(t, { accountName: `Fuzz ${action} Shop`, organisationId: m.organisationId });
+        const body = (reasonId: number) => ({ merchantAccountNumber: fresh.merchantAccountNumber, changedBy: 'johndoe@example.com', comments: `Fuzz: ${action}`, reasonId });
+        if (action === 'activate') {
+          const suspended = await t.app.inject({ method: 'POST', url: '/admin/v1/merchants/accounts/suspend', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body(2) });
+          if (suspended.statusCode !== 200) throw new Error(`suspend failed: ${suspended.body}`);
+        }
+        return { body: body(action === 'activate' ? 1 : action === 'suspend' ? 2 : 3) };
+      },
+    },
+  ]),
+  [key('GET', '/admin/v1/merchants/accounts/getStatusChanges'), { auth: 'admin', status: 200, build: (m) => ({ query: { MerchantAccountNumber: m.merchantAccountNumber } }) }],
+  [
+    key('POST', '/admin/v1/merchants/accounts/getAll'),
+    { auth: 'admin', status: 200, build: (m) => ({ body: { organisationId: m.organisationId, pageNumber: 1, numberOfReturnedRows: 10, isIncremental: false, searchBy: 'AccountName', searchText: '' } }) },
+  ],
   [key('GET', '/admin/v1/emails'), { auth: 'admin', status: 200, build: () => ({ query: { pageNumber: 1, numberOfReturnedRows: 10 } }) }],
   [key('GET', '/health/live'), { auth: 'none', status: 200, build: () => ({}) }],
   [key('GET', '/health/ready'), { auth: 'none', status: 200, build: () => ({}) }],

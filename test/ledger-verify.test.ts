@@ -23,6 +23,9 @@ import {
   runPayouts,
   singlePayout,
   topup,
+  actOnSingle,
+  paidSinglePayout,
+  REVIEWER,
   type PayoutSpec,
 } from './money-ops.ts';
 
@@ -60,11 +63,19 @@ beforeAll(async () => {
     ok(paid);
     ok(await reverseCollection(t, m, collectionReference(paid)));
     ok(await payTimed(t, m, await requestToPay(t, m, 75_050), 75_050));
-    ok(await singlePayout(t, m, payoutLine(wallet(20_000))));
-    ok(await singlePayout(t, m, payoutLine(bank(30_000, '9901'))));
-    ok(await singlePayout(t, m, payoutLine(wallet(40_000, '9905'))));
-    ok(await singlePayout(t, m, payoutLine(wallet(45_000, '9904'))));
+    // m2 is level 3: each is reviewed and approved before it is debited (paidSinglePayout).
+    ok(await paidSinglePayout(t, m, payoutLine(wallet(20_000))));
+    ok(await paidSinglePayout(t, m, payoutLine(bank(30_000, '9901'))));
+    ok(await paidSinglePayout(t, m, payoutLine(wallet(40_000, '9905'))));
+    ok(await paidSinglePayout(t, m, payoutLine(wallet(45_000, '9904'))));
   }
+  // Single payouts never debited: one awaiting approval (reviewed), one rejected.
+  const waiting = await singlePayout(t, m2, payoutLine(wallet(16_000)));
+  ok(waiting);
+  ok(await actOnSingle(t, m2, 'review', waiting.json().transactionReferenceNumber, REVIEWER));
+  const rejected = await singlePayout(t, m2, payoutLine(bank(17_000)));
+  ok(rejected);
+  ok(await actOnSingle(t, m2, 'reject', rejected.json().transactionReferenceNumber, REVIEWER));
   const done = await readyBatch(t, m2, [payoutLine(wallet(11_000)), payoutLine(bank(12_000, '9901')), payoutLine(wallet(13_000, '9905')), payoutLine(wallet(500))]);
   ok(await act(t, m2, 'transferFunds', done.batchNumber));
   completedBatch = done.batchNumber;
@@ -140,10 +151,11 @@ describe('npm run cli -- ledger verify', () => {
       expect(c.checked, c.name).toBeGreaterThan(0);
       expect(c.passed).toBe(c.checked);
     }
-    // What was looked at: both merchants' two accounts; 6 collections; the batches (4) and single payouts (9).
+    // What was looked at: both merchants' two accounts; 6 collections; the batches (4) and single
+    // payouts (9 debited, 1 awaiting approval and 1 rejected, neither debited).
     expect(check(report, 'balances_match_entries').checked).toBe(4);
     expect(check(report, 'collection_transfers').checked).toBe(6);
-    expect(check(report, 'payout_debits').checked).toBe(4 + 9);
+    expect(check(report, 'payout_debits').checked).toBe(4 + 11);
     // The in-flight batch and single payout are in the snapshot.
     const { rows } = await t.db.query<{ n: number }>(`select count(*)::int as n from payouts where status_code = 'T'`);
     expect(rows[0].n).toBe(3);
@@ -266,6 +278,33 @@ describe('npm run cli -- ledger verify', () => {
       await removeTransfers(`tr.reference = $1`, ['NORECORD0001']);
     }
     await expectClean();
+  });
+
+  it('catches a single payout debited while it still awaits approval, and one debited after its rejection', async () => {
+    const { rows } = await t.db.query<{ transaction_reference_number: string; status_code: string; amount_minor: number; fee_minor: number }>(
+      `select transaction_reference_number, status_code, amount_minor, fee_minor from payouts
+        where merchant_account_number = $1 and batch_number is null and status_code in ('P', 'X') order by status_code`,
+      [m2.merchantAccountNumber],
+    );
+    expect(rows.map((r) => r.status_code)).toEqual(['P', 'X']);
+    for (const p of rows) {
+      const total = Number(p.amount_minor) + Number(p.fee_minor);
+      await t.db.query(`select ledger_post($1, 'payout_debit', $2, '{}'::jsonb, $3::bigint[], $4::bigint[])`, [
+        m2.merchantAccountNumber,
+        p.transaction_reference_number,
+        [await accountId(m2.merchantAccountNumber, 'disbursement'), await accountId(null, 'payouts_in_flight')],
+        [-total, total],
+      ]);
+      try {
+        const report = await expectCaught(['payout_debits', 'payouts_in_flight']);
+        expect(check(report, 'payout_debits').examples).toEqual([
+          expect.objectContaining({ reference: p.transaction_reference_number, transactionReferenceNumber: p.transaction_reference_number, statusCode: p.status_code, debitExpected: false, debits: 1 }),
+        ]);
+      } finally {
+        await removeTransfers('tr.reference = $1', [p.transaction_reference_number]);
+      }
+      await expectClean();
+    }
   });
 
   it('catches a batch debited twice, though every transfer balances', async () => {

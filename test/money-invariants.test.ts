@@ -1,6 +1,7 @@
 // Property test of the money: random sequences of operations through the real API and the real
 // jobs — top-ups, customer payments (E11), requests to pay and their payment, collection reversals,
-// single payouts and batches at levels 1–3 (validated, approved, transferred, cancelled), the payout
+// single payouts and batches at levels 1–3 (single payouts at levels 2–3 reviewed, approved or
+// rejected; batches validated, approved, transferred, cancelled), the payout
 // worker with the sandbox's failing (9901), timing-out (9904) and reversing (9905) accounts, and
 // operations that must be refused (insufficient balance, wrong state, amount out of range, already
 // reversed, amount mismatch), some retried with the same X-Idempotency-Key. After EVERY operation: every ledger check passes (verifyLedger, the
@@ -18,6 +19,9 @@ import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,
+  actOnSingle,
+  APPROVER,
+  REVIEWER,
   apiBalances,
   collectionFee,
   collectionReference,
@@ -195,14 +199,35 @@ async function apply(m: TestMerchant, model: Model, op: Op): Promise<void> {
       if (op.payout.amountMinor < MINIMUM) {
         expectAnswer(res, 402, 'E914');
         count('single refused: amount out of range');
-      } else if (model.disbursementMinor < total) {
-        expectAnswer(res, 402, 'E911');
+        return;
+      }
+      // Levels 2 and 3 (issue 14): captured as P, nothing debited until it is approved.
+      let answer = res;
+      if (m.levelNumber > 1) {
+        expectAnswer(res, 200);
+        expect(res.json().responseCode).toBe('P100');
+        await expectInvariants(m, model, `level ${m.levelNumber}, single awaiting approval: ${JSON.stringify(op)}`);
+        const reference: string = res.json().transactionReferenceNumber;
+        if (m.levelNumber === 3) expectAnswer(await sent(op.retried, (h) => actOnSingle(t, m, 'review', reference, REVIEWER, h)), 200);
+        answer = await sent(op.retried, (h) => actOnSingle(t, m, 'approve', reference, APPROVER, h));
+        if (model.disbursementMinor < total) {
+          // Refused whole: still awaiting approval; then rejected, which moves no money either.
+          expectAnswer(answer, 402, 'E911');
+          count('single refused: insufficient balance');
+          await expectInvariants(m, model, `level ${m.levelNumber}, single approval refused: ${JSON.stringify(op)}`);
+          expectAnswer(await sent(op.retried, (h) => actOnSingle(t, m, 'reject', reference, REVIEWER, h)), 200);
+          count('single rejected');
+          return;
+        }
+      }
+      if (model.disbursementMinor < total) {
+        expectAnswer(answer, 402, 'E911');
         count('single refused: insufficient balance');
       } else {
-        expectAnswer(res, 200);
+        expectAnswer(answer, 200);
         model.disbursementMinor -= total;
         model.inFlight.push(op.payout);
-        count('single');
+        count(m.levelNumber > 1 ? 'single approved' : 'single');
       }
       return;
     }
@@ -342,6 +367,8 @@ it('keeps every ledger invariant and the model balances after each of a random s
     'reverse',
     'reverse refused: already reversed',
     'single',
+    'single approved',
+    'single rejected',
     'single refused: insufficient balance',
     'batch',
     'transferFunds',

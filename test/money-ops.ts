@@ -201,3 +201,39 @@ export async function apiBalances(t: TestApp, who: TestMerchant): Promise<{ coll
   const body = res.json() as { collectionBalance: number; disbursmentBalance: number };
   return { collectionMinor: Math.round(body.collectionBalance * 100), disbursementMinor: Math.round(body.disbursmentBalance * 100) };
 }
+
+/** The actions on a single payout awaiting approval (levels 2 and 3): method, path and the field naming who acts. */
+export const SINGLE_ACTIONS = {
+  review: { method: 'PUT', path: '/disbursements/single/review', actor: 'actionedBy' },
+  approve: { method: 'PUT', path: '/disbursements/single/approve', actor: 'actionedBy' },
+  reject: { method: 'POST', path: '/disbursements/single/reject', actor: 'rejectedBy' },
+} as const;
+export type SingleAction = keyof typeof SINGLE_ACTIONS;
+
+export function actOnSingle(t: TestApp, who: TestMerchant, action: SingleAction, transactionReferenceNumber: string, by: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  const a = SINGLE_ACTIONS[action];
+  return send(
+    t,
+    who,
+    a.method,
+    a.path,
+    { merchantAccountNumber: who.merchantAccountNumber, transactionReferenceNumber, [a.actor]: by, ...(action === 'reject' ? { reasonForRejection: 'Wrong beneficiary' } : {}) },
+    headers,
+  );
+}
+
+/**
+ * A single payout of `line` taken through the approvals its merchant's level needs (2: approve;
+ * 3: review, approve), so that it is debited and on its way as at level 1. The last answer: add's
+ * at level 1 (or when add is refused), approve's otherwise.
+ */
+export async function paidSinglePayout(t: TestApp, who: TestMerchant, line: Record<string, unknown>): Promise<LightMyRequestResponse> {
+  const added = await singlePayout(t, who, line);
+  if (added.statusCode !== 200 || who.levelNumber === 1) return added;
+  const reference: string = added.json().transactionReferenceNumber;
+  if (who.levelNumber === 3) {
+    const reviewed = await actOnSingle(t, who, 'review', reference, REVIEWER);
+    if (reviewed.statusCode !== 200) throw new Error(`single review: ${reviewed.statusCode} ${reviewed.body}`);
+  }
+  return actOnSingle(t, who, 'approve', reference, APPROVER);
+}

@@ -139,6 +139,23 @@ export async function singlePayoutFor(t: TestApp, m: TestMerchant): Promise<stri
   return payout.transaction_reference_number;
 }
 
+/**
+ * A fresh single payout of `m` captured as if `m` were at `levelNumber` (2 or 3: awaiting approval
+ * or review), by BATCH_CAPTURER so that ACTOR may act on it; `m` is funded first, so that approving
+ * it succeeds. The level is changed only inside the capturing transaction. Returns its reference.
+ */
+export async function pendingSingleFor(t: TestApp, m: TestMerchant, levelNumber: 2 | 3): Promise<string> {
+  await fund(t, m);
+  const payout = await withTransaction(t.db, async (tx) => {
+    const { rows } = await tx.query<{ level_number: number }>('select level_number from merchants where merchant_account_number = $1', [m.merchantAccountNumber]);
+    await tx.query('update merchants set level_number = $2 where merchant_account_number = $1', [m.merchantAccountNumber, levelNumber]);
+    const added = await addSinglePayout(tx, { merchantAccountNumber: m.merchantAccountNumber, capturedBy: BATCH_CAPTURER, ...payoutLine() });
+    await tx.query('update merchants set level_number = $2 where merchant_account_number = $1', [m.merchantAccountNumber, rows[0].level_number]);
+    return added;
+  });
+  return payout.transaction_reference_number;
+}
+
 /** The transaction reference of the first line of a fresh batch of `m`. */
 async function batchLineFor(t: TestApp, m: TestMerchant): Promise<string> {
   const batchNumber = await batchFor(t, m);
@@ -208,6 +225,14 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
   // Merchants
   { method: 'GET', url: `${BASE}/merchants/accounts/get`, merchantIn: 'query', build: (_t, m) => ({ query: mac(m) }) },
   { method: 'POST', url: `${BASE}/merchants/accounts/topup`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), connectorId: CONNECTOR_ID, topupAmount: 1500, createdBy: ACTOR } }) },
+  {
+    // The documented body names no merchant account: the suite's numbers travel beside organisationId.
+    method: 'POST',
+    url: `${BASE}/merchants/accounts/getAll`,
+    merchantIn: 'body',
+    build: (_t, m) => ({ body: { organisationId: m.organisationId, ...mac(m), pageNumber: 1, numberOfReturnedRows: 10, isIncremental: false, searchBy: 'AccountName', searchText: '' } }),
+  },
+  { method: 'GET', url: `${BASE}/merchants/accounts/getStatusChanges`, merchantIn: 'query', build: (_t, m) => ({ query: { MerchantAccountNumber: m.merchantAccountNumber } }) },
 
   // Connectors (the catalogue names no merchant)
   { method: 'GET', url: `${BASE}/core/Connectors/GetSummary`, merchantIn: 'none', build: () => ({}) },
@@ -222,6 +247,8 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
   { method: 'POST', url: `${BASE}/merchants/webhooks/add`, merchantIn: 'body', status: 201, build: (_t, m) => ({ body: { ...mac(m), eventCode: customCode(), callbackUrl: HOOK_URL, capturedBy: ACTOR } }) },
   { method: 'GET', url: `${BASE}/merchants/webhooks/getAll`, merchantIn: 'query', build: (_t, m) => ({ query: mac(m) }) },
   { method: 'GET', url: `${BASE}/merchants/webhooks/get`, merchantIn: 'query', build: async (t, m) => ({ query: { ...mac(m), webhookId: (await webhookFor(t, m)).webhook_id } }) },
+  // The gateway's documented form: POST with a JSON body naming the event code.
+  { method: 'POST', url: `${BASE}/merchants/webhooks/get`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), eventCode: (await webhookFor(t, m)).event_code } }) },
   {
     method: 'POST',
     url: `${BASE}/merchants/webhooks/update`,
@@ -337,6 +364,16 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
   },
   { method: 'POST', url: `${BASE}/disbursements/single/getTransaction`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: await singlePayoutFor(t, m) } }) },
   { method: 'POST', url: `${BASE}/disbursements/single/getTransactions`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
+  // Single payouts awaiting approval (issue 14): the documented bodies.
+  { method: 'PUT', url: `${BASE}/disbursements/single/review`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: await pendingSingleFor(t, m, 3), actionedBy: ACTOR } }) },
+  { method: 'PUT', url: `${BASE}/disbursements/single/approve`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: await pendingSingleFor(t, m, 2), actionedBy: ACTOR } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/disbursements/single/reject`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { ...mac(m), transactionReferenceNumber: await pendingSingleFor(t, m, 2), reasonForRejection: 'Invalid beneficiary account number format', rejectedBy: ACTOR } }),
+  },
+  { method: 'POST', url: `${BASE}/disbursements/batch/download`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), headerId: await batchFor(t, m), downloadType: 'XLSX' } }) },
   {
     method: 'POST',
     url: `${BASE}/disbursements/batch/addFile`,
@@ -401,21 +438,49 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
     merchantIn: 'body',
     status: 201,
     build: (_t, m) => ({
-      body: { organisationId: m.organisationId, ...mac(m), firstName: 'Chikondi', lastName: 'Banda', emailAddress: newUserEmail(), phoneNumber: '265881234567', roleId: 3, capturedBy: ACTOR },
+      body: {
+        organisationId: m.organisationId,
+        ...mac(m),
+        firstName: 'Chikondi',
+        lastName: 'Banda',
+        emailAddress: newUserEmail(),
+        phoneNumber: '265881234567',
+        roleId: 'MERC_REVIEWER',
+        organisationTypeCode: 'MER',
+        capturedBy: ACTOR,
+      },
     }),
   },
   { method: 'POST', url: `${BASE}/security/merchantUsers/getAll`, merchantIn: 'body', build: (_t, m) => ({ body: { ...mac(m), pageNumber: 1, numberOfReturnedRows: 10 } }) },
   { method: 'GET', url: `${BASE}/security/merchantUsers/get`, merchantIn: 'query', build: async (t, m) => ({ query: { ...mac(m), userId: await merchantUserFor(t, m) } }) },
+  // The gateway's documented forms: POST with a JSON body (get) and getMerchantClaims.
+  { method: 'POST', url: `${BASE}/security/merchantUsers/get`, merchantIn: 'body', build: async (t, m) => ({ body: { userId: await merchantUserFor(t, m), ...mac(m) } }) },
+  {
+    method: 'POST',
+    url: `${BASE}/security/merchantUsers/getMerchantClaims`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { organisationId: m.organisationId, ...mac(m), userId: await merchantUserFor(t, m) } }),
+  },
   {
     method: 'PUT',
     url: `${BASE}/security/merchantUsers/update`,
     merchantIn: 'body',
     build: async (t, m) => ({
-      body: { organisationId: m.organisationId, ...mac(m), userId: await merchantUserFor(t, m), firstName: 'Thokozani', lastName: 'Mwale', phoneNumber: '+265991234568', roleId: 4, modifiedBy: ACTOR },
+      body: { userId: await merchantUserFor(t, m), ...mac(m), firstName: 'Thokozani', lastName: 'Mwale', emailAddress: newUserEmail(), phoneNumber: '+265991234568', roleId: 'MERC_APPROVER', capturedBy: ACTOR },
     }),
   },
-  { method: 'PUT', url: `${BASE}/security/merchantUsers/activate`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), userId: await merchantUserFor(t, m), modifiedBy: ACTOR } }) },
-  { method: 'PUT', url: `${BASE}/security/merchantUsers/close`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), userId: await merchantUserFor(t, m), modifiedBy: ACTOR } }) },
+  {
+    method: 'PUT',
+    url: `${BASE}/security/merchantUsers/activate`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { ...mac(m), userId: await merchantUserFor(t, m), changedBy: ACTOR, reasonId: 101, comments: 'Restoring account after security review' } }),
+  },
+  {
+    method: 'PUT',
+    url: `${BASE}/security/merchantUsers/close`,
+    merchantIn: 'body',
+    build: async (t, m) => ({ body: { ...mac(m), userId: await merchantUserFor(t, m), changedBy: ACTOR, reasonId: 301, comments: 'Account closed at merchant request' } }),
+  },
   {
     method: 'POST',
     url: `${BASE}/security/merchantUsers/reinvite`,

@@ -288,11 +288,14 @@ describe('adding a user and setting the password through the e-mailed link', () 
       emailAddress: email,
       phoneNumber: '265991234567',
       roleId: 2,
-      roleName: 'Initiator',
+      roleCode: 'MERC_INITIATOR',
+      roleName: 'Merchant Initiator',
       statusCode: 'A',
       statusName: 'Active',
+      isEmailConfirmed: false,
       isPasswordSet: false,
       capturedBy: ACTOR,
+      dateCaptured: user.dateCreated,
       dateCreated: expect.any(String),
       modifiedBy: null,
       dateModified: null,
@@ -315,7 +318,7 @@ describe('adding a user and setting the password through the e-mailed link', () 
     expect(mail!.messageId).toMatch(/^<outbox-\d+\.\d+@chikondi\.mw>$/);
     expect(mail!.text).toContain('Hello Tiwonge,');
     expect(mail!.text).toContain('Moni Tiwonge,');
-    expect(mail!.text).toContain('You have been added as a user of Chikondi Stores on OneKhusa (role: Initiator)');
+    expect(mail!.text).toContain('You have been added as a user of Chikondi Stores on OneKhusa (role: Merchant Initiator)');
     expect(mail!.text).toMatch(/expires on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     const token = tokenIn(mail!.text);
     expect(mail!.text).toContain(`http://localhost:80/users/set-password?token=${token}`);
@@ -388,7 +391,7 @@ describe('adding a user and setting the password through the e-mailed link', () 
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(await verify(stored!, PASSWORD)).toBe(true);
     expect(await verify(stored!, `${PASSWORD}x`)).toBe(false);
-    expect((await getUser(t, m, userId)).json()).toMatchObject({ isPasswordSet: true });
+    expect((await getUser(t, m, userId)).json()).toMatchObject({ isPasswordSet: true, isEmailConfirmed: true });
     const { rows: used } = await t.db.query<{ used_at: Date | null; date_password_set: Date | null }>(
       'select i.used_at, u.date_password_set from user_invitations i join merchant_users u using (user_id) where i.user_id = $1',
       [userId],
@@ -538,7 +541,8 @@ describe('updating a user', () => {
       emailAddress: email.toUpperCase(),
       phoneNumber: '265881234567',
       roleId: 4,
-      roleName: 'Approver',
+      roleCode: 'MERC_APPROVER',
+      roleName: 'Merchant Approver',
       modifiedBy: ACTOR,
       dateModified: expect.any(String),
     });
@@ -612,7 +616,9 @@ describe('refused input changes nothing', () => {
 
   it('an unknown roleId: 400 listing the roles', async () => {
     const p = await refused(() => addUser(t, m, { roleId: 9 }), 400);
-    expect(p.errors).toEqual(['Role Id 9 does not exist; use one of: 1 Administrator, 2 Initiator, 3 Reviewer, 4 Approver, 5 Viewer.']);
+    expect(p.errors).toEqual([
+      'Role Id 9 does not exist; use one of: MERC_ADMIN or 1 (Merchant Administrator), MERC_INITIATOR or 2 (Merchant Initiator), MERC_REVIEWER or 3 (Merchant Reviewer), MERC_APPROVER or 4 (Merchant Approver), MERC_VIEWER or 5 (Merchant Viewer).',
+    ]);
     const { userId } = await newUser(t, m);
     const upd = await refused(
       () => t.app.inject({ method: 'PUT', url: UPDATE, headers: m.auth, payload: { organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber, userId, firstName: 'A', lastName: 'B', phoneNumber: '0991234567', roleId: 6, modifiedBy: ACTOR } }),

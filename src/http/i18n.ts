@@ -213,6 +213,31 @@ const MESSAGES = {
   'detail.badFile': { en: 'The file could not be read as {contentType}: {reason}', ny: 'Fayilo silinawerengedwe ngati {contentType}: {reason}' },
   'detail.filesBusy': { en: 'Other files are being read right now; send this one again in a few seconds.', ny: 'Mafayilo ena akuwerengedwa pakali pano; tumizaninso ili pakapita masekondi angapo.' },
   'detail.noHeaderColumns': { en: 'The file lacks the column(s) {columns}.', ny: 'Fayilo lilibe mizati {columns}.' },
+  // single payouts awaiting approval (issue 14), batch documents
+  'field.dateOrDateTime': {
+    en: '{field} must be a date (YYYY-MM-DD) or a date-time (e.g. 2025-09-19T12:47:31.183Z), taken as its UTC date.',
+    ny: '{field} ikhale tsiku (YYYY-MM-DD) kapena tsiku ndi nthawi (mwachitsanzo 2025-09-19T12:47:31.183Z), lotengedwa ngati tsiku la UTC.',
+  },
+  'detail.payoutState': { en: 'Transaction {reference} is {status}: it cannot be {action} now.', ny: 'Malipiro {reference} ali {status}: sangathe kuchitidwa {action} pano.' },
+  'detail.fourEyesPayout': {
+    en: '{actor} already acted on transaction {reference} as {role}; another user must {action} it.',
+    ny: '{actor} anachita kale pa malipiro {reference} ngati {role}; munthu wina ayenera {action}.',
+  },
+  'detail.actorNotUserPayout': {
+    en: '{actor} is not an active user of merchant account {merchantAccountNumber}; its payouts are acted on only by its active merchant users.',
+    ny: '{actor} si wogwiritsa ntchito wotsegulidwa wa akaunti ya wamalonda {merchantAccountNumber}; malipiro ake amachitidwa ndi ogwiritsa ntchito ake otsegulidwa okha.',
+  },
+  'detail.actorRolePayout': { en: '{actor} ({role}) may not {action} transaction {reference}.', ny: '{actor} ({role}) saloledwa {action} (malipiro {reference}).' },
+  'detail.documentsBusy': { en: 'Other documents are being prepared right now; ask again in a few seconds.', ny: 'Zikalata zina zikukonzedwa pakali pano; pemphaninso pakapita masekondi angapo.' },
+  'payoutStatus.P': { en: 'pending', ny: 'akuyembekezera' },
+  'payoutStatus.reviewed': { en: 'reviewed and awaiting approval', ny: 'awunikidwa ndipo akuyembekezera kuvomerezedwa' },
+  'payoutStatus.T': { en: 'transferring funds', ny: 'akutumiza ndalama' },
+  'payoutStatus.S': { en: 'successful', ny: 'apambana' },
+  'payoutStatus.F': { en: 'failed', ny: 'alephera' },
+  'payoutStatus.X': { en: 'rejected', ny: 'akanidwa' },
+  'payoutStatus.R': { en: 'reversed', ny: 'abwezedwa' },
+  'ok.singleReviewed': { en: 'Transaction {reference} has been reviewed successfully', ny: 'Malipiro {reference} awunikidwa bwino' },
+  'ok.singleRejected': { en: 'Transaction {reference} has been rejected successfully', ny: 'Malipiro {reference} akanidwa bwino' },
   'action.review': { en: 'reviewed', ny: 'kuwunikiridwa' },
   'action.approve': { en: 'approved', ny: 'kuvomerezedwa' },
   'action.reject': { en: 'rejected', ny: 'kukanidwa' },
@@ -302,6 +327,36 @@ const MESSAGES = {
   'level.1': { en: 'Initiator', ny: 'Woyambitsa' },
   'level.2': { en: 'Initiator and approver', ny: 'Woyambitsa ndi wovomereza' },
   'level.3': { en: 'Initiator, reviewer and approver', ny: 'Woyambitsa, woona ndi wovomereza' },
+
+  // connectors and merchant account statuses (issue 14)
+  'connectorKind.B': { en: 'bank', ny: 'banki' },
+  'connectorKind.M': { en: 'mobile money operator', ny: 'kampani ya ndalama za pa foni' },
+  'connectorDescription.both': { en: 'The {kind} supports the processing of disbursement and collection transactions', ny: 'Ndi {kind} yomwe imakonza malipiro otuluka ndi olowa' },
+  'connectorDescription.disbursement': { en: 'The {kind} supports the processing of disbursement transactions', ny: 'Ndi {kind} yomwe imakonza malipiro otuluka' },
+  'connectorDescription.collection': { en: 'The {kind} supports the processing of collection transactions', ny: 'Ndi {kind} yomwe imakonza malipiro olowa' },
+  'connectorDescription.none': { en: 'The {kind} does not process transactions at present', ny: 'Ndi {kind} yomwe sikukonza malipiro pakali pano' },
+  'merchantStatus.A': { en: 'Active', ny: 'Ikugwira ntchito' },
+  'merchantStatus.I': { en: 'Inactive', ny: 'Siikugwira ntchito' },
+  'merchantStatus.C': { en: 'Closed', ny: 'Yatsekedwa' },
+  'merchantStatus.S': { en: 'Suspended', ny: 'Yaimitsidwa kaye' },
+  'merchantStatus.B': { en: 'Blacklisted', ny: 'Yaletsedwa kotheratu' },
+  'merchantAction.activate': { en: 'activated', ny: 'kuyambitsidwa' },
+  'merchantAction.suspend': { en: 'suspended', ny: 'kuimitsidwa kaye' },
+  'merchantAction.blacklist': { en: 'blacklisted', ny: 'kuletsedwa kotheratu' },
+  'detail.merchantStatusChange': {
+    en: 'Merchant account {merchantAccountNumber} is {status}: it cannot be {action}.',
+    ny: 'Akaunti ya wamalonda {merchantAccountNumber} ndi {status}: singathe {action}.',
+  },
+  'detail.merchantCurrencyFixed': {
+    en: 'Merchant account {merchantAccountNumber} keeps its currency {currencyCode}; it cannot be changed.',
+    ny: 'Akaunti ya wamalonda {merchantAccountNumber} imasunga ndalama zake za {currencyCode}; sizingasinthidwe.',
+  },
+  'detail.statusReasonNotFound': { en: 'Status change reason {reasonId} was not found.', ny: 'Chifukwa cha kusintha {reasonId} sichinapezeke.' },
+  'ok.merchantCreated': { en: 'Merchant has been created successfully', ny: 'Wamalonda wapangidwa bwino' },
+  'ok.merchantUpdated': { en: 'Merchant has been updated successfully', ny: 'Wamalonda wasinthidwa bwino' },
+  'ok.merchantActivated': { en: 'Merchant account has been activated successfully', ny: 'Akaunti ya wamalonda yayambitsidwa bwino' },
+  'ok.merchantSuspended': { en: 'Merchant account has been suspended successfully', ny: 'Akaunti ya wamalonda yaimitsidwa kaye bwino' },
+  'ok.merchantBlacklisted': { en: 'Merchant account has been blacklisted successfully', ny: 'Akaunti ya wamalonda yaletsedwa kotheratu bwino' },
 } satisfies Record<string, Entry>;
 
 export type MessageKey = keyof typeof MESSAGES;

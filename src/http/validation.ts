@@ -3,6 +3,7 @@ import { _, str, type Ajv, type ErrorObject, type KeywordCxt } from 'ajv';
 import { actorProblem } from '../lib/actor.ts';
 import { parseMinor, formatMajor } from '../lib/money.ts';
 import { fieldLabel, hasMessage, t, type Lang, type MessageKey } from './i18n.ts';
+import { utcDate } from './schemas.ts';
 
 /** At most this many field messages in one problem: a 50,000-line body must not echo 50,000. */
 export const MAX_FIELD_ERRORS = 100;
@@ -85,6 +86,20 @@ export function ajvPlugins(ajv: Ajv): Ajv {
         const minor = parseMinor(data);
         return minor !== undefined && minor >= min && minor <= max;
       };
+    },
+  });
+  // DateOrDateTime() fields (src/http/schemas.ts): a real day, handed on as its UTC YYYY-MM-DD.
+  ajv.addKeyword({
+    keyword: 'x-utc-date',
+    type: 'string',
+    schemaType: 'boolean',
+    modifying: true,
+    validate: (enabled: boolean, data: string, _parent?: unknown, cxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) => {
+      if (!enabled) return true;
+      const day = utcDate(data);
+      if (day === undefined) return false;
+      if (cxt?.parentData && cxt.parentDataProperty !== undefined) cxt.parentData[cxt.parentDataProperty] = day;
+      return true;
     },
   });
   return ajv;

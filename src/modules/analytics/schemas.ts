@@ -1,11 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { MerchantAccountNumber } from '../../http/schemas.ts';
+import { DateOrDateTime, MerchantAccountNumber } from '../../http/schemas.ts';
+
+/** fromDate / toDate: the documentation sends date-times ("2024-01-01T00:00:00Z") and dates ("2024-01-01"); both are one UTC day. */
+export const AnalyticsDate = (description: string) => DateOrDateTime(description, ['2024-01-01', '2024-01-01T00:00:00Z']);
 
 export const AnalyticsBody = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
   summaryType: Type.Optional(Type.Union([Type.Literal('D'), Type.Literal('C')], { description: 'D disbursements, C collections; absent: both.' })),
-  fromDate: Type.Optional(Type.String({ format: 'date', description: 'First day (UTC), inclusive. Default: 29 days before toDate.' })),
-  toDate: Type.Optional(Type.String({ format: 'date', description: 'Last day (UTC), inclusive. Default: today. At most 366 days in all.' })),
+  fromDate: Type.Optional(AnalyticsDate('First day (UTC), inclusive: a date, or a date-time taken as its UTC date ("2024-01-01T00:00:00Z"). Default: 29 days before toDate.')),
+  toDate: Type.Optional(AnalyticsDate('Last day (UTC), inclusive: a date, or a date-time taken as its UTC date ("2024-01-31T23:59:59Z"). Default: today. At most 366 days in all.')),
 });
 
 export const ConnectorMetric = Type.Object({

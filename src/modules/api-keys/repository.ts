@@ -60,6 +60,11 @@ export async function findApiKey(q: Queryable, merchantAccountNumber: number, cl
   return rows[0];
 }
 
+export async function findApiKeyById(q: Queryable, merchantAccountNumber: number, clientId: number): Promise<ApiKeyRow | undefined> {
+  const { rows } = await q.query<ApiKeyRow>('select * from api_keys where merchant_account_number = $1 and client_id = $2 and date_deleted is null', [merchantAccountNumber, clientId]);
+  return rows[0];
+}
+
 /** The live key with this client key, whatever its merchant: used to issue tokens. */
 export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: string; merchant_is_demo: boolean }) | undefined> {
   const { rows } = await q.query<ApiKeyRow & { merchant_status: string; merchant_is_demo: boolean }>(

@@ -41,6 +41,13 @@ export async function get(deps: Deps, lang: Lang, merchantAccountNumber: number,
   return keyRecord(lang, key);
 }
 
+/** By clientId (the gateway's schema names the key pair so); another merchant's is not found. */
+export async function getById(deps: Deps, lang: Lang, merchantAccountNumber: number, clientId: number) {
+  const key = await repo.findApiKeyById(deps.db, merchantAccountNumber, clientId);
+  if (!key) throw new AppError('notFound', 'detail.apiKeyNotFound', { clientKey: String(clientId) });
+  return keyRecord(lang, key);
+}
+
 export interface AddKeyInput {
   merchantAccountNumber: number;
   organisationId: string;

@@ -146,3 +146,64 @@ export function statusesMatching(searchBy: 'BatchStatus' | 'BatchStatusDescripti
   if (searchBy === 'BatchStatus') return all.filter((s) => s.status.toLowerCase() === needle);
   return all.filter((s) => statusDescription(s.status, s.level).toLowerCase().includes(needle));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Single payouts (issue 14): the same levels and four-eyes rules as batches, on one payout.
+//
+// A single payout has no status of its own beyond the documented transaction statuses, so its
+// stage is read from the row: P without a reviewer is `pending` (level 2 awaits approval, level 3
+// review), P with one is `reviewed` (level 3 awaits approval). Approving it debits amount + fee,
+// counts it against the day's limit and moves it to T (the payout worker takes it at once), all in
+// one transaction; a level 1 payout is captured straight into T the same way. Rejecting it (X)
+// never moved money. Once T, it is the payout worker's: S, F, then perhaps R.
+
+export type SingleAction = Extract<BatchAction, 'review' | 'approve' | 'reject'>;
+export type SingleStage = 'pending' | 'reviewed' | 'transferring' | 'final';
+
+export interface SingleFrom {
+  stage: SingleStage;
+  levels: number[];
+}
+
+interface SingleTransition {
+  from: SingleFrom[];
+  /** The transaction status the payout takes. */
+  to: 'P' | 'T' | 'X';
+  notBy: Actor[];
+}
+
+export const SINGLE_TRANSITIONS: Record<SingleAction, SingleTransition> = {
+  review: { from: [{ stage: 'pending', levels: [3] }], to: 'P', notBy: ['capturer'] },
+  approve: {
+    from: [
+      { stage: 'pending', levels: [2] },
+      { stage: 'reviewed', levels: [3] },
+    ],
+    to: 'T',
+    notBy: ['capturer', 'reviewer'],
+  },
+  reject: {
+    from: [
+      { stage: 'pending', levels: [2, 3] },
+      { stage: 'reviewed', levels: [3] },
+    ],
+    to: 'X',
+    notBy: [],
+  },
+};
+
+/** A single payout's status at capture: T when nobody has to approve it, P otherwise. */
+export function singleStatusAtCapture(levelNumber: number): 'P' | 'T' {
+  return levelNumber === 1 ? 'T' : 'P';
+}
+
+/** Where a single payout stands; `reviewedBy` tells a reviewed P from a pending one. */
+export function singleStage(status: string, reviewedBy: string | null): SingleStage {
+  if (status === 'P') return reviewedBy ? 'reviewed' : 'pending';
+  return status === 'T' ? 'transferring' : 'final';
+}
+
+export function singleAllowed(action: SingleAction, stage: SingleStage, levelNumber: number): boolean {
+  return SINGLE_TRANSITIONS[action].from.some((f) => f.stage === stage && f.levels.includes(levelNumber));
+}
+

@@ -5,7 +5,7 @@ import { containsPattern } from '../../db/like.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { BatchStatus, ShownStatus } from './lifecycle.ts';
 import { BANK_ACCOUNT, TEST_WALLETS, WALLET_ACCOUNT } from './accounts.ts';
-import { SUBMITTED } from './sandbox.ts';
+import { AWAITING_APPROVAL, SUBMITTED } from './sandbox.ts';
 
 export interface BatchRow {
   batch_number: number;
@@ -77,12 +77,22 @@ export interface PayoutRow {
   transferred_at: Date | null;
   completed_at: Date | null;
   reversed_at: Date | null;
+  /** Single payouts only (migrations/0009): the level captured at, and who acted on it. */
+  level_number: number | null;
+  reviewed_by: string | null;
+  date_reviewed: Date | null;
+  approved_by: string | null;
+  date_approved: Date | null;
+  rejected_by: string | null;
+  rejection_reason: string | null;
+  date_rejected: Date | null;
 }
 
 const PAYOUT_COLUMNS = `p.payout_id, p.merchant_account_number, p.batch_number, p.line_number, p.transaction_reference_number,
   p.source_reference_number, p.beneficiary_name, p.connector_id, c.connector_name, p.beneficiary_account_number,
   p.transaction_description, p.amount_minor, p.fee_minor, p.currency_code, p.transaction_code, p.status_code, p.error_code,
-  p.error_params, p.response_code, p.response_message, p.captured_by, p.created_at, p.transferred_at, p.completed_at, p.reversed_at`;
+  p.error_params, p.response_code, p.response_message, p.captured_by, p.created_at, p.transferred_at, p.completed_at, p.reversed_at,
+  p.level_number, p.reviewed_by, p.date_reviewed, p.approved_by, p.date_approved, p.rejected_by, p.rejection_reason, p.date_rejected`;
 
 // ---------------------------------------------------------------------------------------------
 // Batches
@@ -486,14 +496,20 @@ export interface NewPayout {
   currencyCode: string;
   transactionCode: string;
   capturedBy: string;
+  /** The merchant's authorisation level now: the rules this payout follows (lifecycle.ts). */
+  levelNumber: number;
+  /** T: submitted at once (level 1), due now; P: awaiting review or approval, no due time. */
+  statusCode: 'T' | 'P';
 }
 
 export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promise<PayoutRow> {
+  const transferring = p.statusCode === 'T';
   const { rows } = await tx.query<{ payout_id: number }>(
     `insert into payouts (merchant_account_number, transaction_reference_number, source_reference_number, beneficiary_name, connector_id,
                           beneficiary_account_number, transaction_description, amount_minor, fee_minor, currency_code, transaction_code,
-                          status_code, response_code, response_message, captured_by, transferred_at, due_at)
-     values ($1, payout_reference(nextval('payout_reference_seq'), to_char(now() at time zone 'UTC', 'YYMMDD')), $2, $3, $4, $5, $6, $7, $8, $9, $10, 'T', $11, $12, $13, now(), now())
+                          status_code, response_code, response_message, captured_by, transferred_at, due_at, level_number)
+     values ($1, payout_reference(nextval('payout_reference_seq'), to_char(now() at time zone 'UTC', 'YYMMDD')), $2, $3, $4, $5, $6, $7, $8, $9, $10,
+             $14, $11, $12, $13, case when $15 then now() end, case when $15 then now() end, $16)
      returning payout_id`,
     [
       p.merchantAccountNumber,
@@ -506,11 +522,48 @@ export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promi
       p.feeMinor,
       p.currencyCode,
       p.transactionCode,
-      SUBMITTED.responseCode,
-      SUBMITTED.responseMessage,
+      transferring ? SUBMITTED.responseCode : AWAITING_APPROVAL.responseCode,
+      transferring ? SUBMITTED.responseMessage : AWAITING_APPROVAL.responseMessage,
       p.capturedBy,
+      p.statusCode,
+      transferring,
+      p.levelNumber,
     ],
   );
   const { rows: full } = await tx.query<PayoutRow>(`select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id where p.payout_id = $1`, [rows[0].payout_id]);
   return full[0];
+}
+
+/** A single payout of the merchant by reference, locked for an action on it (review, approve, reject). */
+export async function lockSinglePayout(tx: pg.PoolClient, merchantAccountNumber: number, reference: string): Promise<PayoutRow | undefined> {
+  const { rows } = await tx.query<PayoutRow>(
+    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
+      where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and p.batch_number is null
+      for update of p`,
+    [reference.toUpperCase(), merchantAccountNumber],
+  );
+  return rows[0];
+}
+
+/**
+ * The state a single payout's action leaves it in (lifecycle.ts SINGLE_TRANSITIONS), and who did
+ * it: review keeps P and records the reviewer; approve submits it (T, due now, the time its money
+ * left); reject makes it X with the reason. Call under lockSinglePayout's lock.
+ */
+export async function actOnSinglePayout(
+  tx: pg.PoolClient,
+  payoutId: number,
+  action: 'review' | 'approve' | 'reject',
+  by: string,
+  reason?: string,
+): Promise<PayoutRow> {
+  const set = {
+    review: `reviewed_by = $2, date_reviewed = now()`,
+    approve: `approved_by = $2, date_approved = now(), status_code = 'T', due_at = now(), transferred_at = now(), response_code = $3, response_message = $4`,
+    reject: `rejected_by = $2, date_rejected = now(), status_code = 'X', rejection_reason = $3, response_code = null, response_message = null`,
+  }[action];
+  const params = { review: [], approve: [SUBMITTED.responseCode, SUBMITTED.responseMessage], reject: [reason ?? ''] }[action];
+  await tx.query(`update payouts set ${set} where payout_id = $1`, [payoutId, by, ...params]);
+  const { rows } = await tx.query<PayoutRow>(`select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id where p.payout_id = $1`, [payoutId]);
+  return rows[0];
 }

@@ -38,6 +38,8 @@ export const SUCCESS = { responseCode: 'S100', responseMessage: 'Transaction suc
 export const AWAITING = { responseCode: 'T101', responseMessage: 'Awaiting the connector' };
 /** A payout accepted and on its way (single/add's responseCode). */
 export const SUBMITTED = { responseCode: 'T100', responseMessage: 'Transfer submitted' };
+/** A single payout accepted and waiting for its review or approval (levels 2 and 3: single/add's responseCode). */
+export const AWAITING_APPROVAL = { responseCode: 'P100', responseMessage: 'Awaiting approval' };
 /** The connector was deactivated, or stopped allowing payouts, after the payout was accepted. */
 export const CONNECTOR_UNAVAILABLE = { responseCode: 'F105', responseMessage: 'Connector unavailable' };
 /** The merchant was deactivated before a (scheduled) payout could start. */

@@ -1,6 +1,6 @@
 // Request and response shapes of the disbursement endpoints (interface.md E3, E4, E8; product.md §9).
 import { Type } from '@sinclair/typebox';
-import { Email, MerchantAccountNumber, Money, NullableDateTime, NullableString } from '../../http/schemas.ts';
+import { DateOrDateTime, Email, MerchantAccountNumber, Money, NullableDateTime, NullableString } from '../../http/schemas.ts';
 
 export const MAX_BATCH_LINES = 50_000;
 /** The largest single payout or batch line, MWK (the biggest transfer a merchant limit allows). */
@@ -8,7 +8,7 @@ export const MAX_PAYOUT_AMOUNT = '1000000000';
 
 export const BatchNumber = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Batch number.', examples: [100001] });
 export const PayoutReference = Type.String({ pattern: '^[A-Za-z0-9]{12}$', description: 'Transaction reference number (12 alphanumerics).', examples: ['251220XF152G'] });
-export const ScheduledDate = Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), from today to SCHEDULE_MAX_DAYS (default 365) days ahead; used when isBatchScheduled.' });
+export const ScheduledDate = DateOrDateTime('YYYY-MM-DD (UTC), from today to SCHEDULE_MAX_DAYS (default 365) days ahead; used when isBatchScheduled. A date-time counts as its UTC date.');
 
 /** One payout as merchants send it (an E8 line, or the body of single/add). */
 export const PayoutInputFields = {
@@ -67,6 +67,17 @@ export const BatchSummary = Type.Object({
 });
 
 
+/** Who reviewed, approved or rejected a batch or a single payout, and when. */
+const APPROVALS = {
+  reviewedBy: NullableString,
+  dateReviewed: NullableDateTime,
+  approvedBy: NullableString,
+  dateApproved: NullableDateTime,
+  rejectedBy: NullableString,
+  rejectionReason: NullableString,
+  dateRejected: NullableDateTime,
+};
+
 export const BatchRecord = Type.Object({
   merchantAccountNumber: Type.Integer(),
   batchNumber: Type.Integer(),
@@ -80,13 +91,7 @@ export const BatchRecord = Type.Object({
   processDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
   capturedBy: Type.String(),
   dateCaptured: Type.String({ format: 'date-time' }),
-  reviewedBy: NullableString,
-  dateReviewed: NullableDateTime,
-  approvedBy: NullableString,
-  dateApproved: NullableDateTime,
-  rejectedBy: NullableString,
-  rejectionReason: NullableString,
-  dateRejected: NullableDateTime,
+  ...APPROVALS,
   cancelledBy: NullableString,
   dateCancelled: NullableDateTime,
   transferredBy: NullableString,
@@ -134,7 +139,16 @@ export const PayoutRecord = Type.Object({
 });
 
 
-export const SearchText = Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field.' });
+/** SinglePayoutRecord: a single payout (single/getTransaction and getTransactions' items). */
+export const SinglePayoutRecord = Type.Object({
+  ...PayoutRecord.properties,
+  transactionDate: Type.String({ format: 'date', description: 'The UTC day it was captured.' }),
+  levelNumber: Type.Integer({ minimum: 1, maximum: 3, description: 'The authorisation level it follows: 1 paid at once, 2 approved first, 3 reviewed and approved first.' }),
+  ...APPROVALS,
+});
+
+/** Empty: no search (the gateway's own examples send "searchText": ""). */
+export const SearchText = Type.String({ minLength: 0, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field; "" searches nothing.' });
 
 export const LineStatusCode = Type.Union(['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'].map((c) => Type.Literal(c)), { description: 'One transaction status code.' });
 

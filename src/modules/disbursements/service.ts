@@ -3,7 +3,7 @@
 // is one transaction: state, lines, ledger transfer, job and event commit together or not at all.
 import type pg from 'pg';
 import { AppError } from '../../http/errors.ts';
-import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
+import { hasMessage, t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { emitEvent } from '../../jobs/outbox.ts';
@@ -16,7 +16,21 @@ import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/l
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
 import { authoriseBatchActor } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
-import { allowed, LINE_STATUS_ON, LINE_STATUS_NAMES, statusDescription, transitionFrom, TRANSITIONS, validLineStatus, type BatchAction } from './lifecycle.ts';
+import {
+  allowed,
+  LINE_STATUS_ON,
+  LINE_STATUS_NAMES,
+  SINGLE_TRANSITIONS,
+  singleAllowed,
+  singleStage,
+  singleStatusAtCapture,
+  statusDescription,
+  transitionFrom,
+  TRANSITIONS,
+  validLineStatus,
+  type BatchAction,
+  type SingleAction,
+} from './lifecycle.ts';
 import * as repo from './repository.ts';
 import { compactLines, stagedLinesOfUpload } from './upload.ts';
 import { accountFormatValid } from './accounts.ts';
@@ -322,7 +336,12 @@ export interface SinglePayoutInput extends PayoutInput {
 }
 
 
-/** Checks, debits and submits one payout, processed by the worker like a batch line. */
+/**
+ * Captures one payout at the merchant's authorisation level (lifecycle.ts, SINGLE_TRANSITIONS).
+ * Level 1: checked, debited and submitted at once, processed by the worker like a batch line.
+ * Levels 2 and 3: checked (connector, account format, amount limits) and stored as P; nothing is
+ * debited and the daily limit is not counted until it is approved (actOnSinglePayout).
+ */
 export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInput): Promise<repo.PayoutRow> {
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
   const connector = await activeConnector(tx, input.connectorId);
@@ -332,7 +351,10 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
   }
   const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
   const amountMinor = toMinor(input.transactionAmount);
-  await reserveDaily(tx, merchant, transactionCode, amountMinor, true);
+  const statusCode = singleStatusAtCapture(merchant.level_number);
+  if (statusCode === 'T') await reserveDaily(tx, merchant, transactionCode, amountMinor, true);
+  // Awaiting approval: only the per-transaction limits now, as a batch line at validation.
+  else checkAmount(await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code), amountMinor);
   const feeMinor = await feeFor(tx, transactionCode, merchant.currency_code, amountMinor);
   const payout = await repo.insertSinglePayout(tx, {
     merchantAccountNumber: merchant.merchant_account_number,
@@ -346,10 +368,60 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
     currencyCode: merchant.currency_code,
     transactionCode,
     capturedBy: input.capturedBy,
+    levelNumber: merchant.level_number,
+    statusCode,
   });
-  await debitPayouts(tx, merchant, payout.transaction_reference_number, amountMinor + feeMinor, { transactionReferenceNumber: payout.transaction_reference_number });
-  await schedulePayouts(tx, merchant.merchant_account_number, new Date());
+  if (statusCode === 'T') await submitSinglePayout(tx, merchant, payout);
   return payout;
+}
+
+/** Debits amount + fee of a single payout now in T and wakes the payout worker. */
+async function submitSinglePayout(tx: pg.PoolClient, merchant: MerchantRow, payout: repo.PayoutRow): Promise<void> {
+  await debitPayouts(tx, merchant, payout.transaction_reference_number, payout.amount_minor + payout.fee_minor, { transactionReferenceNumber: payout.transaction_reference_number });
+  await schedulePayouts(tx, merchant.merchant_account_number, new Date());
+}
+
+export interface SingleActionInput {
+  merchantAccountNumber: number;
+  transactionReferenceNumber: string;
+  actionedBy: string;
+  reason?: string;
+}
+
+/**
+ * review, approve or reject a single payout awaiting them, in the caller's transaction: the
+ * payout locked, the state machine (lifecycle.ts) and four eyes checked as for a batch, the merchant
+ * user's role too (users/permissions.ts). Approving reserves the money: the daily limit of today
+ * (402 E912) and the debit of amount + fee (402 E911), both rolled back with everything else when
+ * refused, so the payout stays as it was and can be approved once the balance allows.
+ */
+export async function actOnSinglePayout(tx: pg.PoolClient, action: SingleAction, input: SingleActionInput): Promise<repo.PayoutRow> {
+  const payout = await repo.lockSinglePayout(tx, input.merchantAccountNumber, input.transactionReferenceNumber);
+  if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: input.transactionReferenceNumber });
+  const reference = payout.transaction_reference_number;
+  // Captured before single payouts had levels: paid at once, as level 1.
+  const level = payout.level_number ?? 1;
+  const stage = singleStage(payout.status_code, payout.reviewed_by);
+  if (!singleAllowed(action, stage, level)) {
+    const named = stage === 'reviewed' ? 'payoutStatus.reviewed' : `payoutStatus.${payout.status_code}`;
+    const status = hasMessage(named) ? named : 'payoutStatus.T';
+    throw new AppError('invalidState', 'detail.payoutState', { reference, status: { key: status }, action: { key: `action.${action}` } });
+  }
+  const actor = canonicalActor(input.actionedBy);
+  for (const role of SINGLE_TRANSITIONS[action].notBy) {
+    const earlier = role === 'capturer' ? payout.captured_by : payout.reviewed_by;
+    if (earlier && canonicalActor(earlier) === actor) {
+      throw new AppError('fourEyes', 'detail.fourEyesPayout', { actor: input.actionedBy, reference, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } });
+    }
+  }
+  await authoriseBatchActor(tx, { merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: reference, action, actor: input.actionedBy, capturedBy: payout.captured_by });
+  if (action !== 'approve') return repo.actOnSinglePayout(tx, payout.payout_id, action, input.actionedBy, input.reason);
+  const merchant = await activeMerchant(tx, payout.merchant_account_number);
+  if (!payout.transaction_code) throw new AppError('invalidState', 'detail.payoutState', { reference, status: { key: 'payoutStatus.P' }, action: { key: 'action.approve' } });
+  await reserveDaily(tx, merchant, payout.transaction_code, payout.amount_minor);
+  const approved = await repo.actOnSinglePayout(tx, payout.payout_id, 'approve', input.actionedBy);
+  await submitSinglePayout(tx, merchant, approved);
+  return approved;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -460,5 +532,25 @@ export function payoutRecord(lang: Lang, p: repo.PayoutRow) {
     dateTransferred: date(p.transferred_at),
     dateCompleted: date(p.completed_at),
     dateReversed: date(p.reversed_at),
+  };
+}
+
+/**
+ * A single payout as single/getTransaction(s) show it: a batch line's fields, the documented
+ * transactionDate (its UTC day of capture), the level it follows and who reviewed, approved or
+ * rejected it (null until they have).
+ */
+export function singlePayoutRecord(lang: Lang, p: repo.PayoutRow) {
+  return {
+    ...payoutRecord(lang, p),
+    transactionDate: p.created_at.toISOString().slice(0, 10),
+    levelNumber: p.level_number ?? 1,
+    reviewedBy: p.reviewed_by,
+    dateReviewed: date(p.date_reviewed),
+    approvedBy: p.approved_by,
+    dateApproved: date(p.date_approved),
+    rejectedBy: p.rejected_by,
+    rejectionReason: p.rejection_reason,
+    dateRejected: date(p.date_rejected),
   };
 }

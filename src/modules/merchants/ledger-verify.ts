@@ -8,8 +8,8 @@
 // booked twice even when every transfer balances: payouts in flight equal the payouts still
 // transferring; the fees, settled-payout and customer-payment system accounts equal what the
 // collections and payouts say; each collection has exactly one payment transfer (and a reversed one
-// exactly one reversal) of the right amounts; each transferred batch and each single payout was
-// debited exactly once, for its amounts plus fees.
+// exactly one reversal) of the right amounts; each transferred batch and each submitted single
+// payout was debited exactly once, for its amounts plus fees (one awaiting approval, or rejected, never).
 import pg from 'pg';
 
 export interface CheckResult {
@@ -220,7 +220,8 @@ export const CHECKS: Check[] = [
     description:
       "each batch in status T, C or F has exactly one 'payout_debit' (reference B<batchNumber>) of the amounts + fees of its transferred lines, " +
       "a batch cancelled after its transfer (N, waiting for its scheduled date) that debit and exactly one 'payout_cancel' refunding it all, " +
-      'and each single payout exactly one (reference = its transaction reference number) of amount + fee; no other batch is debited or refunded, ' +
+      'each single payout once submitted (T, S, F, R) exactly one (reference = its transaction reference number) of amount + fee and one awaiting ' +
+      'approval (P) or rejected (X) none; no other batch is debited or refunded, ' +
       'and every payout debit names a batch or single payout of its merchant',
     items: `
       with debit as (
@@ -252,8 +253,10 @@ export const CHECKS: Check[] = [
                b.status_code = 'N' and b.date_transferred is not null as cancel_expected, coalesce(l.owed, 0) as owed
           from batches b left join transferred l on l.batch_number = b.batch_number
         union all
+        -- A single payout is debited when it reaches T: at capture (level 1) or at approval (levels
+        -- 2 and 3). One still awaiting review or approval (P), or rejected (X), never was.
         select transaction_reference_number::text, null, transaction_reference_number::text, merchant_account_number,
-               status_code, true, false, amount_minor + fee_minor
+               status_code, status_code not in ('P', 'X'), false, amount_minor + fee_minor
           from payouts where batch_number is null
       )
       select coalesce(x.reference, p.reference) as reference, x.batch_number, x.transaction_reference_number,

@@ -1,6 +1,7 @@
 // SQL for organisations, merchants and their balances.
 import type pg from 'pg';
 import type { Queryable } from '../../db/pool.ts';
+import { containsPattern } from '../../db/like.ts';
 
 export interface MerchantRow {
   merchant_account_number: number;
@@ -75,4 +76,110 @@ export async function listMerchants(q: Queryable, limit: number, afterAccountNum
 export async function lockMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow | undefined> {
   const { rows } = await tx.query<MerchantRow>('select * from merchants where merchant_account_number = $1 for share', [merchantAccountNumber]);
   return rows[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Account administration (issue 14): details, statuses and their history.
+
+export async function merchantExists(q: Queryable, merchantAccountNumber: number): Promise<boolean> {
+  const { rowCount } = await q.query('select 1 from merchants where merchant_account_number = $1', [merchantAccountNumber]);
+  return rowCount === 1;
+}
+
+export async function lockMerchantForUpdate(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow | undefined> {
+  // FOR NO KEY UPDATE: a status change waits for the money movements holding the row FOR SHARE
+  // (lockMerchant) and they wait for it, so none commits against a status it did not see; inserts
+  // that only reference the row (foreign keys take FOR KEY SHARE) are not held up.
+  const { rows } = await tx.query<MerchantRow>('select * from merchants where merchant_account_number = $1 for no key update', [merchantAccountNumber]);
+  return rows[0];
+}
+
+export async function setMerchantStatus(tx: pg.PoolClient, merchantAccountNumber: number, statusCode: string, changedBy: string): Promise<void> {
+  await tx.query('update merchants set status_code = $2, modified_by = $3, date_modified = now() where merchant_account_number = $1', [merchantAccountNumber, statusCode, changedBy]);
+}
+
+export async function updateMerchantDetails(
+  tx: pg.PoolClient,
+  merchantAccountNumber: number,
+  details: { accountName: string; levelNumber: number; modifiedBy: string },
+): Promise<void> {
+  await tx.query('update merchants set account_name = $2, level_number = $3, modified_by = $4, date_modified = now() where merchant_account_number = $1', [
+    merchantAccountNumber,
+    details.accountName,
+    details.levelNumber,
+    details.modifiedBy,
+  ]);
+}
+
+export interface StatusReasonRow {
+  reason_id: number;
+  reason_description: string;
+}
+
+export async function findStatusReason(q: Queryable, reasonId: number): Promise<StatusReasonRow | undefined> {
+  const { rows } = await q.query<StatusReasonRow>('select * from merchant_status_reasons where reason_id = $1', [reasonId]);
+  return rows[0];
+}
+
+export interface StatusChangeInsert {
+  merchantAccountNumber: number;
+  previousStatusCode: string | null;
+  statusCode: string;
+  reasonId: number;
+  comments: string | null;
+  changedBy: string;
+  changedVia: 'operator' | 'system';
+}
+
+export async function insertStatusChange(tx: pg.PoolClient, c: StatusChangeInsert): Promise<void> {
+  await tx.query(
+    `insert into merchant_status_changes (merchant_account_number, previous_status_code, status_code, reason_id, comments, changed_by, changed_via)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [c.merchantAccountNumber, c.previousStatusCode, c.statusCode, c.reasonId, c.comments, c.changedBy, c.changedVia],
+  );
+}
+
+export interface StatusChangeRow {
+  change_id: number;
+  previous_status_code: string | null;
+  status_code: string;
+  reason_id: number;
+  reason_description: string;
+  comments: string | null;
+  changed_by: string;
+  date_created: Date;
+}
+
+/** Newest first, at most `limit` (the primary key's order: no sort). */
+export async function listStatusChanges(q: Queryable, merchantAccountNumber: number, limit: number): Promise<StatusChangeRow[]> {
+  const { rows } = await q.query<StatusChangeRow>(
+    `select c.change_id, c.previous_status_code, c.status_code, c.reason_id, r.reason_description, c.comments, c.changed_by, c.date_created
+       from merchant_status_changes c join merchant_status_reasons r on r.reason_id = c.reason_id
+      where c.merchant_account_number = $1
+      order by c.change_id desc limit $2`,
+    [merchantAccountNumber, limit],
+  );
+  return rows;
+}
+
+export interface MerchantSearch {
+  organisationId: string;
+  /** Only this account (a merchant's own token sees nothing else). */
+  merchantAccountNumber?: number;
+  /** Contained in the account name, any case; matched literally. */
+  accountName?: string;
+  offset: number;
+  limit: number;
+}
+
+/** An organisation's merchant accounts with balances, in account-number order. */
+export async function searchMerchants(q: Queryable, s: MerchantSearch): Promise<MerchantWithBalances[]> {
+  const { rows } = await q.query<MerchantWithBalances>(
+    `${WITH_BALANCES}
+      where m.organisation_id = $1 and ($2::int is null or m.merchant_account_number = $2)
+        and ($3::text is null or m.account_name ilike $3)
+      group by m.merchant_account_number order by m.merchant_account_number offset $4 limit $5`,
+    [s.organisationId, s.merchantAccountNumber ?? null, s.accountName ? containsPattern(s.accountName) : null, s.offset, s.limit],
+  );
+  return rows;
 }

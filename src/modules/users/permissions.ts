@@ -3,6 +3,7 @@
 // as their role allows; the actor field names the user by e-mail address, matched in canonical
 // form (src/lib/actor.ts). A merchant without users keeps free-text actors (sandbox convenience).
 // Four eyes (lifecycle.ts notBy) apply in both cases. Capturing a batch is not restricted here.
+// Single payouts awaiting approval (issue 14) follow the same grants for review, approve and reject.
 import type pg from 'pg';
 import { AppError } from '../../http/errors.ts';
 import { canonicalActor } from '../../lib/actor.ts';
@@ -13,21 +14,36 @@ import { activeUsers } from './repository.ts';
 export type Grant = 'any' | 'own';
 
 /**
- * The batch actions each seeded role (migrations/0005, table roles) may take. Roles not listed
- * here may take none. The README's "Merchant users" section shows the same table.
+ * The batch actions each seeded role (migrations/0005 and 0008, table roles) may take, by role
+ * code (role names are for people and may change). Roles not listed here may take none. The
+ * README's "Merchant users" section shows the same table.
  */
 export const ACTIONS_BY_ROLE: Readonly<Record<string, Readonly<Partial<Record<BatchAction, Grant>>>>> = {
-  Administrator: { review: 'any', approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
+  MERC_ADMIN: { review: 'any', approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
   // Captures batches; may withdraw (cancel) their own, never move money.
-  Initiator: { cancel: 'own' },
-  Reviewer: { review: 'any', reject: 'any' },
-  Approver: { approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
-  Viewer: {},
+  MERC_INITIATOR: { cancel: 'own' },
+  MERC_REVIEWER: { review: 'any', reject: 'any' },
+  MERC_APPROVER: { approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
+  MERC_VIEWER: {},
 };
+
+/** The batch actions of ACTIONS_BY_ROLE, in the order the README's table shows them. */
+const BATCH_ACTIONS: readonly BatchAction[] = ['review', 'approve', 'reject', 'cancel', 'transferFunds'];
+
+/**
+ * A role's batch permissions as claim values: `batch.review`, … and `batch.cancel.own` for an
+ * action allowed only on the batches the user captured.
+ */
+export function batchPermissions(roleCode: string): string[] {
+  const grants = ACTIONS_BY_ROLE[roleCode] ?? {};
+  return BATCH_ACTIONS.flatMap((action) => (grants[action] === 'any' ? [`batch.${action}`] : grants[action] === 'own' ? [`batch.${action}.own`] : []));
+}
 
 export interface BatchActorCheck {
   merchantAccountNumber: number;
-  batchNumber: number;
+  /** The batch acted on; or, for a single payout (issue 14: the same rules), its reference. */
+  batchNumber?: number;
+  transactionReferenceNumber?: string;
   action: BatchAction;
   /** The actor field as sent. */
   actor: string;
@@ -45,10 +61,12 @@ export async function authoriseBatchActor(tx: pg.PoolClient, c: BatchActorCheck)
   if (users.length === 0) return;
   const actor = canonicalActor(c.actor);
   const matching = users.filter((u) => canonicalActor(u.email_address) === actor);
-  if (matching.length === 0) throw new AppError('forbidden', 'detail.actorNotUser', { actor: c.actor, merchantAccountNumber: c.merchantAccountNumber });
+  const payout = c.transactionReferenceNumber !== undefined;
+  if (matching.length === 0) throw new AppError('forbidden', payout ? 'detail.actorNotUserPayout' : 'detail.actorNotUser', { actor: c.actor, merchantAccountNumber: c.merchantAccountNumber });
   const own = canonicalActor(c.capturedBy) === actor;
-  const grants = matching.map((u) => ACTIONS_BY_ROLE[u.role_name]?.[c.action]);
+  const grants = matching.map((u) => ACTIONS_BY_ROLE[u.role_code]?.[c.action]);
   if (grants.includes('any') || (own && grants.includes('own'))) return;
-  const params = { actor: c.actor, role: matching.map((u) => u.role_name).join(', '), action: { key: `actionVerb.${c.action}` as const }, batchNumber: c.batchNumber };
-  throw new AppError('forbidden', grants.includes('own') ? 'detail.actorRoleOwn' : 'detail.actorRole', params);
+  const params = { actor: c.actor, role: matching.map((u) => u.role_name).join(', '), action: { key: `actionVerb.${c.action}` as const } };
+  if (payout) throw new AppError('forbidden', 'detail.actorRolePayout', { ...params, reference: c.transactionReferenceNumber ?? '' });
+  throw new AppError('forbidden', grants.includes('own') ? 'detail.actorRoleOwn' : 'detail.actorRole', { ...params, batchNumber: c.batchNumber ?? 0 });
 }

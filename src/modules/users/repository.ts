@@ -13,6 +13,7 @@ export interface UserRow {
   email_address: string;
   phone_number: string;
   role_id: number;
+  role_code: string;
   role_name: string;
   status_code: 'A' | 'C';
   is_password_set: boolean;
@@ -24,22 +25,26 @@ export interface UserRow {
 
 // Never the hash itself: only whether there is one.
 const USER_COLUMNS = `u.user_id, u.organisation_id, u.merchant_account_number, u.first_name, u.last_name, u.email_address, u.phone_number,
-  u.role_id, r.role_name, u.status_code, u.password_hash is not null as is_password_set, u.captured_by, u.date_created, u.modified_by, u.date_modified`;
+  u.role_id, r.role_code, r.role_name, u.status_code, u.password_hash is not null as is_password_set, u.captured_by, u.date_created, u.modified_by, u.date_modified`;
 const FROM_USERS = 'merchant_users u join roles r on r.role_id = u.role_id';
 
 export interface RoleRow {
   role_id: number;
+  /** The gateway's name for the role ("MERC_ADMIN"), unique. */
+  role_code: string;
   role_name: string;
+  organisation_type_code: string;
 }
 
 export async function listRoles(q: Queryable): Promise<RoleRow[]> {
-  const { rows } = await q.query<RoleRow>('select role_id, role_name from roles order by role_id');
+  const { rows } = await q.query<RoleRow>('select role_id, role_code, role_name, organisation_type_code from roles order by role_id');
   return rows;
 }
 
 export interface ActingUserRow {
   user_id: string;
   email_address: string;
+  role_code: string;
   role_name: string;
 }
 
@@ -49,7 +54,7 @@ export interface ActingUserRow {
  */
 export async function activeUsers(q: Queryable, merchantAccountNumber: number): Promise<ActingUserRow[]> {
   const { rows } = await q.query<ActingUserRow>(
-    `select u.user_id, u.email_address, r.role_name from ${FROM_USERS} where u.merchant_account_number = $1 and u.status_code = 'A' for share of u`,
+    `select u.user_id, u.email_address, r.role_code, r.role_name from ${FROM_USERS} where u.merchant_account_number = $1 and u.status_code = 'A' for share of u`,
     [merchantAccountNumber],
   );
   return rows;
@@ -118,6 +123,33 @@ export async function setUserStatus(q: Queryable, merchantAccountNumber: number,
     status,
     modifiedBy,
   ]);
+}
+
+export interface StatusChange {
+  status: 'A' | 'C';
+  changedBy: string;
+  reasonId?: number | null;
+  comments?: string | null;
+}
+
+/** One row of the status change audit trail (migrations/0008). */
+export async function insertStatusChange(q: Queryable, merchantAccountNumber: number, userId: string, c: StatusChange): Promise<void> {
+  await q.query(
+    `insert into merchant_user_status_changes (merchant_account_number, user_id, status_code, reason_id, comments, changed_by) values ($1, $2, $3, $4, $5, $6)`,
+    [merchantAccountNumber, userId, c.status, c.reasonId ?? null, c.comments ?? null, c.changedBy],
+  );
+}
+
+export interface ClaimsMerchantRow {
+  account_name: string;
+  status_code: string;
+  level_number: number;
+}
+
+/** What the claims say about the merchant itself. */
+export async function claimsMerchant(q: Queryable, merchantAccountNumber: number): Promise<ClaimsMerchantRow | undefined> {
+  const { rows } = await q.query<ClaimsMerchantRow>('select account_name, status_code, level_number from merchants where merchant_account_number = $1', [merchantAccountNumber]);
+  return rows[0];
 }
 
 export type UserSearchField = 'FirstName' | 'LastName' | 'EmailAddress';

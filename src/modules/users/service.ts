@@ -14,12 +14,15 @@ import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { queueEmail } from '../email/service.ts';
 import { hashToken, invitationEmail, newInvitationToken, TOKEN_PATTERN } from './invitation.ts';
+import { batchPermissions } from './permissions.ts';
 import {
   type NewUser,
+  claimsMerchant,
   consumeInvitation,
   findOpenInvitation,
   findUser,
   insertInvitation,
+  insertStatusChange,
   insertUser,
   listRoles,
   listUsers,
@@ -30,6 +33,7 @@ import {
   userEmails,
   type OpenInvitation,
   type RoleRow,
+  type StatusChange,
   type UserRow,
   type UserSearchField,
 } from './repository.ts';
@@ -48,28 +52,39 @@ export function userView(lang: Lang, u: UserRow) {
     emailAddress: u.email_address,
     phoneNumber: u.phone_number,
     roleId: u.role_id,
+    roleCode: u.role_code,
     roleName: u.role_name,
     statusCode: u.status_code,
     statusName: t(lang, u.status_code === 'A' ? 'status.A' : 'status.C'),
+    // The gateway's name: the address is confirmed by setting a password from the e-mailed link.
+    isEmailConfirmed: u.is_password_set,
     isPasswordSet: u.is_password_set,
     capturedBy: u.captured_by,
+    dateCaptured: u.date_created.toISOString(),
     dateCreated: u.date_created.toISOString(),
     modifiedBy: u.modified_by,
     dateModified: u.date_modified?.toISOString() ?? null,
   };
 }
 
-/** The role, or 400 naming the roles that exist. */
-async function roleOf(q: Queryable, roleId: number): Promise<RoleRow> {
+/**
+ * The role named by its code as the gateway documents it ("MERC_ADMIN", in any case) or by its
+ * number (1, or "1"), or 400 naming the roles that exist.
+ */
+async function roleOf(q: Queryable, roleId: number | string): Promise<RoleRow> {
   const roles = await listRoles(q);
-  const role = roles.find((r) => r.role_id === roleId);
+  const text = String(roleId).trim();
+  const role = /^\d+$/.test(text) ? roles.find((r) => r.role_id === Number(text)) : roles.find((r) => r.role_code === text.toUpperCase());
   if (role) return role;
-  const list = roles.map((r) => `${r.role_id} ${r.role_name}`).join(', ');
-  throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.roleUnknown', params: { roleId, roles: list } }] });
+  const list = roles.map((r) => `${r.role_code} or ${r.role_id} (${r.role_name})`).join(', ');
+  throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.roleUnknown', params: { roleId: text, roles: list } }] });
 }
 
+/** A user id is a UUID: anything else names no user (404, as an unknown UUID does). */
+const USER_ID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
+
 async function userOf(q: Queryable, merchantAccountNumber: number, userId: string, lock = false): Promise<UserRow> {
-  const user = await findUser(q, merchantAccountNumber, userId, lock);
+  const user = USER_ID.test(userId) ? await findUser(q, merchantAccountNumber, userId, lock) : undefined;
   if (!user) throw new AppError('notFound', 'detail.userNotFound', { userId });
   return user;
 }
@@ -107,7 +122,7 @@ async function invite(deps: Deps, tx: pg.PoolClient, user: { merchantAccountNumb
   await queueEmail(tx, { merchantAccountNumber: user.merchantAccountNumber, recipient: user.emailAddress, ...content });
 }
 
-export type NewMerchantUser = NewUser;
+export type NewMerchantUser = Omit<NewUser, 'roleId'> & { roleId: number | string };
 
 /** Adds the user, invites them; returns the new userId. */
 export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: string): Promise<string> {
@@ -116,7 +131,14 @@ export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: strin
       const role = await roleOf(tx, input.roleId);
       await refuseSameMailbox(tx, input.merchantAccountNumber, input.emailAddress);
       const firstName = input.firstName.trim();
-      const userId = await insertUser(tx, { ...input, organisationId: input.organisationId.toUpperCase(), firstName, lastName: input.lastName.trim(), phoneNumber: normalisePhone(input.phoneNumber) });
+      const userId = await insertUser(tx, {
+        ...input,
+        organisationId: input.organisationId.toUpperCase(),
+        firstName,
+        lastName: input.lastName.trim(),
+        phoneNumber: normalisePhone(input.phoneNumber),
+        roleId: role.role_id,
+      });
       await invite(deps, tx, { merchantAccountNumber: input.merchantAccountNumber, userId, firstName, emailAddress: input.emailAddress, roleName: role.role_name }, baseUrl);
       return userId;
     }),
@@ -135,7 +157,8 @@ export async function listMerchantUsers(deps: Deps, merchantAccountNumber: numbe
   return listUsers(deps.db, merchantAccountNumber, { searchBy: q.searchBy, searchPattern: text ? containsPattern(text) : undefined, offset: q.offset, limit: q.limit });
 }
 
-export const getMerchantUser = (deps: Deps, merchantAccountNumber: number, userId: string) => userOf(deps.db, merchantAccountNumber, userId);
+/** `userId` as sent: the gateway's get example sends a number; whatever is not a user's UUID is 404. */
+export const getMerchantUser = (deps: Deps, merchantAccountNumber: number, userId: string | number) => userOf(deps.db, merchantAccountNumber, String(userId));
 
 export interface MerchantUserUpdate {
   merchantAccountNumber: number;
@@ -145,7 +168,8 @@ export interface MerchantUserUpdate {
   /** Absent: unchanged. A different address revokes the open invitations (they went to the old one). */
   emailAddress?: string;
   phoneNumber: string;
-  roleId: number;
+  /** A role code ("MERC_ADMIN") or number. */
+  roleId: number | string;
   modifiedBy: string;
 }
 
@@ -154,7 +178,7 @@ export async function updateMerchantUser(deps: Deps, input: MerchantUserUpdate):
   await refusingDuplicateEmail(emailAddress ?? '', () =>
     withTransaction(deps.db, async (tx) => {
       const user = await userOf(tx, input.merchantAccountNumber, input.userId, true);
-      await roleOf(tx, input.roleId);
+      const role = await roleOf(tx, input.roleId);
       const newEmail = emailAddress ?? user.email_address;
       if (emailAddress !== undefined) await refuseSameMailbox(tx, input.merchantAccountNumber, emailAddress, input.userId);
       if (newEmail.toLowerCase() !== user.email_address.toLowerCase()) await revokeInvitations(tx, input.merchantAccountNumber, input.userId);
@@ -163,27 +187,75 @@ export async function updateMerchantUser(deps: Deps, input: MerchantUserUpdate):
         lastName: input.lastName.trim(),
         emailAddress: newEmail,
         phoneNumber: normalisePhone(input.phoneNumber),
-        roleId: input.roleId,
+        roleId: role.role_id,
         modifiedBy: input.modifiedBy,
       });
     }),
   );
 }
 
-export async function activateMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, modifiedBy: string): Promise<void> {
+/** Who changes a user's status and why (the gateway's changedBy, reasonId, comments). */
+export type StatusChangeRequest = Omit<StatusChange, 'status'>;
+
+/** Sets the status when it differs, with its row in the audit trail, in `tx`. */
+async function changeStatus(tx: pg.PoolClient, merchantAccountNumber: number, user: UserRow, status: 'A' | 'C', change: StatusChangeRequest): Promise<void> {
+  if (user.status_code === status) return;
+  await setUserStatus(tx, merchantAccountNumber, user.user_id, status, change.changedBy);
+  // Blank comments and reason 0 (a client's unset integer) are none given.
+  const comments = change.comments?.trim() ? change.comments : null;
+  await insertStatusChange(tx, merchantAccountNumber, user.user_id, { ...change, reasonId: change.reasonId || null, comments, status });
+}
+
+export async function activateMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, true);
-    if (user.status_code !== 'A') await setUserStatus(tx, merchantAccountNumber, userId, 'A', modifiedBy);
+    await changeStatus(tx, merchantAccountNumber, user, 'A', change);
   });
 }
 
 /** Closing also revokes the open invitations: a closed user's link stops working. */
-export async function closeMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, modifiedBy: string): Promise<void> {
+export async function closeMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, true);
-    if (user.status_code !== 'C') await setUserStatus(tx, merchantAccountNumber, userId, 'C', modifiedBy);
+    await changeStatus(tx, merchantAccountNumber, user, 'C', change);
     await revokeInvitations(tx, merchantAccountNumber, userId);
   });
+}
+
+export interface Claim {
+  claimType: string;
+  claimValue: string;
+}
+
+/**
+ * getMerchantClaims: who the user is for the merchant, as the gateway lists it (claimType /
+ * claimValue pairs: the merchant's name, status, level, account number and organisation, the
+ * organisation type and the user's role code and name), followed by ours: the user's id, e-mail
+ * address and status, and one `Permission` claim per batch action the role allows while the user
+ * is active (users/permissions.ts).
+ */
+export async function merchantClaims(deps: Deps, lang: Lang, merchantAccountNumber: number, userId: string | number): Promise<Claim[]> {
+  const user = await userOf(deps.db, merchantAccountNumber, String(userId));
+  const merchant = await claimsMerchant(deps.db, merchantAccountNumber);
+  if (!merchant) throw new AppError('notFound', 'detail.userNotFound', { userId: String(userId) });
+  const roles = await listRoles(deps.db);
+  const organisationType = roles.find((r) => r.role_id === user.role_id)?.organisation_type_code ?? 'MER';
+  const claims: Array<[string, string]> = [
+    ['MerchantAccountName', merchant.account_name],
+    ['MerchantStatusCode', merchant.status_code],
+    ['LevelNumber', String(merchant.level_number)],
+    ['LevelName', t(lang, `level.${merchant.level_number}` as MessageKey)],
+    ['MerchantAccountNumber', String(merchantAccountNumber)],
+    ['OrganisationId', user.organisation_id],
+    ['OrganisationTypeCode', organisationType],
+    ['Role', user.role_code],
+    ['UserRole', user.role_name],
+    ['UserId', user.user_id],
+    ['EmailAddress', user.email_address],
+    ['UserStatusCode', user.status_code],
+    ...(user.status_code === 'A' ? batchPermissions(user.role_code).map((p): [string, string] => ['Permission', p]) : []),
+  ];
+  return claims.map(([claimType, claimValue]) => ({ claimType, claimValue }));
 }
 
 /** E6: a new invitation (the previous links stop working); returns the address it goes to. */

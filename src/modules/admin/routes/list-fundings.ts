@@ -19,7 +19,7 @@ const route: RouteModule = (app, { deps }) => {
       params: Type.Object({ merchantAccountNumber: MerchantAccountNumber }),
       querystring: Type.Object({
         limit: Type.Integer({ minimum: 1, maximum: FUNDINGS_PAGE_MAX, default: 100 }),
-        afterFundingId: Type.Optional(Type.Integer({ minimum: 0, description: 'Return fundings after this id (the last one of the previous page).' })),
+        afterFundingId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Return fundings after this id (the last one of the previous page).' })),
       }),
       response: { 200: Type.Array(Funding) },
     },

@@ -1,5 +1,7 @@
-// POST /collections/getTransactions — the merchant's collections, newest first, paged.
-import { Type } from '@sinclair/typebox';
+// POST /collections/getTransactions — the merchant's collections, newest first, paged, as the
+// gateway lists them: flat items (docs.onekhusa.com, Get Payments), where getTransaction answers
+// the nested E11 shape.
+import { Type, type Static } from '@sinclair/typebox';
 import { pageWindow, Paging } from '../../../http/paging.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
@@ -18,16 +20,68 @@ const Body = Type.Object({
       Type.Literal('ReferenceNumber'),
     ]),
   ),
-  searchText: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field.' })),
+  searchText: Type.Optional(Type.String({ maxLength: 100, description: 'Case-insensitive text contained in the searchBy field; "" searches nothing (as the docs send it).' })),
   ...Paging,
 });
 
+/** One listed collection: the documented fields first, then a few more of the same record. */
+export const CollectionListItem = Type.Object({
+  sourceCustomerName: Type.String(),
+  connectorName: Type.String(),
+  transactionAmount: Type.Number({ description: 'What the customer paid (amountSent).' }),
+  transactionFee: Type.Number(),
+  currencyCode: Type.String(),
+  transactionStatusCode: Type.String({ description: 'S successful, R reversed.' }),
+  transactionStatusName: Type.String(),
+  transactionReferenceNumber: Type.String(),
+  transactionDate: Type.String({ format: 'date-time' }),
+  amountReceived: Type.Number({ description: 'transactionAmount − transactionFee.' }),
+  sourceAccountNumber: Type.String(),
+  sourceReferenceNumber: Type.String(),
+  connectorId: Type.Integer(),
+  transactionCode: Type.String({ description: 'BAM direct payment, RTP request to pay.' }),
+  transactionDescription: Type.String(),
+  metaData: CollectionResult.properties.metaData,
+});
+
+type Nested = Static<typeof CollectionResult>;
+
+export function collectionListItem(c: Nested): Static<typeof CollectionListItem> {
+  return {
+    sourceCustomerName: c.source.customerName,
+    connectorName: c.source.connectorName,
+    transactionAmount: c.source.amountSent,
+    transactionFee: c.transaction.transactionFee,
+    currencyCode: c.source.currencyCode,
+    transactionStatusCode: c.transaction.transactionStatusCode,
+    transactionStatusName: c.transaction.transactionStatusName,
+    transactionReferenceNumber: c.transaction.transactionReferenceNumber,
+    transactionDate: c.transaction.transactionDate,
+    amountReceived: c.beneficiary.amountReceived,
+    sourceAccountNumber: c.source.accountNumber,
+    sourceReferenceNumber: c.source.sourceReferenceNumber,
+    connectorId: c.source.connectorId,
+    transactionCode: c.transaction.transactionCode,
+    transactionDescription: c.transaction.transactionDescription,
+    ...(c.metaData ? { metaData: c.metaData } : {}),
+  };
+}
+
 const route: RouteModule = (app, { deps }) => {
   app.post('/collections/getTransactions', {
-    schema: { tags: ['Collections'], summary: 'List collections', body: Body, response: { 200: Type.Array(CollectionResult) } },
+    schema: {
+      tags: ['Collections'],
+      summary: 'List collections',
+      description:
+        'Newest first, paged; optionally one UTC day (transactionDate) and a case-insensitive search (searchBy/searchText; "" searches ' +
+        'nothing). Flat items, as the gateway lists them; POST /collections/getTransaction answers one in the nested E11 shape.',
+      body: Body,
+      response: { 200: Type.Array(CollectionListItem) },
+    },
     handler: async (request) => {
       const { merchantAccountNumber, pageNumber, numberOfReturnedRows, isIncremental, ...search } = request.body;
-      return getTransactions(deps, request.lang, merchantAccountNumber, { ...search, ...pageWindow({ pageNumber, numberOfReturnedRows, isIncremental }) });
+      const found = await getTransactions(deps, request.lang, merchantAccountNumber, { ...search, ...pageWindow({ pageNumber, numberOfReturnedRows, isIncremental }) });
+      return found.map(collectionListItem);
     },
   });
 };

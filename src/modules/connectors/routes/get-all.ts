@@ -1,4 +1,4 @@
-// GET /core/connectors/GetAll — every connector, active or not, with its capabilities.
+// GET /core/connectors/GetAll — every connector, active or not, aliases included, with its capabilities.
 import { Type } from '@sinclair/typebox';
 import type { RouteModule } from '../../../http/types.ts';
 import { connectorDetail, listConnectors } from '../repository.ts';
@@ -6,13 +6,25 @@ import { ConnectorSummary } from './get-summary.ts';
 
 export const ConnectorDetail = Type.Composite([
   ConnectorSummary,
-  Type.Object({ channelName: Type.String(), isDisbursementAllowed: Type.Boolean(), isCollectionAllowed: Type.Boolean() }),
+  Type.Object({
+    channelName: Type.String({ examples: ['Bank', 'Mobile Network Operator'] }),
+    isDisbursementAllowed: Type.Boolean(),
+    isCollectionAllowed: Type.Boolean(),
+    aliasOf: Type.Union([Type.Integer(), Type.Null()], {
+      description: "For an id the gateway's documentation uses in its examples (550044, 666473, 769356, 769375): the institution's connector id, whose line it joins in analytics. Null otherwise.",
+    }),
+  }),
 ]);
 
 const route: RouteModule = (app, { deps }) => {
   app.get('/core/connectors/GetAll', {
-    schema: { tags: ['Connectors'], summary: 'List all connectors', response: { 200: Type.Array(ConnectorDetail) } },
-    handler: async () => (await listConnectors(deps.db)).map(connectorDetail),
+    schema: {
+      tags: ['Connectors'],
+      summary: 'List all connectors',
+      description: 'The whole catalogue, inactive connectors and aliases included, with description, switch merchant id and logo.',
+      response: { 200: Type.Array(ConnectorDetail) },
+    },
+    handler: async (request) => (await listConnectors(deps.db)).map((c) => connectorDetail(request.lang, c)),
   });
 };
 export default route;

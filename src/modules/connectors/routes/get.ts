@@ -1,4 +1,4 @@
-// GET /core/connectors/get?connectorId= — one connector.
+// GET /core/connectors/get?connectorId= — one connector (any id of the catalogue, aliases included).
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import { ConnectorId } from '../../../http/schemas.ts';
@@ -8,11 +8,17 @@ import { ConnectorDetail } from './get-all.ts';
 
 const route: RouteModule = (app, { deps }) => {
   app.get('/core/connectors/get', {
-    schema: { tags: ['Connectors'], summary: 'Get a connector', querystring: Type.Object({ connectorId: ConnectorId }), response: { 200: ConnectorDetail } },
+    schema: {
+      tags: ['Connectors'],
+      summary: 'Get a connector',
+      description: 'One connector by id, with description, switch merchant id and logo; 404 E903 for an unknown id.',
+      querystring: Type.Object({ connectorId: ConnectorId }),
+      response: { 200: ConnectorDetail },
+    },
     handler: async (request) => {
       const connector = await findConnector(deps.db, request.query.connectorId);
       if (!connector) throw new AppError('notFound', 'detail.connectorNotFound', { connectorId: request.query.connectorId });
-      return connectorDetail(connector);
+      return connectorDetail(request.lang, connector);
     },
   });
 };

@@ -1,40 +1,52 @@
-// POST /disbursements/batch/downloadErrors — a batch's invalid lines as a CSV document: the line
-// number, the six input columns as stored and why the line is invalid, in the reader's language.
-// A batch without invalid lines gives the header row alone.
+// POST /disbursements/batch/downloadErrors — a batch's invalid lines as a document: an Excel
+// workbook ("Microsoft Excel File", as the gateway answers) unless downloadType "CSV" asks for CSV
+// (the option batch/download documents). The line number, the six input columns as stored and why
+// the line is invalid, in the reader's language. A batch without invalid lines gives the header
+// row alone.
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { csvDocument, FILE_COLUMNS } from '../files.ts';
+import { CONTENT_TYPES, tableDocument, type DownloadType } from '../documents.ts';
+import { FILE_COLUMNS } from '../files.ts';
 import { findBatch, invalidLines } from '../repository.ts';
 import { BatchActionBody } from '../schemas.ts';
 import { lineError } from '../service.ts';
 
-const Document = Type.Object({
-  documentName: Type.String({ examples: ['batch-100001-errors.csv'] }),
-  contentType: Type.String({ examples: ['text/csv'] }),
-  dateCreated: Type.String({ format: 'date-time' }),
-  documentBase64: Type.String({ description: 'The CSV (UTF-8 with a byte-order mark, CRLF line ends), base64-encoded.' }),
+export const DownloadTypeField = Type.Unsafe<DownloadType>({
+  type: 'string',
+  enum: ['XLSX', 'CSV'],
+  default: 'XLSX',
+  description: 'XLSX (the default): an Excel workbook; CSV: UTF-8 with a byte-order mark, CRLF line ends.',
 });
 
-/** Minor units as plain major text ("1500.50"): no grouping, so the file can be uploaded again. */
-const plainMajor = (minor: number) => `${Math.trunc(minor / 100)}.${String(Math.abs(minor % 100)).padStart(2, '0')}`;
+export const Document = Type.Object({
+  documentName: Type.String({ examples: ['Batch Disbursement Errors'] }),
+  contentType: Type.String({ description: '"Microsoft Excel File" for a workbook, "text/csv" for CSV.', examples: ['Microsoft Excel File'] }),
+  dateCreated: Type.String({ format: 'date-time' }),
+  documentBase64: Type.String({ description: 'The file, base64-encoded.' }),
+});
+
+const Body = Type.Object({ ...BatchActionBody.properties, downloadType: Type.Optional(DownloadTypeField) });
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/downloadErrors', {
     schema: {
       tags: ['Disbursements'],
-      summary: "Download a batch's invalid lines (CSV)",
-      description: 'One row per invalid line: lineNumber, the six columns of addFile and errorMessage. 409 while the batch is still being validated (Q).',
-      body: BatchActionBody,
+      summary: "Download a batch's invalid lines (Excel or CSV)",
+      description:
+        'One row per invalid line: lineNumber, the six columns of addFile and errorMessage (fix them and upload the file again with addFile). An Excel workbook ("Microsoft Excel File", documentName "Batch Disbursement Errors") unless downloadType is "CSV" (text/csv, batch-<n>-errors.csv). 409 while the batch is still being validated (Q); 503 E952 with Retry-After while other documents are being prepared.',
+      body: Body,
       response: { 200: Document },
     },
     handler: async (request) => {
-      const { merchantAccountNumber, batchNumber } = request.body;
+      const { merchantAccountNumber, batchNumber, downloadType = 'XLSX' } = request.body;
       const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
       if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
       if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
       const lines = await invalidLines(deps.db, batch.merchant_account_number, batch.batch_number);
-      const csv = csvDocument(
+      const file = await tableDocument(
+        downloadType,
+        'Errors',
         ['lineNumber', ...FILE_COLUMNS, 'errorMessage'],
         lines.map((l) => [
           l.line_number,
@@ -42,16 +54,16 @@ const route: RouteModule = (app, { deps }) => {
           l.connector_id,
           l.beneficiary_account_number,
           l.transaction_description,
-          plainMajor(l.amount_minor),
+          { minor: l.amount_minor },
           l.source_reference_number,
           lineError(request.lang, l),
         ]),
       );
       return {
-        documentName: `batch-${batch.batch_number}-errors.csv`,
-        contentType: 'text/csv',
+        documentName: downloadType === 'CSV' ? `batch-${batch.batch_number}-errors.csv` : 'Batch Disbursement Errors',
+        contentType: CONTENT_TYPES[downloadType],
         dateCreated: deps.clock.now().toISOString(),
-        documentBase64: csv.toString('base64'),
+        documentBase64: file.toString('base64'),
       };
     },
   });

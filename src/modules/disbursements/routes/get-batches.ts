@@ -1,7 +1,7 @@
 // E4 POST /disbursements/batch/getBatches — the merchant's batches, newest first, paged. Queued
 // batches are not viewable until validated.
 import { Type } from '@sinclair/typebox';
-import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import { DateOrDateTime, MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow, Paging } from '../../../http/paging.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { statusesMatching } from '../lifecycle.ts';
@@ -12,7 +12,8 @@ import { batchSummary } from '../service.ts';
 
 const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
-  batchDate: Type.Optional(Type.String({ format: 'date', description: 'Only batches captured this day (UTC), YYYY-MM-DD.' })),
+  // The gateway's own example sends "2025-09-26T08:43:21.699084": a date-time is its UTC day.
+  batchDate: Type.Optional(DateOrDateTime('Only batches captured this day (UTC): YYYY-MM-DD, or a date-time taken as its UTC date.', ['2025-09-26', '2025-09-26T08:43:21.699084'])),
   searchBy: Type.Optional(Type.Union(['CapturedBy', 'ReviewedBy', 'ApprovedBy', 'BatchStatus', 'BatchStatusDescription'].map((v) => Type.Literal(v)))),
   searchText: Type.Optional(SearchText),
   ...Paging,

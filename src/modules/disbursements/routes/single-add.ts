@@ -1,5 +1,7 @@
-// POST /disbursements/single/add — one payout, checked and debited at once, then processed by the
-// payout worker like a batch line (payout.success|failed|reversed). Idempotent.
+// POST /disbursements/single/add — one payout at the merchant's authorisation level: level 1
+// checked and debited at once, then processed by the payout worker like a batch line
+// (payout.success|failed|reversed); levels 2 and 3 checked and kept pending (P, nothing debited)
+// until single/approve (after single/review at level 3). Idempotent.
 import { Type } from '@sinclair/typebox';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
@@ -13,7 +15,7 @@ const Body = Type.Object({ merchantAccountNumber: MerchantAccountNumber, ...Payo
 const Result = Type.Object({
   merchantAccountNumber: Type.Integer(),
   transactionReferenceNumber: Type.String(),
-  responseCode: Type.String({ description: 'T100: accepted and on its way; the outcome arrives as payout.* events.' }),
+  responseCode: Type.String({ description: 'T100: accepted and on its way, the outcome arriving as payout.* events (level 1); P100: awaiting review or approval (levels 2 and 3).' }),
 });
 
 const route: RouteModule = (app, { deps }) => {
@@ -23,7 +25,7 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Disbursements'],
       summary: 'Add a single payout',
       description:
-        'Checks the connector, the account format, the amount limits and the daily limit, debits amount + fee (402 E911 when the balance is too low) and submits the payout. Send X-Idempotency-Key to make retries safe.',
+        'Checks the connector, the account format and the amount limits (402 E914). Level 1 (two eyes): also the daily limit (402 E912), debits amount + fee (402 E911 when the balance is too low) and submits the payout (T100). Levels 2 and 3: stores it as P (P100), debiting and counting nothing until PUT single/approve (level 3: PUT single/review first). Send X-Idempotency-Key to make retries safe.',
       body: Body,
       response: { 200: Result },
     },

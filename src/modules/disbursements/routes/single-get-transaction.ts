@@ -4,8 +4,8 @@ import { AppError } from '../../../http/errors.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { findPayout } from '../repository.ts';
-import { PayoutRecord, PayoutReference } from '../schemas.ts';
-import { payoutRecord } from '../service.ts';
+import { PayoutReference, SinglePayoutRecord } from '../schemas.ts';
+import { singlePayoutRecord } from '../service.ts';
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/single/getTransaction', {
@@ -13,13 +13,13 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Disbursements'],
       summary: 'Get a single payout',
       body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: PayoutReference }),
-      response: { 200: PayoutRecord },
+      response: { 200: SinglePayoutRecord },
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;
       const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, true);
       if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: transactionReferenceNumber });
-      return payoutRecord(request.lang, payout);
+      return singlePayoutRecord(request.lang, payout);
     },
   });
 };

@@ -13,16 +13,40 @@ const Body = Type.Object({
   createdBy: Email(),
 });
 
+/**
+ * The flat transaction the gateway answers (docs.onekhusa.com, Merchant Account Topup) and its
+ * client libraries decode, then the fields this service answered before (kept for its clients).
+ */
 const Result = Type.Object({
-  merchantAccountNumber: Type.Integer(),
-  transactionReferenceNumber: Type.String(),
-  connectorId: Type.Integer(),
+  transactionReferenceNumber: Type.String({ examples: ['CBPC73IQ5U2E'] }),
+  beneficiaryAccountNumber: Type.Integer({ description: 'The merchant account credited.' }),
+  beneficiaryName: Type.String(),
+  beneficiaryCurrencyCode: Type.String(),
+  sourceAccountNumber: Type.String({ description: 'The (sandbox) account the money came from.' }),
+  sourceCustomerName: Type.String(),
+  sourceReferenceNumber: Type.String(),
+  sourceCurrencyCode: Type.String(),
   connectorName: Type.String(),
+  amountSent: Type.Number(),
+  amountReceived: Type.Number({ description: 'amountSent − transactionFee (a top-up has no fee).' }),
+  transactionFee: Type.Number(),
+  transactionDescription: Type.String(),
+  transactionDate: Type.String({ format: 'date-time' }),
+  valueDate: Type.String({ format: 'date-time' }),
+  dateCreated: Type.String({ format: 'date-time' }),
+  transactionCode: Type.String({ examples: ['BAM'] }),
+  transactionTypeName: Type.String(),
+  transactionStatusCode: Type.String({ examples: ['S'] }),
+  transactionStatusName: Type.String(),
+  bridgeReferenceNumber: Type.String(),
+  responseCode: Type.String({ examples: ['S100'] }),
+  responseMessage: Type.String(),
+  merchantAccountNumber: Type.Integer(),
+  connectorId: Type.Integer(),
   topupAmount: Type.Number(),
   currencyCode: Type.String(),
-  disbursmentBalance: Type.Number(),
+  disbursmentBalance: Type.Number({ description: 'The disbursement balance after the top-up.' }),
   accountBalance: Type.Number(),
-  dateCreated: Type.String({ format: 'date-time' }),
 });
 
 const route: RouteModule = (app, { deps }) => {
@@ -31,7 +55,9 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Merchants'],
       summary: 'Top up the disbursement balance',
-      description: 'Credits the disbursement balance from a bank or wallet (sandbox funding). Send X-Idempotency-Key to make retries safe.',
+      description:
+        'Credits the disbursement balance from a bank or wallet (sandbox funding; absent in production mode) and answers the recorded ' +
+        'transaction, flat, as the gateway does. Send X-Idempotency-Key to make retries safe.',
       headers: Type.Object({ 'x-idempotency-key': Type.Optional(Type.String({ description: '15–80 characters of [A-Za-z0-9-].' })) }),
       body: Body,
       response: { 200: Result },
@@ -41,6 +67,7 @@ const route: RouteModule = (app, { deps }) => {
         deps,
         { merchantAccountNumber: request.body.merchantAccountNumber, connectorId: request.body.connectorId, topupAmountMinor: toMinor(request.body.topupAmount), createdBy: request.body.createdBy },
         (tx, result) => storeResponse(tx, request, reply, 200, result),
+        request.lang,
       );
       return sendSerialized(reply, body);
     },

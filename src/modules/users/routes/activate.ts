@@ -1,20 +1,28 @@
 // PUT /security/merchantUsers/activate — a closed user becomes active again (an active one stays so).
 // Their revoked links stay revoked: reinvite if they have no password yet.
-import { Type } from '@sinclair/typebox';
+import { AppError } from '../../../http/errors.ts';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
-import { Email, Message, MerchantAccountNumber, OrganisationId } from '../../../http/schemas.ts';
+import { Message } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { UserId } from '../schemas.ts';
+import { StatusChangeBody } from '../schemas.ts';
 import { activateMerchantUser } from '../service.ts';
-
-const Body = Type.Object({ organisationId: Type.Optional(OrganisationId), merchantAccountNumber: MerchantAccountNumber, userId: UserId, modifiedBy: Email() });
 
 const route: RouteModule = (app, { deps }) => {
   app.put('/security/merchantUsers/activate', {
-    schema: { tags: ['Merchant users'], summary: 'Activate a merchant user', body: Body, response: { 200: Message } },
+    schema: {
+      tags: ['Merchant users'],
+      summary: 'Activate a merchant user',
+      description:
+        'A closed user becomes active again (an active one stays so). The gateway\'s body: {merchantAccountNumber, userId, changedBy, reasonId?, comments?}; modifiedBy (the earlier name of changedBy) is accepted too, and one of the two is required. reasonId and comments go into the status change audit trail.',
+      body: StatusChangeBody,
+      response: { 200: Message },
+    },
     handler: async (request, reply) => {
-      await activateMerchantUser(deps, request.principal!.merchantAccountNumber, request.body.userId, request.body.modifiedBy);
+      const { userId, changedBy, modifiedBy, reasonId, comments } = request.body;
+      const by = changedBy ?? modifiedBy;
+      if (by === undefined) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.required', params: { field: 'Changed By' } }] });
+      await activateMerchantUser(deps, request.principal!.merchantAccountNumber, userId, { changedBy: by, reasonId, comments });
       return sendMessage(reply, 200, t(request.lang, 'ok.userActivated'));
     },
   });

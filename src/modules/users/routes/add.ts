@@ -1,13 +1,14 @@
 // POST /security/merchantUsers/add — a new merchant user, invited by e-mail to set a password.
 // 201 with a message naming the new userId (also in the X-User-Id header). The same e-mail
-// address twice for one merchant (in any case) is 409 E906.
+// address twice for one merchant (in any case) is 409 E906. The body is the gateway's: `roleId` a
+// role code ("MERC_ADMIN") or number, with `"organisationTypeCode": "MER"`.
 import { Type } from '@sinclair/typebox';
 import { publicBaseUrl } from '../../../http/base-url.ts';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
 import { Email, Message, MerchantAccountNumber, OrganisationId, withDescription } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { PersonName, PhoneNumber, RoleId } from '../schemas.ts';
+import { OrganisationTypeCode, PersonName, PhoneNumber, RoleId } from '../schemas.ts';
 import { addUser } from '../service.ts';
 
 const Body = Type.Object({
@@ -18,6 +19,7 @@ const Body = Type.Object({
   emailAddress: withDescription(Email(), 'The user\'s e-mail address: the invitation goes there. Unique per merchant, whatever its case.'),
   phoneNumber: PhoneNumber,
   roleId: RoleId,
+  organisationTypeCode: Type.Optional(OrganisationTypeCode),
   capturedBy: Email(),
 });
 
@@ -27,7 +29,8 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Merchant users'],
       summary: 'Add a merchant user',
       description:
-        'Creates the user and e-mails them a one-time link to set their password (valid INVITATION_HOURS, default 72). The new userId is in the message and the X-User-Id header.',
+        'Creates the user and e-mails them a one-time link to set their password (valid INVITATION_HOURS, default 72). The new userId is in the message and the X-User-Id header. ' +
+        'roleId is a role code as the gateway documents it (MERC_ADMIN, MERC_INITIATOR, MERC_REVIEWER, MERC_APPROVER, MERC_VIEWER) or its number 1–5; organisationTypeCode, when sent, is MER.',
       body: Body,
       response: { 201: Message },
     },

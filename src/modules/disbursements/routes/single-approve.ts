@@ -1,0 +1,23 @@
+// PUT /disbursements/single/approve — level 2 from pending, level 3 once reviewed: the money is
+// reserved (daily limit, debit of amount + fee) and the payout submitted, in one transaction.
+// Idempotent.
+import { Type } from '@sinclair/typebox';
+import { singleActionRoute } from '../single-action-route.ts';
+
+const Result = Type.Object({
+  merchantAccountNumber: Type.Integer(),
+  transactionReferenceNumber: Type.String(),
+  responseCode: Type.String({ description: 'T100: approved and on its way; the outcome arrives as payout.* events.' }),
+});
+
+export default singleActionRoute({
+  method: 'PUT',
+  url: '/disbursements/single/approve',
+  action: 'approve',
+  summary: 'Approve a single payout',
+  description:
+    'Level 2 (four eyes) from P, level 3 (six eyes) once reviewed. In one transaction: the daily limit (402 E912), the debit of amount + fee from the disbursement balance (402 E911 when it is too low: nothing changes, the payout still awaits approval) and the payout to T, processed at once like any other (payout.success|failed|reversed). The approver must be neither the capturer nor the reviewer (403 E902). 402 E916 when the payout is not awaiting approval (level 1 payouts never are). Send X-Idempotency-Key to make retries safe.',
+  actorField: 'actionedBy',
+  result: Result,
+  answer: (_request, payout) => ({ merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: payout.transaction_reference_number, responseCode: payout.response_code ?? '' }),
+});
