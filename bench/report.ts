@@ -1,6 +1,6 @@
 // Writes what `npm run bench` measured to files: the whole JSON report and a short markdown table
 // of the figures the issues set targets for, each with its target and whether this run met it.
-// BENCH_OUT_DIR (default bench/results) names the folder; the README quotes the table.
+// BENCH_OUT_DIR (default bench/results) names the folder; docs/performance.md quotes the table.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,7 +79,7 @@ export function markdownTable(report: Json, ranAt: Date): string {
 
 /**
  * Writes results.json and results.md (a run of one part, BENCH_ONLY=x: results-x.json and
- * results-x.md, so it never replaces the full run the README quotes); returns the JSON's path.
+ * results-x.md, so it never replaces the full run docs/performance.md quotes); returns the JSON's path.
  */
 export function writeReport(report: Json, only: string | undefined, ranAt = new Date()): string {
   const dir = path.resolve(process.env.BENCH_OUT_DIR ?? 'bench/results');

@@ -9,6 +9,7 @@ import { TtlCache } from './lib/ttl-cache.ts';
 import { listLimits } from './modules/limits/repository.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
+import { DOCS_INTRO, DOCS_UI_OPTIONS } from './http/docs.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App, Deps, RouteContext, RouteModule } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
@@ -39,6 +40,9 @@ import webhookVerify from './modules/webhooks/routes/verify.ts';
 import webhookDeliveries from './modules/webhooks/routes/deliveries.ts';
 import webhookRedeliver from './modules/webhooks/routes/redeliver.ts';
 import webhookTest from './modules/webhooks/routes/test.ts';
+import webhookListenerCreate from './modules/webhooks/routes/listeners-create.ts';
+import webhookListenerRenew from './modules/webhooks/routes/listeners-renew.ts';
+import webhookListenerDelete from './modules/webhooks/routes/listeners-delete.ts';
 import rtpInitiate from './modules/collections/routes/initiate.ts';
 import rtpAddFakeTransaction from './modules/collections/routes/add-fake-transaction.ts';
 import addFakeCustomPayment from './modules/collections/routes/add-fake-custom-payment.ts';
@@ -98,6 +102,7 @@ import adminMerchantSuspend from './modules/admin/routes/merchant-accounts-suspe
 import adminMerchantBlacklist from './modules/admin/routes/merchant-accounts-blacklist.ts';
 import adminMerchantStatusChanges from './modules/admin/routes/merchant-accounts-status-changes.ts';
 import adminMerchantGetAll from './modules/admin/routes/merchant-accounts-get-all.ts';
+import adminCreateKey from './modules/admin/routes/create-key.ts';
 import health from './modules/health/routes/health.ts';
 
 /** The merchant API, served under /sandbox/v1 (and /live/v1 in production mode). */
@@ -127,6 +132,9 @@ const MERCHANT_API: RouteModule[] = [
   webhookDeliveries,
   webhookRedeliver,
   webhookTest,
+  webhookListenerCreate,
+  webhookListenerRenew,
+  webhookListenerDelete,
   rtpInitiate,
   rtpAddFakeTransaction,
   addFakeCustomPayment,
@@ -184,8 +192,10 @@ export const SANDBOX_ONLY: ReadonlySet<RouteModule> = new Set([topup, rtpAddFake
 /** Operator and operations routes, and the pages people open from links (checkout, set password), at the root. */
 const ROOT_ROUTES: RouteModule[] = [createMerchant, listMerchants, fundMerchant, listFundings, listEmails, health, checkoutPage, setPasswordPage];
 // The documented merchant-account administration (issue 14), the operator's: status changes,
-// creation and level changes are not a merchant token's to make (README, Merchant accounts).
+// creation and level changes are not a merchant token's to make (docs/integrators-guide.md, Connectors and merchant accounts).
 ROOT_ROUTES.push(adminMerchantAdd, adminMerchantUpdate, adminMerchantActivate, adminMerchantSuspend, adminMerchantBlacklist, adminMerchantStatusChanges, adminMerchantGetAll);
+// A new key pair for a merchant (`npm run cli -- keys create`): lost credentials are one command away.
+ROOT_ROUTES.push(adminCreateKey);
 
 export interface BuiltApp {
   app: App;
@@ -244,9 +254,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
       info: {
         title: 'OneKhusa-compatible merchant payments API',
         version: '1.0.0',
-        description:
-          'Self-hostable implementation of the OneKhusa merchant gateway API. Merchant operations live under /sandbox/v1 ' +
-          '(and /live/v1 in production mode). Errors are RFC 9457 application/problem+json. Request property names match case-insensitively.',
+        description: DOCS_INTRO,
       },
       components: {
         securitySchemes: {
@@ -260,7 +268,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   registerPipeline(app, { deps, keyStatus, rateLimiter: createRateLimiter(deps.config.rateLimitStore, deps.db, deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true },
+    // This project's name, title and icon; no framework logo (http/docs.ts).
+    ...DOCS_UI_OPTIONS,
     staticCSP: true,
     // Served over plain http on localhost: do not tell browsers to upgrade asset requests to https.
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
@@ -280,6 +289,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   for (const route of ROOT_ROUTES) route(app, ctx);
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // A person opening the server's address lands on the API reference.
+  app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs', 302));
   app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();

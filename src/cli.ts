@@ -7,8 +7,9 @@
 // `ledger verify` is the exception: it reads the database itself (DATABASE_URL, else the embedded
 // server under DATA_DIR, as `npm start` resolves it) and checks the ledger's invariants.
 //
-// `listen` is the long-running one: a local webhook receiver that subscribes itself, prints every
-// delivery as one JSON line, and puts the merchant's subscriptions back as they were on Ctrl-C.
+// `listen` is the long-running one: a local webhook receiver that gets a copy of the merchant's
+// events through a temporary listener whose lease it renews, and prints every delivery as one JSON
+// line. The merchant's own subscriptions are never changed; if listen dies, the lease lapses.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
@@ -35,19 +36,27 @@ Commands:
       List the e-mail outbox, newest first (N ≤ 100 a page, default 50), with each message's
       status, attempts, last error and text body. Without SMTP_URL the server sends nothing and
       keeps its e-mails here as "held": this is where invitation links can be read.
+  keys create --merchant ACCOUNTNUMBER
+      Issue a new key pair for a merchant (lost credentials, the demo merchant's included).
+      Prints organisationId, merchantAccountNumber, clientId, apiKey and apiSecret once; the
+      secret is stored only as a hash. The merchant's other key pairs keep working.
   token --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
       Get a 5-minute access token for a key pair.
   listen --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
          [--events payment.success,payrequest.success] [--forward-to URL] [--port P]
-      Debug webhooks locally: start a receiver on 127.0.0.1 (port P, else a free one), subscribe
-      it to the events (default: all ${EVENT_CODES.length}), and print every delivery as one JSON line
-      {receivedAt, eventCode, webhookId, signatureValid, isTest, body} on stdout. signatureValid
-      is the Standard Webhooks HMAC check with the subscription's signingSecret (and a timestamp
-      within 5 minutes). With --forward-to each delivery is also POSTed, same body and headers, to
-      URL, and the service gets that answer's status (502 if unreachable, 504 after 10 s).
-      An event the merchant already subscribes to is pointed at the receiver for the duration.
-      Ctrl-C (or SIGTERM) restores those subscriptions' previous URLs and deletes the ones listen
-      created. The server must be able to reach 127.0.0.1 (same machine, sandbox mode).
+         [--lease-seconds S]
+      Debug webhooks locally: start a receiver on 127.0.0.1 (port P, else a free one), get a copy
+      of the events (default: all ${EVENT_CODES.length}) through a temporary listener, and print every
+      delivery as one JSON line {receivedAt, eventCode, deliveryId, webhookMessageId,
+      signatureValid, isTest, body} on stdout. deliveryId is the delivery log's (redeliver takes
+      it); webhookMessageId is the webhook-id header. signatureValid is the Standard Webhooks HMAC
+      check with the listener's signingSecret (and a timestamp within 5 minutes). With
+      --forward-to each delivery is also POSTed, same body and headers, to URL, and the service
+      gets that answer's status (502 if unreachable, 504 after 10 s).
+      The merchant's webhook subscriptions are not changed: they keep receiving as before. The
+      listener's lease (S seconds, 5-300, default 60) is renewed every S/3 seconds; Ctrl-C (or
+      SIGTERM) deletes it, and if listen is killed it lapses by itself after at most S seconds.
+      The server must be able to reach 127.0.0.1 (same machine, sandbox mode).
   ledger verify
       Check the ledger against the database directly (DATABASE_URL, else the embedded database in
       DATA_DIR; no server needed): every transfer balances, every merchant balance equals its
@@ -61,7 +70,8 @@ Commands:
 
 Options for every command but ledger verify:
   --url URL              server base URL (default: $ONEKHUSA_URL, else http://localhost:$PORT or :8080)
-  --admin-token TOKEN    operator token for the merchants and emails commands (default: $ADMIN_TOKEN)
+  --admin-token TOKEN    operator token for the merchants, keys and emails commands (default: $ADMIN_TOKEN);
+                         a server started without ADMIN_TOKEN has no operator API, and says so
 
 Exit status: 0 success, 1 refused by the server or server unreachable (ledger verify: a check
 failed or the database unreachable), 2 bad usage.
@@ -90,6 +100,7 @@ const OPTIONS = {
   events: { type: 'string' },
   'forward-to': { type: 'string' },
   port: { type: 'string' },
+  'lease-seconds': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type OptionName = keyof typeof OPTIONS;
@@ -102,8 +113,9 @@ const COMMAND_OPTIONS: Record<string, OptionName[]> = {
   'merchants fund': ['merchant', 'amount', 'bank-reference', 'received-on', 'recorded-by'],
   'merchants fundings': ['merchant', 'limit', 'after'],
   'emails list': ['status', 'recipient', 'page', 'limit'],
+  'keys create': ['merchant'],
   token: ['key', 'secret', 'organisation', 'merchant'],
-  listen: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port'],
+  listen: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port', 'lease-seconds'],
   'ledger verify': [],
 };
 
@@ -125,7 +137,7 @@ function required(values: Values, name: 'name' | 'key' | 'secret' | 'organisatio
   return value;
 }
 
-function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port' | 'page'): number | undefined {
+function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port' | 'page' | 'lease-seconds'): number | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value.trim())) usage(`--${name} must be a whole number, got "${value.slice(0, 40)}"`);
@@ -151,7 +163,7 @@ function shown(url: URL): string {
 
 function adminToken(values: Values): string {
   const token = values['admin-token'] ?? process.env.ADMIN_TOKEN;
-  if (!token || token.trim() === '') usage('the merchants and emails commands need the operator token: pass --admin-token or set ADMIN_TOKEN');
+  if (!token || token.trim() === '') usage('the merchants, keys and emails commands need the operator token: pass --admin-token or set ADMIN_TOKEN (the one the server was started with)');
   return token.trim();
 }
 
@@ -172,8 +184,10 @@ interface CallOptions {
   headers?: Record<string, string>;
 }
 
+type HttpMethod = 'GET' | 'POST' | 'PUT';
+
 /** One request; any HTTP answer is returned, only an unreachable or silent server throws. */
-async function send(base: URL, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<Answer> {
+async function send(base: URL, method: HttpMethod, path: string, options: CallOptions = {}): Promise<Answer> {
   const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
@@ -216,8 +230,32 @@ function refusal(answer: Answer): FailureError {
   );
 }
 
+/**
+ * An operator request (ADMIN_TOKEN), as call(). A server started without ADMIN_TOKEN answers 404 to
+ * every operator route, as if it did not exist: its /health/live says so (operatorApi false), and
+ * then the message says that, not "not found".
+ */
+async function adminCall(base: URL, method: HttpMethod, path: string, values: Values, options: Omit<CallOptions, 'token'> = {}): Promise<unknown> {
+  const answer = await send(base, method, path, { ...options, token: adminToken(values) });
+  if (answer.status === 404 && (await operatorApiOff(base))) {
+    throw new FailureError(
+      `the server was started without ADMIN_TOKEN: ${shown(base)} has no operator API (/admin/v1). ` +
+        'Restart it with ADMIN_TOKEN set (16 characters or more) and pass the same token here (--admin-token or ADMIN_TOKEN).',
+    );
+  }
+  if (answer.status < 200 || answer.status > 299) throw refusal(answer);
+  if (answer.body === undefined) throw new FailureError(`HTTP ${answer.status} from ${method} ${answer.path} was not JSON${answer.text ? `:\n${answer.text.slice(0, 2000)}` : ''}`);
+  return answer.body;
+}
+
+/** Whether the server says its operator API is off (GET /health/live: operatorApi false). */
+async function operatorApiOff(base: URL): Promise<boolean> {
+  const live = await send(base, 'GET', '/health/live').catch(() => undefined);
+  return live?.status === 200 && typeof live.body === 'object' && live.body !== null && (live.body as { operatorApi?: unknown }).operatorApi === false;
+}
+
 /** One request whose answer must be 2xx JSON: its body, else a FailureError. */
-async function call(base: URL, method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<unknown> {
+async function call(base: URL, method: HttpMethod, path: string, options: CallOptions = {}): Promise<unknown> {
   const answer = await send(base, method, path, options);
   if (answer.status < 200 || answer.status > 299) throw refusal(answer);
   if (answer.body === undefined) throw new FailureError(`HTTP ${answer.status} from ${method} ${answer.path} was not JSON${answer.text ? `:\n${answer.text.slice(0, 2000)}` : ''}`);
@@ -233,8 +271,12 @@ const FORWARD_TIMEOUT_MS = 10_000;
 const FORWARD_ANSWER_LIMIT_BYTES = 64 * 1024;
 /** Standard Webhooks: a webhook-timestamp further than this from now does not verify. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
-/** Recorded as capturedBy / deletedBy on the subscriptions listen changes. */
+/** Recorded as capturedBy on the temporary listeners listen creates. */
 const LISTEN_ACTOR = 'cli.listen@onekhusa.local';
+/** The listener's lease unless --lease-seconds says otherwise (the server accepts 5–300). */
+const LEASE_DEFAULT_SECONDS = 60;
+const LEASE_MIN_SECONDS = 5;
+const LEASE_MAX_SECONDS = 300;
 const EVENT_CODE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
 // Not forwarded: they describe this connection, not the delivery.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect']);
@@ -244,6 +286,7 @@ interface ListenOptions {
   events: string[];
   forwardTo: URL | undefined;
   port: number;
+  leaseSeconds: number;
 }
 
 function listenOptions(values: Values): ListenOptions {
@@ -274,7 +317,9 @@ function listenOptions(values: Values): ListenOptions {
   }
   const port = wholeNumber(values, 'port') ?? 0;
   if (port > 65535) usage(`--port must be between 0 and 65535, got ${port}`);
-  return { credentials, events, forwardTo, port };
+  const leaseSeconds = wholeNumber(values, 'lease-seconds') ?? LEASE_DEFAULT_SECONDS;
+  if (leaseSeconds < LEASE_MIN_SECONDS || leaseSeconds > LEASE_MAX_SECONDS) usage(`--lease-seconds must be between ${LEASE_MIN_SECONDS} and ${LEASE_MAX_SECONDS}, got ${leaseSeconds}`);
+  return { credentials, events, forwardTo, port, leaseSeconds };
 }
 
 /** A key pair's access token, fetched again shortly before it expires or when it is refused. */
@@ -297,83 +342,53 @@ class ApiSession {
     return this.token;
   }
 
-  async send(method: 'GET' | 'POST', path: string, options: Omit<CallOptions, 'token'> = {}): Promise<Answer> {
+  async send(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<Answer> {
     const answer = await send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(false) });
     // A token refused early (clock skew, a restarted server with a new JWT secret): once more with a new one.
     if (answer.status === 401) return send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(true) });
     return answer;
   }
 
-  async call(method: 'GET' | 'POST', path: string, options: Omit<CallOptions, 'token'> = {}): Promise<unknown> {
+  async call(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<unknown> {
     const answer = await this.send(method, path, options);
     if (answer.status < 200 || answer.status > 299) throw refusal(answer);
     return answer.body;
   }
 }
 
-interface Subscription {
-  webhookId: number;
-  eventCode: string;
-  callbackUrl: string;
+/** A temporary listener (POST /merchants/webhooks/listeners): its own secret, its lease. */
+interface Lease {
+  listenerId: number;
   signingSecret: string;
+  leaseSeconds: number;
+  expiresAt: string;
 }
 
-/** What listen changed, so that it can be undone: a subscription it created, or one it re-pointed. */
-type Change = { eventCode: string; created: true } | { eventCode: string; created: false; webhookId: number; previousUrl: string };
-
-async function subscriptions(api: ApiSession, merchant: number): Promise<Subscription[]> {
-  const list = await api.call('GET', '/merchants/webhooks/getAll', { query: { merchantAccountNumber: merchant } });
-  if (!Array.isArray(list)) throw new FailureError('the server answered getAll with something other than a list');
-  return list as Subscription[];
-}
-
-/** Subscribes `callbackUrl` to every event; `changes` records each step as soon as it is done. */
-async function register(api: ApiSession, merchant: number, events: string[], callbackUrl: string, changes: Change[], isStopping: () => boolean): Promise<void> {
-  let existing: Subscription[] | undefined;
-  for (const eventCode of events) {
-    if (isStopping()) return;
-    const added = await api.send('POST', '/merchants/webhooks/add', { body: { merchantAccountNumber: merchant, eventCode, callbackUrl, capturedBy: LISTEN_ACTOR } });
-    if (added.status >= 200 && added.status <= 299) {
-      changes.push({ eventCode, created: true });
-      continue;
-    }
-    if (added.status !== 409) throw refusal(added);
-    // The merchant already has a subscription for this code: point it here, remember where it pointed.
-    existing ??= await subscriptions(api, merchant);
-    let current = existing.find((s) => s.eventCode === eventCode);
-    if (!current) {
-      existing = await subscriptions(api, merchant);
-      current = existing.find((s) => s.eventCode === eventCode);
-      if (!current) throw new FailureError(`the server says ${eventCode} already has a subscription, but getAll does not list it`);
-    }
-    await api.call('POST', '/merchants/webhooks/update', { body: { webhookId: current.webhookId, merchantAccountNumber: merchant, eventCode, callbackUrl, capturedBy: LISTEN_ACTOR } });
-    changes.push({ eventCode, created: false, webhookId: current.webhookId, previousUrl: current.callbackUrl });
+/**
+ * A copy of the events for the receiver, through a lease: the merchant's own subscriptions are
+ * never touched, and a listen that dies without deleting its listener leaves nothing behind that
+ * outlives the lease.
+ */
+async function createLease(api: ApiSession, merchant: number, events: string[], callbackUrl: string, leaseSeconds: number): Promise<Lease> {
+  const body = (await api.call('POST', '/merchants/webhooks/listeners', {
+    body: { merchantAccountNumber: merchant, callbackUrl, eventCodes: events, leaseSeconds, capturedBy: LISTEN_ACTOR },
+  })) as Partial<Lease> | undefined;
+  if (typeof body?.listenerId !== 'number' || typeof body.signingSecret !== 'string' || typeof body.leaseSeconds !== 'number') {
+    throw new FailureError('the server answered POST /merchants/webhooks/listeners without listenerId, signingSecret and leaseSeconds');
   }
+  return body as Lease;
 }
 
-/** Undoes `changes`, newest first; every step is tried. Returns the messages of the steps that failed. */
-async function unregister(api: ApiSession, merchant: number, changes: Change[]): Promise<string[]> {
-  const failures: string[] = [];
-  for (const change of [...changes].reverse()) {
-    try {
-      if (change.created) {
-        const answer = await api.send('POST', '/merchants/webhooks/delete', {
-          headers: { MerchantAccountNumber: String(merchant) },
-          body: { eventCode: change.eventCode, merchantAccountNumber: merchant, deletedBy: LISTEN_ACTOR },
-        });
-        // Already gone (someone deleted it meanwhile) is as good as deleted.
-        if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw refusal(answer);
-      } else {
-        await api.call('POST', '/merchants/webhooks/update', {
-          body: { webhookId: change.webhookId, merchantAccountNumber: merchant, eventCode: change.eventCode, callbackUrl: change.previousUrl, capturedBy: LISTEN_ACTOR },
-        });
-      }
-    } catch (err) {
-      const what = change.created ? `delete the ${change.eventCode} subscription listen created` : `restore ${change.eventCode} to ${change.previousUrl}`;
-      failures.push(`could not ${what}: ${(err as Error).message}`);
-    }
+/** The first line of an error's message: a refusal's problem body is pretty-printed JSON. */
+function briefly(err: unknown): string {
+  const message = (err as Error).message ?? String(err);
+  try {
+    const problem = JSON.parse(message) as { status?: number; detail?: string };
+    if (problem.detail) return `${problem.status ?? ''} ${problem.detail}`.trim();
+  } catch {
+    // not JSON
   }
-  return failures;
+  return message.split('\n')[0];
 }
 
 function header(req: http.IncomingMessage, name: string): string | undefined {
@@ -473,7 +488,9 @@ function writeLine(line: object): void {
 async function listen(base: URL, options: ListenOptions): Promise<void> {
   const merchant = options.credentials.merchantAccountNumber;
   const api = new ApiSession(base, options.credentials);
-  const secrets = new Map<string, string>();
+  // The listener's signing secret, and those of earlier leases (a lapsed lease is replaced): a
+  // copy sent just before a replacement still verifies.
+  const secrets: string[] = [];
 
   // Stop on the first SIGINT/SIGTERM (or when stdout goes away); a second one leaves at once.
   let stopping = false;
@@ -489,7 +506,7 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
       requestStop(signal);
       return;
     }
-    process.stderr.write(`${signal} again: leaving without restoring the remaining subscriptions\n`);
+    process.stderr.write(`${signal} again: leaving at once; the listener lapses by itself within ${options.leaseSeconds} s\n`);
     process.exit(130);
   };
   process.on('SIGINT', onSignal);
@@ -528,18 +545,17 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
     }
     const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     const eventCode = header(req, 'x-onekhusa-webhook-event') ?? (typeof fields.eventCode === 'string' ? fields.eventCode : null);
-    const signatureValid = standardSignatureValid(
-      eventCode === null ? undefined : secrets.get(eventCode),
-      header(req, 'webhook-id'),
-      header(req, 'webhook-timestamp'),
-      header(req, 'webhook-signature'),
-      raw,
-      receivedAt.getTime(),
+    const signatureValid = secrets.some((secret) =>
+      standardSignatureValid(secret, header(req, 'webhook-id'), header(req, 'webhook-timestamp'), header(req, 'webhook-signature'), raw, receivedAt.getTime()),
     );
+    // deliveryId is the delivery log's (POST /merchants/webhooks/redeliver takes it); webhookId, in
+    // the API, names a subscription, which a listener's copy does not have.
+    const deliveryId = header(req, 'x-onekhusa-delivery-id');
     const line = {
       receivedAt: receivedAt.toISOString(),
       eventCode,
-      webhookId: header(req, 'webhook-id') ?? null,
+      deliveryId: deliveryId !== undefined && /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : null,
+      webhookMessageId: header(req, 'webhook-id') ?? null,
       signatureValid,
       isTest: header(req, 'x-onekhusa-webhook-test') === 'true' || fields.isTest === true,
       body,
@@ -562,42 +578,76 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
   });
   const callbackUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/webhooks`;
 
-  const changes: Change[] = [];
   const closeServer = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
-  const cleanUp = async (): Promise<string[]> => {
-    const failures = await unregister(api, merchant, changes);
-    await closeServer();
+  const detach = () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    return failures;
   };
 
+  let lease: Lease;
   try {
-    await register(api, merchant, options.events, callbackUrl, changes, () => stopping);
-    for (const s of await subscriptions(api, merchant)) if (options.events.includes(s.eventCode)) secrets.set(s.eventCode, s.signingSecret);
+    lease = await createLease(api, merchant, options.events, callbackUrl, options.leaseSeconds);
   } catch (err) {
-    const failures = await cleanUp();
-    for (const failure of failures) process.stderr.write(failure + '\n');
+    await closeServer();
+    detach();
     throw err;
   }
+  secrets.unshift(lease.signingSecret);
+
+  // Renewed every third of the lease, so two renewals can fail before it lapses. One that lapsed
+  // anyway (the machine slept, the server was away) is replaced by a new listener.
+  let renewing: Promise<void> | undefined;
+  const renew = async () => {
+    const answer = await api.send('PUT', '/merchants/webhooks/listeners/renew', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
+    if (answer.status >= 200 && answer.status <= 299) return;
+    if (answer.status !== 404) throw refusal(answer);
+    const lapsed = lease.listenerId;
+    lease = await createLease(api, merchant, options.events, callbackUrl, options.leaseSeconds);
+    secrets.unshift(lease.signingSecret);
+    secrets.length = Math.min(secrets.length, 3);
+    process.stderr.write(`the lease of listener ${lapsed} had lapsed (events meanwhile were not copied); listening again as listener ${lease.listenerId}\n`);
+  };
+  const renewEveryMs = Math.max(1000, Math.floor((lease.leaseSeconds * 1000) / 3));
+  const timer = setInterval(() => {
+    if (renewing || stopping) return;
+    renewing = renew()
+      .catch((err: unknown) => {
+        process.stderr.write(`could not renew the lease of listener ${lease.listenerId} (trying again in ${Math.round(renewEveryMs / 1000)} s): ${briefly(err)}\n`);
+      })
+      .finally(() => {
+        renewing = undefined;
+      });
+  }, renewEveryMs);
 
   const forwarding = options.forwardTo ? `; forwarding to ${shown(options.forwardTo)}` : '';
-  // A stop asked for during registration goes straight to clean-up.
-  if (!stopping) process.stderr.write(`listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n`);
-  const taken = changes.filter((c): c is Extract<Change, { created: false }> => !c.created);
-  if (taken.length > 0 && !stopping) {
-    process.stderr.write(`re-pointed existing subscriptions for ${taken.map((c) => c.eventCode).join(', ')}; their previous URLs are restored on exit\n`);
+  // A stop asked for while the listener was being created goes straight to clean-up.
+  if (!stopping) {
+    process.stderr.write(
+      `listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n` +
+        `(a copy of each event, through listener ${lease.listenerId}: the merchant's webhook subscriptions are not changed; the lease lasts ${lease.leaseSeconds} s and is renewed every ${Math.round(renewEveryMs / 1000)} s)\n`,
+    );
   }
 
   const why = await stopped;
-  process.stderr.write(`stopping (${why}): removing this receiver's subscriptions\n`);
-  const failures = await cleanUp();
-  if (failures.length > 0) throw new FailureError(failures.join('\n'));
-  process.stderr.write('subscriptions restored; bye\n');
+  clearInterval(timer);
+  await renewing;
+  process.stderr.write(`stopping (${why}): deleting listener ${lease.listenerId}\n`);
+  let failure: string | undefined;
+  try {
+    const answer = await api.send('POST', '/merchants/webhooks/listeners/delete', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
+    // Already lapsed (and perhaps swept) is as good as deleted.
+    if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw refusal(answer);
+  } catch (err) {
+    failure = `could not delete listener ${lease.listenerId} (it lapses by itself within ${lease.leaseSeconds} s): ${briefly(err)}`;
+  }
+  await closeServer();
+  detach();
+  if (failure) throw new FailureError(failure);
+  process.stderr.write('listener deleted; bye\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -682,12 +732,13 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
 
-  const group = positionals[0] === 'merchants' || positionals[0] === 'emails' || positionals[0] === 'ledger' ? positionals[0] : undefined;
+  const group = ['merchants', 'emails', 'ledger', 'keys'].includes(positionals[0]) ? positionals[0] : undefined;
   const command = group ? positionals.slice(0, 2).join(' ') : positionals[0];
   const allowed = COMMAND_OPTIONS[command];
   if (!allowed) {
     if (group === 'merchants') usage(`unknown merchants command "${(positionals[1] ?? '').slice(0, 40)}" (expected create, list, fund or fundings)`);
     if (group === 'emails') usage(`unknown emails command "${(positionals[1] ?? '').slice(0, 40)}" (expected list)`);
+    if (group === 'keys') usage(`unknown keys command "${(positionals[1] ?? '').slice(0, 40)}" (expected create)`);
     if (group === 'ledger') usage(`unknown ledger command "${(positionals[1] ?? '').slice(0, 40)}" (expected verify)`);
     usage(`unknown command "${positionals[0]}"`);
   }
@@ -711,12 +762,11 @@ async function run(argv: string[]): Promise<void> {
       const levelNumber = wholeNumber(values, 'level');
       if (levelNumber !== undefined && ![1, 2, 3].includes(levelNumber)) usage(`--level must be 1, 2 or 3, got ${levelNumber}`);
       const body = { accountName, levelNumber, currencyCode: values.currency?.trim(), organisationId: values.organisation?.trim() };
-      result = await call(base, 'POST', '/admin/v1/merchants', { token: adminToken(values), body });
+      result = await adminCall(base, 'POST', '/admin/v1/merchants', values, { body });
       break;
     }
     case 'merchants list':
-      result = await call(base, 'GET', '/admin/v1/merchants', {
-        token: adminToken(values),
+      result = await adminCall(base, 'GET', '/admin/v1/merchants', values, {
         query: { limit: wholeNumber(values, 'limit'), afterAccountNumber: wholeNumber(values, 'after') },
       });
       break;
@@ -726,13 +776,12 @@ async function run(argv: string[]): Promise<void> {
       if (!/^\d{4}-\d{2}-\d{2}$/.test(receivedOn)) usage(`--received-on must be a date such as 2026-11-24, got "${receivedOn.slice(0, 40)}"`);
       // The amount goes as text: the server parses it without floating point.
       const body = { amount: required(values, 'amount').trim(), bankReference: required(values, 'bank-reference').trim(), receivedOn, recordedBy: required(values, 'recorded-by').trim() };
-      result = await call(base, 'POST', `/admin/v1/merchants/${merchant}/fundings`, { token: adminToken(values), body });
+      result = await adminCall(base, 'POST', `/admin/v1/merchants/${merchant}/fundings`, values, { body });
       break;
     }
     case 'merchants fundings': {
       const merchant = wholeNumber(values, 'merchant') ?? usage('missing --merchant');
-      result = await call(base, 'GET', `/admin/v1/merchants/${merchant}/fundings`, {
-        token: adminToken(values),
+      result = await adminCall(base, 'GET', `/admin/v1/merchants/${merchant}/fundings`, values, {
         query: { limit: wholeNumber(values, 'limit'), afterFundingId: wholeNumber(values, 'after') },
       });
       break;
@@ -740,10 +789,14 @@ async function run(argv: string[]): Promise<void> {
     case 'emails list': {
       const status = values.status?.trim();
       if (status !== undefined && !EMAIL_STATUSES.includes(status)) usage(`--status must be one of ${EMAIL_STATUSES.join(', ')}, got "${status.slice(0, 40)}"`);
-      result = await call(base, 'GET', '/admin/v1/emails', {
-        token: adminToken(values),
+      result = await adminCall(base, 'GET', '/admin/v1/emails', values, {
         query: { status, recipient: values.recipient?.trim(), pageNumber: wholeNumber(values, 'page'), numberOfReturnedRows: wholeNumber(values, 'limit') },
       });
+      break;
+    }
+    case 'keys create': {
+      const merchant = wholeNumber(values, 'merchant') ?? usage('missing --merchant');
+      result = await adminCall(base, 'POST', `/admin/v1/merchants/${merchant}/keys`, values, { body: { capturedBy: 'cli.keys@onekhusa.local' } });
       break;
     }
     case 'token': {

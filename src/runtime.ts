@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from './config.ts';
+import { terminalDestination } from './lib/pretty-log.ts';
 import { overTcp, startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.ts';
+import { checkDatabaseUrl } from './lib/startup-checks.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, withTransaction, type Db } from './db/pool.ts';
 import { migrateQueue } from './jobs/queue.ts';
@@ -45,7 +47,9 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: Nod
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // On a terminal, `time level msg key=value…` lines; elsewhere JSON (lib/pretty-log.ts).
+  const target = destination ?? terminalDestination();
+  return target ? pino(options, target) : pino(options);
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
@@ -94,6 +98,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const log = options.log ?? createLogger(config);
   let embedded: EmbeddedServer | undefined;
   let connectionString = config.databaseUrl;
+  // Refused, a wrong password, no such database: one line naming DATABASE_URL, not a stack trace.
+  if (connectionString) await checkDatabaseUrl(connectionString);
   if (!connectionString) {
     embedded = await startEmbeddedPostgres(config.dataDir, (msg) => log.info(msg));
     connectionString = await ensureDatabase(embedded.connectionString, EMBEDDED_DATABASE);

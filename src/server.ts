@@ -5,27 +5,9 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startWorker } from './jobs/queue.ts';
 import { createLogger, startRuntime } from './runtime.ts';
-
-function printDemo(config: Config, demo: NonNullable<Awaited<ReturnType<typeof startRuntime>>['demo']>, port: number): void {
-  const base = `http://localhost:${port}/sandbox/v1`;
-  process.stdout.write(
-    [
-      '',
-      'Demo merchant created (shown once; the secret is stored only as a hash):',
-      `  organisationId        ${demo.organisationId}`,
-      `  merchantAccountNumber ${demo.merchantAccountNumber}`,
-      `  paymentAccountNumber  ${demo.paymentAccountNumber}`,
-      `  apiKey                ${demo.apiKey}`,
-      `  apiSecret             ${demo.apiSecret}`,
-      '',
-      'Get a token:',
-      `  curl -s -X POST ${base}/account/getAccessToken -H 'Content-Type: application/json' \\`,
-      `    -d '{"apiKey":"${demo.apiKey}","apiSecret":"${demo.apiSecret}","organisationId":"${demo.organisationId}","merchantAccountNumber":${demo.merchantAccountNumber}}'`,
-      `API reference: http://localhost:${port}/docs   (data in ${config.dataDir})`,
-      '',
-    ].join('\n') + '\n',
-  );
-}
+import { holdPort } from './http/hold-port.ts';
+import { listenError, StartupError } from './lib/startup-checks.ts';
+import { printBanner } from './banner.ts';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -39,12 +21,17 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config);
+  // The port first: a busy PORT stops the start before any database is started or created.
+  const port = await holdPort(config.port, config.host);
   const runtime = await startRuntime(config, { log });
-  // Printed before anything else can fail: the secret exists nowhere else.
-  if (runtime.demo) printDemo(config, runtime.demo, config.port);
   const built = await buildApp(runtime.deps);
   const worker = config.workerConcurrency > 0 ? await startWorker(runtime.deps, config.workerConcurrency) : undefined;
-  await built.app.listen({ port: config.port, host: config.host });
+  await port.release();
+  await built.app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
+    throw listenError(err, config.port, config.host);
+  });
+  // Every start, at the address actually bound; the demo merchant's secret only when just created.
+  await printBanner(runtime.deps, runtime.demo, built.app.server.address());
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -75,6 +62,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  // What the operator fixes (a port, DATABASE_URL, DATA_DIR): one line, exit 2; else the stack.
+  if (err instanceof StartupError) {
+    process.stderr.write(`failed to start: ${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`failed to start: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);
 });

@@ -2,6 +2,7 @@
 import { loadConfig, ConfigError } from './config.ts';
 import { startWorker } from './jobs/queue.ts';
 import { startRuntime } from './runtime.ts';
+import { StartupError } from './lib/startup-checks.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof StartupError) {
+    process.stderr.write(`worker failed to start: ${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(err instanceof ConfigError ? `configuration error: ${err.message}\n` : `worker failed: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(err instanceof ConfigError ? 2 : 1);
 });

@@ -85,6 +85,60 @@ describe('npm run cli', () => {
     expect(bad.stderr).toContain('--received-on must be a date');
   });
 
+  it('keys create issues a new key pair that gets a token; the merchant\'s first pair keeps working', async () => {
+    const m = await newMerchant(t, { accountName: 'Lost Its Secret' });
+    const res = await cli(['keys', 'create', '--merchant', String(m.merchantAccountNumber)]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const pair = JSON.parse(res.stdout);
+    expect(pair).toMatchObject({ organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber, paymentAccountNumber: m.paymentAccountNumber, clientId: expect.any(Number) });
+    expect(pair.apiKey).not.toBe(m.apiKey);
+    expect(pair.apiSecret).toHaveLength(45);
+    // Stored only as a hash.
+    const { rows } = await t.db.query<{ secret_hash: Buffer }>('select secret_hash from api_keys where client_key = $1', [pair.apiKey]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].secret_hash.toString('utf8')).not.toContain(pair.apiSecret);
+
+    const token = await cli(['token', '--key', pair.apiKey, '--secret', pair.apiSecret, '--organisation', pair.organisationId, '--merchant', String(pair.merchantAccountNumber)]);
+    expect(token.stderr).toBe('');
+    expect(token.code).toBe(0);
+    const account = await t.app.inject({
+      method: 'GET',
+      url: `${BASE}/merchants/accounts/get?merchantAccountNumber=${m.merchantAccountNumber}`,
+      headers: { authorization: `Bearer ${JSON.parse(token.stdout).accessToken}` },
+    });
+    expect(account.statusCode).toBe(200);
+    const first = await cli(['token', '--key', m.apiKey, '--secret', m.apiSecret, '--organisation', m.organisationId, '--merchant', String(m.merchantAccountNumber)]);
+    expect(first.code).toBe(0);
+
+    // An unknown merchant: the server's 404 on stderr.
+    const unknown = await cli(['keys', 'create', '--merchant', '10000001']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ status: 404, errorCode: 'E903' });
+    expect((await cli(['keys', 'create'])).code).toBe(2);
+  });
+
+  it('says the server was started without ADMIN_TOKEN when that is why an operator command fails', async () => {
+    const bare = await startTestApp({}, { adminToken: undefined });
+    try {
+      await bare.app.listen({ port: 0, host: '127.0.0.1' });
+      const bareUrl = `http://127.0.0.1:${(bare.app.server.address() as net.AddressInfo).port}`;
+      const live = await fetch(`${bareUrl}/health/live`);
+      expect(await live.json()).toMatchObject({ status: 'ok', operatorApi: false });
+      for (const args of [['merchants', 'list'], ['keys', 'create', '--merchant', '10000001'], ['emails', 'list']]) {
+        const res = await cli(args, { ONEKHUSA_URL: bareUrl });
+        expect(res.code, args.join(' ')).toBe(1);
+        expect(res.stdout).toBe('');
+        expect(res.stderr).toContain('the server was started without ADMIN_TOKEN');
+        expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      // With the operator API on, a 404 is the server's own problem, as before.
+      expect(await (await fetch(`${url}/health/live`)).json()).toMatchObject({ operatorApi: true });
+    } finally {
+      await bare.close();
+    }
+  });
+
   it('exits 1 with the problem on stderr when the server refuses (wrong admin token)', async () => {
     const res = await cli(['merchants', 'list', '--admin-token', 'not-the-admin-token-at-all']);
     expect(res.code).toBe(1);
@@ -222,23 +276,47 @@ describe('npm run cli -- listen', () => {
     }
   }
 
-  it('subscribes itself, prints each delivery with a verified signature, and unsubscribes on SIGINT', async () => {
+  /** The merchant's unexpired temporary listeners, from the database. */
+  async function activeListeners(m: TestMerchant): Promise<{ listener_id: number; callback_url: string; expires_at: Date }[]> {
+    const { rows } = await t.db.query<{ listener_id: number; callback_url: string; expires_at: Date }>(
+      'select listener_id, callback_url, expires_at from webhook_listeners where merchant_account_number = $1 and expires_at > now() order by listener_id',
+      [m.merchantAccountNumber],
+    );
+    return rows;
+  }
+
+  /** A subscription of m's own, which listen must leave exactly as it is. */
+  async function subscribe(m: TestMerchant, eventCode: string, callbackUrl = 'https://shop.example.mw/hooks/onekhusa'): Promise<void> {
+    const added = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/add`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode, callbackUrl, capturedBy: 'dev@shop.example.mw' } });
+    expect(added.statusCode).toBe(201);
+  }
+
+  it('gets a copy of the events through a listener, prints each delivery with its deliveryId and a verified signature, and deletes the listener on SIGINT', async () => {
     const m = await newMerchant(t);
+    await subscribe(m, 'payment.success');
+    const before = await webhooksOf(m);
     const l = listenAs(m, '--events', 'payment.success,payrequest.success');
     const callbackUrl = await l.ready();
     expect(l.stderr).toContain('payment.success, payrequest.success');
-    const subscribed = await webhooksOf(m);
-    expect(subscribed.map((s) => [s.eventCode, s.callbackUrl]).sort()).toEqual([
-      ['payment.success', callbackUrl],
-      ['payrequest.success', callbackUrl],
-    ]);
+    // The merchant's subscriptions are not touched: listen has a listener of its own.
+    expect(await webhooksOf(m)).toEqual(before);
+    expect((await activeListeners(m)).map((x) => x.callback_url)).toEqual([callbackUrl]);
 
-    const deliveryId = await sendTest(m, 'payment.success');
+    // The subscription gets the event as before; listen gets a copy, a delivery of its own.
+    const subscriptionDelivery = await sendTest(m, 'payment.success');
     const line = await l.line((x) => x.eventCode === 'payment.success');
-    expect(line).toMatchObject({ eventCode: 'payment.success', signatureValid: true, isTest: true, webhookId: expect.stringMatching(/^msg_/) });
+    expect(line).toMatchObject({ eventCode: 'payment.success', signatureValid: true, isTest: true, deliveryId: expect.any(Number), webhookMessageId: expect.stringMatching(/^msg_/) });
+    expect(line).not.toHaveProperty('webhookId');
+    expect(line.deliveryId).not.toBe(subscriptionDelivery);
     expect(line.body).toMatchObject({ eventCode: 'payment.success', merchantAccountNumber: m.merchantAccountNumber, isTest: true });
     expect(Date.parse(line.receivedAt as string)).not.toBeNaN();
-    expect(await attemptsOf(m, deliveryId)).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 200 }] });
+    expect(await attemptsOf(m, line.deliveryId as number)).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 200 }] });
+
+    // An event only the listener takes (no subscription): a test event goes to it alone.
+    const onlyCopy = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/test`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode: 'payrequest.success' } });
+    expect(onlyCopy.statusCode).toBe(200);
+    expect(onlyCopy.json()).toMatchObject({ webhookId: null });
+    expect(await l.line((x) => x.eventCode === 'payrequest.success')).toMatchObject({ signatureValid: true, deliveryId: onlyCopy.json().deliveryId });
 
     // A delivery with a forged signature is printed too, marked invalid.
     const forged = await fetch(callbackUrl, {
@@ -247,13 +325,68 @@ describe('npm run cli -- listen', () => {
       body: JSON.stringify({ eventCode: 'payment.success' }),
     });
     expect(forged.status).toBe(200);
-    expect(await l.line((x) => x.webhookId === 'msg_forged')).toMatchObject({ signatureValid: false, isTest: false });
+    expect(await l.line((x) => x.webhookMessageId === 'msg_forged')).toMatchObject({ signatureValid: false, isTest: false, deliveryId: null });
 
     expect(await l.stop('SIGINT')).toBe(0);
-    expect(await webhooksOf(m)).toEqual([]);
+    expect(await webhooksOf(m)).toEqual(before);
+    expect(await activeListeners(m)).toEqual([]);
+    // With the listener gone, an event nobody subscribes to has nowhere to go.
+    const none = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/test`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode: 'payrequest.success' } });
+    expect(none.statusCode).toBe(404);
   });
 
-  it('forwards to --forward-to and answers with its status; an existing subscription is restored on exit', async () => {
+  it('keeps its listener alive past the first lease by renewing it', async () => {
+    const m = await newMerchant(t);
+    const l = listenAs(m, '--events', 'payment.success', '--lease-seconds', '5');
+    await l.ready();
+    const [first] = await activeListeners(m);
+    expect(first).toBeDefined();
+    // Until the database's clock is past the first lease's end (bounded: a 5-second lease).
+    for (const deadline = Date.now() + 20_000; ; ) {
+      const { rows } = await t.db.query<{ past: boolean }>('select now() > $1::timestamptz as past', [first.expires_at]);
+      if (rows[0].past) break;
+      if (Date.now() > deadline) throw new Error('the first lease did not end');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // Renewed, the same listener still takes the events.
+    expect((await activeListeners(m)).map((x) => x.listener_id)).toEqual([first.listener_id]);
+    await sendTest(m, 'payment.success');
+    expect(await l.line((x) => x.eventCode === 'payment.success')).toMatchObject({ signatureValid: true });
+    expect(await l.stop()).toBe(0);
+  });
+
+  it('leaves the subscriptions exactly as they were when SIGKILLed, and its lease lapses: nothing more goes to the dead port', async () => {
+    const m = await newMerchant(t);
+    await subscribe(m, 'payment.success');
+    await subscribe(m, 'payout.failed', 'https://shop.example.mw/hooks/payouts');
+    const before = await webhooksOf(m);
+    const l = listenAs(m, '--events', 'payment.success,payrequest.success', '--lease-seconds', '5');
+    const deadUrl = await l.ready();
+    expect(await webhooksOf(m)).toEqual(before);
+    await sendTest(m, 'payment.success');
+    await l.line((x) => x.eventCode === 'payment.success');
+
+    l.kill();
+    await l.exited;
+    // No clean-up ran, and none was needed.
+    expect(await webhooksOf(m)).toEqual(before);
+    // The lease lapses by itself (bounded: a 5-second lease)…
+    for (const deadline = Date.now() + 20_000; (await activeListeners(m)).length > 0; ) {
+      if (Date.now() > deadline) throw new Error('the lease of the killed listen did not lapse');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // …and then events reach the subscriptions only, never the dead port.
+    const toDeadPort = async () => (await t.db.query<{ n: number }>('select count(*)::int as n from webhook_deliveries where callback_url = $1', [deadUrl])).rows[0].n;
+    const copiesBefore = await toDeadPort();
+    await sendTest(m, 'payment.success');
+    expect(await toDeadPort()).toBe(copiesBefore);
+    const onlyListened = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/test`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode: 'payrequest.success' } });
+    expect(onlyListened.statusCode).toBe(404);
+    expect(await toDeadPort()).toBe(copiesBefore);
+    expect(await webhooksOf(m)).toEqual(before);
+  });
+
+  it('forwards to --forward-to and answers with its status; an existing subscription is left as it is', async () => {
     const m = await newMerchant(t);
     const previousUrl = 'https://shop.example.mw/hooks/onekhusa';
     const added = await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/add`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, eventCode: 'payment.success', callbackUrl: previousUrl, capturedBy: 'dev@shop.example.mw' } });
@@ -272,17 +405,20 @@ describe('npm run cli -- listen', () => {
     try {
       const targetUrl = `http://127.0.0.1:${(target.address() as net.AddressInfo).port}/hook`;
       const l = listenAs(m, '--events', 'payment.success', '--forward-to', targetUrl);
-      const callbackUrl = await l.ready();
+      await l.ready();
       expect(l.stderr).toContain(`forwarding to ${targetUrl}`);
-      expect(await webhooksOf(m)).toMatchObject([{ eventCode: 'payment.success', callbackUrl }]);
+      const before = await webhooksOf(m);
+      expect(before).toMatchObject([{ eventCode: 'payment.success', callbackUrl: previousUrl }]);
 
-      const deliveryId = await sendTest(m, 'payment.success');
+      await sendTest(m, 'payment.success');
       const line = await l.line((x) => x.eventCode === 'payment.success');
+      const deliveryId = line.deliveryId as number;
       expect(line).toMatchObject({ signatureValid: true, isTest: true, forwardStatus: 202 });
       expect(received).toHaveLength(1);
       expect(JSON.parse(received[0].body)).toEqual(line.body);
       expect(received[0].headers).toMatchObject({
-        'webhook-id': line.webhookId,
+        'webhook-id': line.webhookMessageId,
+        'x-onekhusa-delivery-id': String(deliveryId),
         'x-onekhusa-webhook-event': 'payment.success',
         'x-onekhusa-webhook-test': 'true',
         'content-type': 'application/json',
@@ -292,7 +428,7 @@ describe('npm run cli -- listen', () => {
       expect(await attemptsOf(m, deliveryId)).toMatchObject({ status: 'succeeded', attempts: [{ httpStatus: 202 }] });
 
       expect(await l.stop('SIGTERM')).toBe(0);
-      expect(await webhooksOf(m)).toMatchObject([{ eventCode: 'payment.success', callbackUrl: previousUrl }]);
+      expect(await webhooksOf(m)).toEqual(before);
     } finally {
       await new Promise((resolve) => target.close(resolve));
     }
@@ -302,10 +438,10 @@ describe('npm run cli -- listen', () => {
     const m = await newMerchant(t);
     const l = listenAs(m, '--events', 'payment.success', '--forward-to', `http://127.0.0.1:${await closedPort()}/hook`);
     await l.ready();
-    const deliveryId = await sendTest(m, 'payment.success');
+    await sendTest(m, 'payment.success');
     const line = await l.line((x) => x.eventCode === 'payment.success');
     expect(line).toMatchObject({ signatureValid: true, forwardStatus: null, forwardError: expect.stringContaining('cannot reach') });
-    expect(await attemptsOf(m, deliveryId)).toMatchObject({ status: 'pending', attempts: [{ httpStatus: 502 }] });
+    expect(await attemptsOf(m, line.deliveryId as number)).toMatchObject({ status: 'pending', attempts: [{ httpStatus: 502 }] });
     expect(await l.stop()).toBe(0);
     expect(await webhooksOf(m)).toEqual([]);
   });

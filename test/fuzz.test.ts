@@ -147,6 +147,7 @@ const SPECS = new Map<string, Spec>([
     { auth: 'admin', status: 201, build: () => ({ body: { amount: '1500.00', bankReference: `FT${uniq()}`, receivedOn: new Date().toISOString().slice(0, 10), recordedBy: 'treasury@onekhusa.example' } }) },
   ],
   [key('GET', '/admin/v1/merchants/{merchantAccountNumber}/fundings'), { auth: 'admin', status: 200, build: () => ({ query: { limit: 5 } }) }],
+  [key('POST', '/admin/v1/merchants/{merchantAccountNumber}/keys'), { auth: 'admin', status: 201, build: () => ({ body: { capturedBy: 'support@onekhusa.example' } }) }],
   // Merchant-account administration (issue 14): status changes and updates act on a fresh merchant
   // each time, never on the valid or fuzzed one (a suspended merchant's requests answer 401).
   [

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded.ts';
+import { removeDataDir, startEmbeddedPostgres, type EmbeddedServer } from '../src/db/embedded.ts';
 import { migrate, readMigrations } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { migrateQueue } from '../src/jobs/queue.ts';
@@ -35,7 +35,8 @@ export default async function setup(project: TestProject) {
     // Left by runs that were killed: their servers died with them.
     for (const entry of fs.readdirSync('.test-data')) {
       const dir = path.resolve('.test-data', entry);
-      if (Date.now() - fs.statSync(dir).mtimeMs > 3_600_000) fs.rmSync(dir, { recursive: true, force: true });
+      // removeDataDir: also the cluster kept outside when run as root in a private directory.
+      if (Date.now() - fs.statSync(dir).mtimeMs > 3_600_000) removeDataDir(dir);
     }
     runDir = fs.mkdtempSync(path.resolve('.test-data', 'run-'));
     embedded = await startEmbeddedPostgres(runDir);
@@ -78,6 +79,6 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template);
   return async () => {
     await embedded?.stop();
-    if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
+    if (runDir) removeDataDir(runDir);
   };
 }

@@ -1,7 +1,7 @@
 // No secrets in logs (non-negotiable 7): API secrets, access tokens and Authorization headers
 // never reach the log, at the most verbose level, on success or failure.
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.ts';
 import { createLogger } from '../src/runtime.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
@@ -57,5 +57,29 @@ describe('logs', () => {
     for (const secret of [m.apiSecret, accessToken, pair.secret, 'Wrong-Secret-Value-0123456789', 'Short-Secret-Value-987']) {
       expect(all).not.toContain(secret);
     }
+  });
+
+  // On a terminal, people read `time level msg key=value…`; anywhere else (a pipe, a collector) JSON.
+  it('are human-readable lines when stdout is a terminal, still without secrets', () => {
+    const had = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true });
+    try {
+      const log = createLogger({ logLevel: 'info' });
+      log.info({ merchantAccountNumber: 12345678, apiSecret: 'Plain-Secret-Value-0123456789', req: { method: 'POST' } }, 'key pair issued');
+      log.flush?.();
+    } finally {
+      write.mockRestore();
+      if (had) Object.defineProperty(process.stdout, 'isTTY', had);
+      else delete (process.stdout as { isTTY?: boolean }).isTTY;
+    }
+    const line = written.join('').replace(/\x1b\[[0-9;]*m/g, '');
+    expect(line).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} INFO  key pair issued merchantAccountNumber=12345678 apiSecret=\[redacted\] req\.method=POST\n$/);
+    expect(line).not.toContain('Plain-Secret-Value-0123456789');
+    expect(() => JSON.parse(line)).toThrow();
   });
 });

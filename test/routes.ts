@@ -26,7 +26,7 @@ import { withTransaction } from '../src/db/pool.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
 import { insertApiKey, newKeyPair, setApiKeyStatus } from '../src/modules/api-keys/repository.ts';
 import { findSubscription, type SubscriptionRow } from '../src/modules/webhooks/repository.ts';
-import { addWebhook } from '../src/modules/webhooks/service.ts';
+import { addWebhook, createListener } from '../src/modules/webhooks/service.ts';
 import type { CollectionRow, PaymentRequestRow } from '../src/modules/collections/repository.ts';
 import { createPaymentRequest, payPaymentAccount } from '../src/modules/collections/service.ts';
 import { addSinglePayout, submitBatch, validateBatch } from '../src/modules/disbursements/service.ts';
@@ -82,6 +82,13 @@ export async function deliveryFor(t: TestApp, m: TestMerchant): Promise<number> 
   const { eventId } = await withTransaction(t.db, (tx) => emitEvent(tx, m.merchantAccountNumber, subscription.event_code, { eventCode: subscription.event_code }));
   const { rows } = await t.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1', [eventId]);
   return rows[0].delivery_id;
+}
+
+/** A fresh temporary listener of `m` (the merchant's others deleted first: at most 10); returns its id. */
+export async function listenerFor(t: TestApp, m: TestMerchant): Promise<number> {
+  await t.db.query('delete from webhook_listeners where merchant_account_number = $1', [m.merchantAccountNumber]);
+  const created = await createListener(t.deps, { merchantAccountNumber: m.merchantAccountNumber, callbackUrl: 'https://shop.example.mw/hooks/listen', eventCodes: ['payment.success'], leaseSeconds: 60, capturedBy: ACTOR });
+  return created.listenerId;
 }
 
 /** A fresh open request-to-pay of `m` for `amountMinor` tambala, created through the service. */
@@ -282,6 +289,20 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
       return { body: { ...mac(m), eventCode: 'payout.success' } };
     },
   },
+  // Temporary listeners (`listen`): at most 10 unexpired per merchant, so a valid create starts
+  // from none; renew and delete act on a fresh one.
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/webhooks/listeners`,
+    merchantIn: 'body',
+    status: 201,
+    build: async (t, m) => {
+      await t.db.query('delete from webhook_listeners where merchant_account_number = $1', [m.merchantAccountNumber]);
+      return { body: { ...mac(m), callbackUrl: HOOK_URL, eventCodes: ['payment.success', 'payout.success'], leaseSeconds: 60, capturedBy: ACTOR } };
+    },
+  },
+  { method: 'PUT', url: `${BASE}/merchants/webhooks/listeners/renew`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), listenerId: await listenerFor(t, m) } }) },
+  { method: 'POST', url: `${BASE}/merchants/webhooks/listeners/delete`, merchantIn: 'body', build: async (t, m) => ({ body: { ...mac(m), listenerId: await listenerFor(t, m) } }) },
 
   // Collections
   {

@@ -38,6 +38,17 @@ async function startServer(extraEnv: Record<string, string> = {}): Promise<Runni
   throw new Error(`server did not become ready: ${out}`);
 }
 
+/** The output once the start-up banner is complete (printed just after the port is bound); a server without one is stopped. */
+async function bannerOf(server: Running): Promise<string> {
+  for (let i = 0; i < 100 && !/New key pair[^\n]*\n/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!/New key pair[^\n]*\n/.test(server.output())) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  expect(server.output()).toMatch(/New key pair[^\n]*\n/);
+  return server.output();
+}
+
 async function tokenFor(port: number, credentials: object): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/sandbox/v1/account/getAccessToken`, {
     method: 'POST',
@@ -57,10 +68,16 @@ describe('npm start on the embedded database', () => {
 
   it('first start creates the database and prints the demo merchant once', async () => {
     const server = await startServer();
-    const out = server.output();
+    const out = await bannerOf(server);
+    // Where things are, at the address bound (HOST=127.0.0.1 here).
+    expect(out).toContain(`API base URL    http://127.0.0.1:${server.port}/sandbox/v1`);
+    expect(out).toContain(`API reference   http://127.0.0.1:${server.port}/docs`);
+    expect(out).toContain('Operator API    on (ADMIN_TOKEN is set)');
+    expect(out).toContain('Demo merchant created (shown once');
     const field = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(out)?.[1];
     demo = { organisationId: field('organisationId')!, merchantAccountNumber: Number(field('merchantAccountNumber')), apiKey: field('apiKey')!, apiSecret: field('apiSecret')! };
     expect(demo.apiSecret).toHaveLength(45);
+    expect(out).toContain(`npm run cli -- keys create --merchant ${demo.merchantAccountNumber} --url http://127.0.0.1:${server.port}`);
     const accessToken = await tokenFor(server.port, demo);
     const topup = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/topup`, {
       method: 'POST',
@@ -74,8 +91,20 @@ describe('npm start on the embedded database', () => {
   });
 
   it('a restart keeps the data and does not print new credentials', async () => {
-    const server = await startServer();
-    expect(server.output()).not.toContain('Demo merchant created');
+    const server = await startServer({ ADMIN_TOKEN: '' });
+    // The banner again, every start: the demo merchant's numbers, and how to get a new key pair.
+    const out = await bannerOf(server);
+    expect(out).not.toContain('Demo merchant created');
+    expect(out).toContain(`API base URL    http://127.0.0.1:${server.port}/sandbox/v1`);
+    expect(out).toContain(`API reference   http://127.0.0.1:${server.port}/docs`);
+    expect(out).toContain('Operator API    off (ADMIN_TOKEN is not set');
+    expect(out).toContain('Demo merchant (its key pair was shown on the first start only)');
+    expect(out).toMatch(new RegExp(`organisationId\\s+${demo.organisationId}\\n`));
+    expect(out).toMatch(new RegExp(`merchantAccountNumber\\s+${demo.merchantAccountNumber}\\n`));
+    expect(out).toMatch(/paymentAccountNumber\s+\d{13}\n/);
+    expect(out).toContain(`keys create --merchant ${demo.merchantAccountNumber}`);
+    expect(out).not.toContain(demo.apiSecret);
+    expect(out).not.toMatch(/apiSecret\s/);
     const accessToken = await tokenFor(server.port, demo);
     const account = await fetch(`http://127.0.0.1:${server.port}/sandbox/v1/merchants/accounts/get?merchantAccountNumber=${demo.merchantAccountNumber}`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(((await account.json()) as { disbursmentBalance: number }).disbursmentBalance).toBe(250.75);

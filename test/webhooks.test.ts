@@ -34,7 +34,7 @@ const SIGNATURE = /^[A-Za-z0-9]{52}$/;
 const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const RECORD_KEYS = ['merchantAccountNumber', 'webhookId', 'eventCode', 'eventName', 'callbackUrl', 'webhookSignature', 'signingSecret', 'dateCreated', 'createdBy', 'dateModified', 'modifiedBy'].sort();
-const DELIVERY_KEYS = ['deliveryId', 'webhookId', 'eventId', 'eventCode', 'callbackUrl', 'webhookMessageId', 'status', 'numberOfAttempts', 'isTest', 'dateCreated', 'nextAttemptDate', 'dateCompleted', 'attempts'].sort();
+const DELIVERY_KEYS = ['deliveryId', 'webhookId', 'eventId', 'eventCode', 'callbackUrl', 'webhookMessageId', 'status', 'numberOfAttempts', 'isTest', 'listenerId', 'dateCreated', 'nextAttemptDate', 'dateCompleted', 'attempts'].sort();
 
 type Res = { statusCode: number; headers: Record<string, unknown>; body: string; json(): any };
 type App = TestApp;

@@ -5,17 +5,30 @@
 // processes already started (API + `npm run worker` side by side), it assumes the `postgres`
 // group can be created, and it keeps the password in a world-readable temp file. This module does
 // the same three things (initdb, start, stop) with those cases handled.
+//
+// One server per DATA_DIR, shared by every process started on it (npm start, npm run worker, a
+// second API process, the CLI): each holds a lease (embedded-lease.ts); the server keeps running
+// while any of them runs and is stopped by the last one to stop, or, when that one died, by the
+// server's watchdog (embedded-watchdog.ts). The server runs in its own session (detached), so a
+// Ctrl-C meant for one process never stops it under the others. A start that finds a server no
+// live process uses (its users were killed, and its watchdog too) stops it cleanly first.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from '../lib/free-port.ts';
+import { checkDataDir, StartupError } from '../lib/startup-checks.ts';
+import { clusterDirectory, reachableBinaries, type Account } from './embedded-access.ts';
+import { addLease, isAlive, liveLeases, lock, processStart, readWatchdog, runningPostmaster, stopPostmaster, tryLock, writeWatchdog, type ProcessId } from './embedded-lease.ts';
+
+export { removeDataDir } from './embedded-access.ts';
 
 export interface EmbeddedServer {
   connectionString: string;
-  /** Stops the server if this process started it; a no-op for a server someone else owns. */
+  /** Gives up this process's use of the server; the last user to do so stops it. */
   stop(): Promise<void>;
   /** True when this call created the cluster (first start). */
   created: boolean;
@@ -31,6 +44,13 @@ const PG_USER = 'postgres';
 // Unprivileged OS account the server runs as when we are root (PostgreSQL refuses root).
 const OS_USER_CANDIDATES = ['postgres', 'onekhusa-pg'];
 const START_TIMEOUT_MS = 60_000;
+// Another process may hold the start/stop lock for an initdb and a start.
+const LOCK_TIMEOUT_MS = 2 * START_TIMEOUT_MS;
+// How often a process using the server checks that its watchdog still runs.
+const WATCHDOG_CHECK_MS = 5_000;
+const WATCHDOG_SCRIPT = fileURLToPath(new URL('./embedded-watchdog.ts', import.meta.url));
+const LOG_FILE = 'postgres.log';
+const LOG_TAIL_LINES = 10;
 
 /** The server's settings beyond PostgreSQL's defaults. */
 const SERVER_SETTINGS = [
@@ -55,18 +75,18 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
   }
 }
 
-function idsOf(user: string): { uid: number; gid: number } | undefined {
+function idsOf(user: string): Account | undefined {
   try {
     const uid = Number(execFileSync('id', ['-u', user], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim());
     const gid = Number(execFileSync('id', ['-g', user], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim());
-    return { uid, gid };
+    return { uid, gid, name: user };
   } catch {
     return undefined;
   }
 }
 
 /** When running as root, find or create an unprivileged account to run PostgreSQL as. */
-function serverAccount(): { uid: number; gid: number } | undefined {
+function serverAccount(): Account | undefined {
   if (process.getuid?.() !== 0) return undefined;
   for (const user of OS_USER_CANDIDATES) {
     const ids = idsOf(user);
@@ -102,16 +122,20 @@ async function canConnect(connectionString: string): Promise<boolean> {
   }
 }
 
-function runInitdb(initdb: string, pgdata: string, password: string, account: { uid: number; gid: number } | undefined): void {
+function runInitdb(initdb: string, pgdata: string, password: string, account: Account | undefined, dataDir: string): void {
   const pwfile = path.join(path.dirname(pgdata), '.pwfile');
   fs.writeFileSync(pwfile, password + '\n', { mode: 0o600 });
   if (account) fs.chownSync(pwfile, account.uid, account.gid);
   try {
     execFileSync(initdb, [`--pgdata=${pgdata}`, `--username=${PG_USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      ...(account ?? {}),
+      ...(account ? { uid: account.uid, gid: account.gid } : {}),
       env: { ...process.env, LC_ALL: 'C' },
     });
+  } catch (err) {
+    const e = err as { code?: string; stderr?: Buffer; message: string };
+    const said = e.stderr?.toString().trim().split('\n').slice(-LOG_TAIL_LINES).map((line) => `    ${line}`).join('\n');
+    throw new StartupError(`embedded PostgreSQL could not create its database in ${pgdata} (DATA_DIR=${dataDir}): initdb failed (${e.code ?? 'exit ' + String((err as { status?: number }).status)})${said ? `:\n${said}` : ''}`);
   } finally {
     fs.rmSync(pwfile, { force: true });
   }
@@ -140,74 +164,183 @@ export function overTcp(connectionString: string): string {
   return url.toString();
 }
 
-export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => undefined): Promise<EmbeddedServer> {
-  const account = serverAccount();
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const pgdata = path.join(dataDir, 'pg');
-  const settings = await loadOrCreateSettings(path.join(dataDir, SETTINGS_FILE));
-  // Through the Unix socket: on a small machine a local TCP round trip costs measurably more
-  // (E12, about 15 % of its throughput). TCP on 127.0.0.1 stays open for other tools.
-  const connectionString = `postgres://${PG_USER}:${encodeURIComponent(settings.password)}@localhost:${settings.port}/postgres?host=${encodeURIComponent(os.tmpdir())}`;
-
-  // Another process of ours (say `npm run worker` next to `npm start`) may own a running server.
-  if (fs.existsSync(path.join(pgdata, 'postmaster.pid')) && (await canConnect(connectionString))) {
-    log(`reusing the embedded PostgreSQL already running on port ${settings.port}`);
-    return { connectionString, created: false, stop: async () => undefined };
+/** The last lines of the server's log, indented, read from its end only. */
+function logTail(file: string): string {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(size, 16_384));
+      fs.readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+      const text = buffer.toString('utf8').trimEnd();
+      if (text) return text.split('\n').slice(-LOG_TAIL_LINES).map((line) => `    ${line}`).join('\n');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // no log
   }
+  return '    (the log is empty)';
+}
 
-  const { postgres, initdb } = await binaries();
+function spawnWatchdog(dataDir: string, postmaster: ProcessId): void {
+  // Detached, with nothing of ours open and no loader: it outlives every process using the server.
+  const child = spawn(process.execPath, [WATCHDOG_SCRIPT, fs.realpathSync(dataDir), String(postmaster.pid), postmaster.start ?? ''], {
+    detached: true,
+    stdio: 'ignore',
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  child.on('error', () => undefined);
+  child.unref();
+  if (child.pid) writeWatchdog(dataDir, { pid: child.pid, start: processStart(child.pid), postmaster });
+}
+
+/** Starts the server's watchdog unless it runs. Under the lock. */
+function ensureWatchdog(dataDir: string, postmaster: ProcessId): void {
+  const current = readWatchdog(dataDir);
+  if (current && current.postmaster?.pid === postmaster.pid && isAlive(current)) return;
+  spawnWatchdog(dataDir, postmaster);
+}
+
+/** Waits until the server accepts connections; fails with its log if it stops or never does. */
+async function untilAccepting(connectionString: string, dataDir: string, running: () => boolean, onTimeout: () => void): Promise<void> {
+  const logPath = path.join(dataDir, LOG_FILE);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await canConnect(connectionString))) {
+    if (!running()) throw new StartupError(`embedded PostgreSQL (DATA_DIR=${dataDir}) stopped during start-up; its log is ${logPath}; its last lines:\n${logTail(logPath)}`);
+    if (Date.now() > deadline) {
+      onTimeout();
+      throw new StartupError(`embedded PostgreSQL (DATA_DIR=${dataDir}) did not accept connections within ${START_TIMEOUT_MS / 1000} s; its log is ${logPath}; its last lines:\n${logTail(logPath)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** initdb (first start) and the server, in its own session. Under the lock. */
+async function launch(dataDir: string, pgdata: string, settings: StoredSettings, connectionString: string, account: Account | undefined, log: (msg: string) => void): Promise<{ postmaster: ProcessId; created: boolean }> {
+  const { postgres, initdb } = reachableBinaries(await binaries(), account);
   let created = false;
   if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${pgdata}`);
     fs.rmSync(pgdata, { recursive: true, force: true });
     fs.mkdirSync(pgdata, { mode: 0o700 });
-    if (account) chownRecursive(dataDir, account.uid, account.gid);
-    runInitdb(initdb, pgdata, settings.password, account);
+    // The directory holding the cluster (DATA_DIR itself, unless the cluster lives elsewhere).
+    if (account) chownRecursive(path.dirname(pgdata), account.uid, account.gid);
+    runInitdb(initdb, pgdata, settings.password, account, dataDir);
     created = true;
   } else if (account) {
-    // The data directory must belong to the server's account, also after a copy or restore.
+    // The data directory must belong to the server's account, also after a copy or restore, and
+    // so must the directory holding it (DATA_DIR, restored as root's), for the account to enter it.
+    fs.chownSync(path.dirname(pgdata), account.uid, account.gid);
     chownRecursive(pgdata, account.uid, account.gid);
   }
 
-  const logFile = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');
+  const logFile = fs.openSync(path.join(dataDir, LOG_FILE), 'a');
   const child: ChildProcess = spawn(
     postgres,
     ['-D', pgdata, '-p', String(settings.port), ...SERVER_SETTINGS.flatMap((setting) => ['-c', setting]), '-c', `unix_socket_directories=${os.tmpdir()}`],
-    { ...(account ?? {}), stdio: ['ignore', logFile, logFile], env: { ...process.env, LC_ALL: 'C' } },
+    { ...(account ? { uid: account.uid, gid: account.gid } : {}), detached: true, stdio: ['ignore', logFile, logFile], env: { ...process.env, LC_ALL: 'C' } },
   );
   fs.closeSync(logFile);
+  child.unref();
+  const postmaster: ProcessId = { pid: child.pid ?? 0, start: child.pid ? processStart(child.pid) : null };
+  // At once: if this process dies before its lease is written (say a Ctrl-C during start-up), the
+  // lock is freed with it and the watchdog, finding no lease, stops the server.
+  if (child.pid) spawnWatchdog(dataDir, postmaster);
   let exited = false;
   child.on('exit', () => {
     exited = true;
   });
-
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await canConnect(connectionString))) {
-    if (exited) throw new Error(`embedded PostgreSQL exited during start-up; see ${path.join(dataDir, 'postgres.log')}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGINT');
-      throw new Error(`embedded PostgreSQL did not accept connections within ${START_TIMEOUT_MS} ms; see ${path.join(dataDir, 'postgres.log')}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  child.on('error', (err) => {
+    exited = true;
+    fs.appendFileSync(path.join(dataDir, LOG_FILE), `could not run ${postgres}: ${err.message}\n`);
+  });
+  await untilAccepting(connectionString, dataDir, () => !exited, () => child.kill('SIGINT'));
   log(`embedded PostgreSQL listening on 127.0.0.1:${settings.port}`);
+  return { postmaster, created };
+}
 
-  // If we die without a clean stop, do not leave an orphan server holding the data directory.
-  const killOnExit = () => {
-    if (!exited) child.kill('SIGINT');
-  };
-  process.once('exit', killOnExit);
+export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => undefined): Promise<EmbeddedServer> {
+  checkDataDir(dataDir);
+  const account = serverAccount();
+  const held = await lock(dataDir, LOCK_TIMEOUT_MS);
+  if (!held) throw new StartupError(`DATA_DIR=${dataDir}: another process has been starting or stopping its embedded PostgreSQL for over ${LOCK_TIMEOUT_MS / 1000} s; stop it, or set another DATA_DIR`);
+  let pgdata: string;
+  let connectionString: string;
+  let created = false;
+  let leaseFile: string;
+  try {
+    const settings = await loadOrCreateSettings(path.join(dataDir, SETTINGS_FILE));
+    // Through the Unix socket: on a small machine a local TCP round trip costs measurably more
+    // (E12, about 15 % of its throughput). TCP on 127.0.0.1 stays open for other tools.
+    connectionString = `postgres://${PG_USER}:${encodeURIComponent(settings.password)}@localhost:${settings.port}/postgres?host=${encodeURIComponent(os.tmpdir())}`;
+    pgdata = clusterDirectory(dataDir, account);
+    let postmaster = runningPostmaster(pgdata);
+    const users = postmaster ? liveLeases(dataDir) : [];
+    if (postmaster && users.length > 0) {
+      // Another process of ours (say `npm start` next to `npm run worker`) runs it: share it.
+      const shared = postmaster;
+      await untilAccepting(connectionString, dataDir, () => isAlive(shared), () => undefined);
+      log(`sharing the embedded PostgreSQL already running on port ${settings.port} with pid ${users.map((u) => u.pid).join(', ')}`);
+    } else {
+      if (postmaster) {
+        // Left running by processes that are all gone (killed, and its watchdog with them).
+        log(`stopping the embedded PostgreSQL (pid ${postmaster.pid}) left running by processes that are gone`);
+        await stopPostmaster(postmaster);
+      }
+      ({ postmaster, created } = await launch(dataDir, pgdata, settings, connectionString, account, log));
+    }
+    ensureWatchdog(dataDir, postmaster);
+    leaseFile = addLease(dataDir);
+  } finally {
+    held.release();
+  }
 
+  // Exiting without stop() (an uncaught error, process.exit): the lease goes, and the watchdog
+  // stops the server within a second if no one else uses it.
+  const dropLease = () => fs.rmSync(leaseFile, { force: true });
+  process.once('exit', dropLease);
+  // Its watchdog killed too: another is started while the server runs.
+  const keepWatchdog = setInterval(() => {
+    void (async () => {
+      const current = readWatchdog(dataDir);
+      if (current && isAlive(current)) return;
+      const postmaster = runningPostmaster(pgdata);
+      const again = postmaster && (await tryLock(dataDir));
+      if (!again) return;
+      try {
+        ensureWatchdog(dataDir, postmaster);
+      } finally {
+        again.release();
+      }
+    })().catch(() => undefined);
+  }, WATCHDOG_CHECK_MS);
+  keepWatchdog.unref();
+
+  let stopped = false;
   return {
     connectionString,
     created,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        process.removeListener('exit', killOnExit);
-        if (exited) return resolve();
-        child.once('exit', () => resolve());
-        // SIGINT = "fast shutdown": aborts sessions, checkpoints, exits cleanly.
-        child.kill('SIGINT');
-      }),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(keepWatchdog);
+      process.removeListener('exit', dropLease);
+      const again = await lock(dataDir, LOCK_TIMEOUT_MS);
+      try {
+        dropLease();
+        // Without the lock (someone holds it for minutes) the watchdog decides instead.
+        if (!again) return;
+        const others = liveLeases(dataDir);
+        if (others.length > 0) {
+          log(`embedded PostgreSQL left running for pid ${others.map((u) => u.pid).join(', ')}`);
+          return;
+        }
+        const postmaster = runningPostmaster(pgdata);
+        if (postmaster) await stopPostmaster(postmaster);
+      } finally {
+        again?.release();
+      }
+    },
   };
 }

@@ -67,6 +67,8 @@ const MESSAGES = {
   'detail.callbackPrivate': { en: 'Callback URL {host} points to a private, loopback or link-local address, which production mode refuses.', ny: 'Callback URL {host} ikulozera ku adilesi yachinsinsi, loopback kapena link-local, zomwe sizivomerezedwa pa ntchito yeniyeni.' },
   'detail.deliveryNotFound': { en: 'Delivery {deliveryId} was not found.', ny: 'Kutumiza {deliveryId} sikunapezeke.' },
   'detail.unknownEventForTest': { en: 'Event code {eventCode} is not one the service sends; test events exist only for known codes.', ny: 'Khodi {eventCode} si imodzi mwa zimene ntchitoyi imatumiza; zoyesera zilipo pa makhodi odziwika okha.' },
+  'detail.listenerNotFound': { en: 'Listener {listenerId} was not found, or its lease has lapsed; create a new one.', ny: 'Listener {listenerId} sinapezeke, kapena nthawi yake yatha; pangani ina.' },
+  'detail.listenersMax': { en: 'This merchant already has {max} active listeners; delete one or let its lease lapse.', ny: 'Wamalonda uyu ali kale ndi ma listener {max} ogwira ntchito; chotsani limodzi kapena dikirani kuti nthawi yake ithe.' },
   'detail.redeliverTarget': { en: 'Name one delivery (deliveryId) or a time range (fromDate and toDate), not both.', ny: 'Tchulani kutumiza kumodzi (deliveryId) kapena nthawi (fromDate ndi toDate), osati zonse ziwiri.' },
 
   'detail.dailyLimit': { en: 'This {transactionCode} transaction would take today\'s total to {total}, above the daily limit of {limit}.', ny: 'Ndalama iyi ya {transactionCode} ingapangitse zonse za lero kukhala {total}, kupitirira malire a tsiku a {limit}.' },
@@ -126,6 +128,7 @@ const MESSAGES = {
 
   'ok.webhookCreated': { en: 'Merchant webhook has been created successfully', ny: 'Webhook ya wamalonda yapangidwa bwino' },
   'ok.webhookUpdated': { en: 'Merchant webhook has been updated successfully', ny: 'Webhook ya wamalonda yasinthidwa bwino' },
+  'ok.listenerDeleted': { en: 'Webhook listener has been deleted successfully', ny: 'Listener ya webhook yachotsedwa bwino' },
   'ok.webhookDeleted': { en: 'Merchant webhook has been deleted successfully', ny: 'Webhook ya wamalonda yachotsedwa bwino' },
 
   // webhook event names (product.md §11)

@@ -13,7 +13,7 @@ import { checkInput } from './input-guard.ts';
 import { claimKey, fingerprint, IDEMPOTENCY_KEY_PATTERN, releaseKey, completeKey } from './idempotency.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import { ProblemSchema } from './schemas.ts';
+import { errorResponses, IDEMPOTENCY_KEY_HEADER, successResponseHeaders } from './docs.ts';
 import type { App, Deps } from './types.ts';
 import { fieldMessages } from './validation.ts';
 
@@ -99,9 +99,32 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
       query: compileNormalizer(schema.querystring as never),
     };
     if (compiled.body || compiled.query) route.config = { ...route.config, normalize: compiled };
+    // Every idempotent operation declares X-Idempotency-Key, so the docs' "Try it" can send it
+    // (type string only: the key's format is checked, with its own message, in preHandler).
+    if (route.config?.idempotent) {
+      const headers = (schema.headers ?? { type: 'object' }) as { properties?: Record<string, unknown> };
+      schema.headers = { ...headers, type: 'object', properties: { ...headers.properties, 'x-idempotency-key': IDEMPOTENCY_KEY_HEADER } };
+    }
+    // Error responses, described with the statuses this operation can answer (http/docs.ts).
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const errors = errorResponses({
+      method: String(methods[0]).toUpperCase(),
+      auth: route.config.auth ?? 'none',
+      idempotent: route.config.idempotent === true,
+      body: schema.body !== undefined,
+      merchantApi: route.url.startsWith('/sandbox/') || route.url.startsWith('/live/'),
+      url: route.url,
+    });
     const responses = (schema.response ??= {}) as Record<string, unknown>;
-    responses['4xx'] ??= ProblemSchema;
-    responses['5xx'] ??= ProblemSchema;
+    responses['4xx'] ??= errors['4xx'];
+    responses['5xx'] ??= errors['5xx'];
+    // The headers every success carries, in the docs (a copy: response schemas are shared).
+    const successHeaders = successResponseHeaders(route.config.auth ?? 'none', route.config.idempotent === true);
+    for (const [status, response] of Object.entries(responses)) {
+      if (!status.startsWith('2') || typeof response !== 'object' || response === null) continue;
+      const own = (response as { headers?: Record<string, unknown> }).headers;
+      responses[status] = { ...response, headers: { ...successHeaders, ...own } };
+    }
   });
 
   app.addHook('onRequest', async (request, reply) => {

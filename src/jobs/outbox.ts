@@ -1,6 +1,6 @@
 // The event outbox. A feature that changes state calls emitEvent with its own transaction: the
-// event row and one delivery per matching webhook subscription (and per ad-hoc target, such as a
-// hosted checkout's callbackApiUrl) are written with the change, so
+// event row and one delivery per matching webhook subscription (per unexpired listener of `listen`,
+// and per ad-hoc target, such as a hosted checkout's callbackApiUrl) are written with the change, so
 // an event exists exactly when the change committed. The webhook dispatcher is woken through
 // NOTIFY, which PostgreSQL delivers only on commit: a rolled-back event never wakes anyone.
 import type pg from 'pg';
@@ -45,13 +45,20 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
     [merchantAccountNumber, eventCode, JSON.stringify(payload), isTest],
   );
   const eventId = rows[0].event_id;
-  // Fan-out, set-based: one delivery per subscription to this event code (at most one exists).
+  // Fan-out, set-based: one delivery per subscription to this event code (at most one exists),
+  // and a copy for every unexpired listener of the merchant that takes this code (`listen`; its
+  // lease is checked here, so a lapsed listener gets nothing). One statement for both.
   const fanOut = await tx.query(
-    `insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test)
-     select s.merchant_account_number, $2, s.webhook_id, s.event_code, s.callback_url,
-            'msg_' || replace(gen_random_uuid()::text, '-', ''), $4
+    `insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test, listener_id)
+     select s.merchant_account_number, $2::bigint, s.webhook_id, s.event_code, s.callback_url,
+            'msg_' || replace(gen_random_uuid()::text, '-', ''), $4::boolean, null::bigint
        from webhook_subscriptions s
-      where s.merchant_account_number = $1 and s.event_code = $3 and ($5::bigint is null or s.webhook_id = $5)`,
+      where s.merchant_account_number = $1 and s.event_code = $3 and ($5::bigint is null or s.webhook_id = $5)
+     union all
+     select l.merchant_account_number, $2::bigint, null, $3::text, l.callback_url,
+            'msg_' || replace(gen_random_uuid()::text, '-', ''), $4::boolean, l.listener_id
+       from webhook_listeners l
+      where l.merchant_account_number = $1 and $3::text = any(l.event_codes) and l.expires_at > now()`,
     [merchantAccountNumber, eventId, eventCode, isTest, options.webhookId ?? null],
   );
   let deliveries = fanOut.rowCount ?? 0;
@@ -97,11 +104,17 @@ export async function emitEvents(tx: pg.PoolClient, merchantAccountNumber: numbe
        select $1, $2, p from unnest($3::json[]) with ordinality as u(p, ord) order by ord
        returning event_id
      ), deliveries as (
-       insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test)
+       insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test, listener_id)
        select s.merchant_account_number, e.event_id, s.webhook_id, s.event_code, s.callback_url,
-              'msg_' || replace(gen_random_uuid()::text, '-', ''), false
+              'msg_' || replace(gen_random_uuid()::text, '-', ''), false, null::bigint
          from events e cross join webhook_subscriptions s
         where s.merchant_account_number = $1 and s.event_code = $2
+       union all
+       -- Listeners' copies, as in emitEvent.
+       select l.merchant_account_number, e.event_id, null, $2::text, l.callback_url,
+              'msg_' || replace(gen_random_uuid()::text, '-', ''), false, l.listener_id
+         from events e cross join webhook_listeners l
+        where l.merchant_account_number = $1 and $2::text = any(l.event_codes) and l.expires_at > now()
        returning event_id
      )
      select e.event_id, (select count(*) from deliveries d where d.event_id = e.event_id)::integer as deliveries from events e order by e.event_id`,

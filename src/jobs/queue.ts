@@ -7,6 +7,7 @@ import type { Deps } from '../http/types.ts';
 import { deleteExpiredKeys } from '../http/idempotency.ts';
 import { deleteOldRateWindows } from '../http/rate-limit.ts';
 import { WebhookDispatcher } from '../modules/webhooks/dispatcher.ts';
+import { sweepListeners } from '../modules/webhooks/repository.ts';
 import { expireRequests } from '../modules/collections/repository.ts';
 import { withTransaction } from '../db/pool.ts';
 import { PROCESS_TASK, sweepValidations, VALIDATE_TASK, validateBatch } from '../modules/disbursements/service.ts';
@@ -21,6 +22,8 @@ const PAYOUT_OVERDUE_SECONDS = 30;
  * second job for a batch is harmless anyway (see sweepValidations).
  */
 const VALIDATION_OVERDUE_SECONDS = 300;
+/** Lapsed webhook listeners deleted per sweep, at most. */
+const LISTENER_SWEEP_BATCH = 1000;
 
 export interface EnqueueOptions {
   /** Not before this time (scheduled batches, timed-account expiry). */
@@ -59,6 +62,11 @@ export function taskList(deps: Deps): TaskList {
       const expired = await expireRequests(deps.db);
       if (expired > 0) deps.log.info({ expired }, 'timed accounts expired');
     },
+    webhook_listeners_sweep: async () => {
+      // Bounded per run; a lapsed listener gets nothing meanwhile (the fan-out checks its lease).
+      const swept = await sweepListeners(deps.db, LISTENER_SWEEP_BATCH);
+      if (swept > 0) deps.log.info({ listeners: swept }, 'lapsed webhook listeners deleted');
+    },
     rate_limit_cleanup: async () => {
       await deleteOldRateWindows(deps.db, deps.clock.now().getTime());
     },
@@ -91,13 +99,15 @@ export function taskList(deps: Deps): TaskList {
 // Timed accounts every minute: payment is refused at expiryDate exactly (checked at payment time);
 // the job only moves their status, which frees their numbers and references.
 // Payouts and batch validations every minute: re-queues work whose job died with its worker
-// (see sweepPayouts, sweepValidations).
+// (see sweepPayouts, sweepValidations). Lapsed webhook listeners (`listen`) every minute: they
+// already get nothing; the sweep deletes them and ends their undelivered copies.
 export const CRONTAB = [
   '7 * * * * idempotency_cleanup ?max=1',
   '* * * * * rate_limit_cleanup ?max=1',
   '* * * * * expire_timed_accounts ?max=1',
   '* * * * * payouts_sweep ?max=1',
   '* * * * * validations_sweep ?max=1',
+  '* * * * * webhook_listeners_sweep ?max=1',
 ].join('\n');
 
 export interface Worker {

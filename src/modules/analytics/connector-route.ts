@@ -15,9 +15,12 @@ export function connectorMetricsRoute(url: string, summary: string, metrics: Met
       schema: {
         tags: ['Analytics'],
         summary,
-        description: 'Over an inclusive UTC date range (at most 366 days). Collections count by transaction date, payouts by completion date.',
+        description:
+          'Successful, failed and total transactions per connector over an inclusive UTC date range (at most 366 days; default: the ' +
+          'last 30 days), for disbursements (summaryType D), collections (C) or both. Collections count by transaction date, payouts ' +
+          'by completion date.',
         body: AnalyticsBody,
-        response: { 200: Type.Array(ConnectorMetric) },
+        response: { 200: Type.Array(ConnectorMetric, { description: 'One entry per connector and summary type.' }) },
       },
       handler: async (request) => {
         const { merchantAccountNumber, summaryType, fromDate, toDate } = request.body;

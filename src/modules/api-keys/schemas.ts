@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { EXAMPLE } from '../../http/docs.ts';
 import { Email, MerchantAccountNumber, NullableDateTime, OrganisationId } from '../../http/schemas.ts';
 
 export const ClientKey = Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The API key (clientKey), 16–64 characters.' });
@@ -25,6 +26,8 @@ export const KeyAction = (actor: 'changedBy' | 'deletedBy') =>
     merchantAccountNumber: MerchantAccountNumber,
     clientKey: ClientKey,
     [actor]: Email(),
-  } as { merchantAccountNumber: typeof MerchantAccountNumber; clientKey: typeof ClientKey } & Record<typeof actor, ReturnType<typeof Email>>);
+  } as { merchantAccountNumber: typeof MerchantAccountNumber; clientKey: typeof ClientKey } & Record<typeof actor, ReturnType<typeof Email>>, {
+    examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, clientKey: 'Q7RZ2KX9M4TB8WNC3HFD6JPL0SYVAE', [actor]: EXAMPLE.actor }],
+  });
 
 export { OrganisationId };

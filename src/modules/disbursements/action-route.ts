@@ -4,6 +4,7 @@ import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import { withTransaction } from '../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../http/idempotency.ts';
 import { Email, MerchantAccountNumber } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../http/docs.ts';
 import type { RouteModule } from '../../http/types.ts';
 import type { BatchAction } from './lifecycle.ts';
 import { BatchActionResult, BatchNumber } from './schemas.ts';
@@ -23,13 +24,24 @@ interface ActionRoute {
 }
 
 export function actionRoute(def: ActionRoute): RouteModule {
-  const Body: TObject = Type.Object({ merchantAccountNumber: MerchantAccountNumber, batchNumber: BatchNumber, [def.actorField]: Email(), ...def.extra });
+  // The example: the shared fields, and each extra field's own first example.
+  const extraExamples = Object.fromEntries(Object.entries(def.extra ?? {}).map(([name, schema]) => [name, (schema.examples as unknown[] | undefined)?.[0]]));
+  const Body: TObject = Type.Object(
+    { merchantAccountNumber: MerchantAccountNumber, batchNumber: BatchNumber, [def.actorField]: Email(), ...def.extra },
+    { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, batchNumber: EXAMPLE.batchNumber, [def.actorField]: EXAMPLE.actor, ...extraExamples }] },
+  );
   return (app, { deps }) => {
     app.route({
       method: def.method,
       url: def.url,
       config: { idempotent: true },
-      schema: { tags: ['Disbursements'], summary: def.summary, description: def.description, body: Body, response: { 200: BatchActionResult } },
+      schema: {
+        tags: ['Disbursements'],
+        summary: def.summary,
+        description: def.description,
+        body: Body,
+        response: { 200: { ...BatchActionResult, description: 'The batch after the action: its status, and the number and total amount of its valid lines.' } },
+      },
       handler: async (request, reply) => {
         const b = request.body as Record<string, unknown>;
         const input: ActionInput = {

@@ -1,6 +1,6 @@
 // The sandbox connector (product.md §7): every well-formed account is paid, except accounts
 // ending in one of these suffixes, so integrators can test every path. The table is data: the
-// payout worker passes it to its SQL, and the README prints the same rows.
+// payout worker passes it to its SQL, and docs/sandbox-reference.md prints the same rows.
 
 export type Outcome = 'fail' | 'timeout' | 'reverse';
 
@@ -9,7 +9,7 @@ export interface MagicSuffix {
   outcome: Outcome;
   responseCode: string;
   responseMessage: string;
-  /** What integrators read in the README. */
+  /** What integrators read in docs/sandbox-reference.md. */
   behaviour: string;
 }
 
@@ -45,8 +45,7 @@ export const CONNECTOR_UNAVAILABLE = { responseCode: 'F105', responseMessage: 'C
 /** The merchant was deactivated before a (scheduled) payout could start. */
 export const MERCHANT_UNAVAILABLE = { responseCode: 'F106', responseMessage: 'Merchant account inactive' };
 
-/**
- * The documented test wallets (product.md §7): always paid, though they are not MSISDNs. (The
- * documented test banks, 3333888800–3333888809, fit the bank pattern as they are.)
- */
+/** The documented test banks (product.md §7): they fit the bank pattern, so they are paid as they are (listed for the docs). */
+export const TEST_BANKS = Array.from({ length: 10 }, (_, i) => `33338888${String(i).padStart(2, '0')}`);
+/** The documented test wallets (product.md §7): always paid, though they are not MSISDNs. */
 export const TEST_WALLETS = ['111100000112', '111100000221', '111100000330', '111100000445', '111100000553', '111100000662', '111100000778', '111100000889', '111100000990', '111100000498'];

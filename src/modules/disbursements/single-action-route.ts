@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { withTransaction } from '../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../http/idempotency.ts';
 import { Email, MerchantAccountNumber } from '../../http/schemas.ts';
+import { EXAMPLE } from '../../http/docs.ts';
 import type { RouteModule } from '../../http/types.ts';
 import type { SingleAction } from './lifecycle.ts';
 import type { PayoutRow } from './repository.ts';
@@ -39,12 +40,16 @@ interface SingleActionRoute {
 }
 
 export function singleActionRoute(def: SingleActionRoute): RouteModule {
-  const Body: TObject = Type.Object({
-    merchantAccountNumber: MerchantAccountNumber,
-    transactionReferenceNumber: ActionReference,
-    ...def.extra,
-    [def.actorField]: Email(),
-  });
+  const extraExamples = Object.fromEntries(Object.entries(def.extra ?? {}).map(([name, schema]) => [name, (schema.examples as unknown[] | undefined)?.[0]]));
+  const Body: TObject = Type.Object(
+    {
+      merchantAccountNumber: MerchantAccountNumber,
+      transactionReferenceNumber: ActionReference,
+      ...def.extra,
+      [def.actorField]: Email(),
+    },
+    { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, transactionReferenceNumber: ActionReference.examples[0], ...extraExamples, [def.actorField]: EXAMPLE.actor }] },
+  );
   return (app, { deps }) => {
     app.route({
       method: def.method,

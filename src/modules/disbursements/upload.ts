@@ -16,6 +16,7 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/pool.ts';
 import { compileNormalizer } from '../../http/case-insensitive.ts';
+import { EXAMPLE, EXAMPLE_PAYOUTS } from '../../http/docs.ts';
 import { checkInput } from '../../http/input-guard.ts';
 import { AJV_OPTIONS, ajvPlugins } from '../../http/validation.ts';
 import { toMinor } from '../../lib/money.ts';
@@ -24,7 +25,10 @@ import type { PayoutInput } from './service.ts';
 
 export const BatchLines = Type.Array(PayoutInputSchema, { minItems: 1, maxItems: MAX_BATCH_LINES, description: `1–${MAX_BATCH_LINES} payouts.` });
 /** E8's body. */
-export const BatchJsonBody = Type.Object({ header: BatchHeader, transactions: BatchLines });
+export const BatchJsonBody = Type.Object(
+  { header: BatchHeader, transactions: BatchLines },
+  { examples: [{ header: { merchantAccountNumber: EXAMPLE.merchantAccountNumber, isBatchScheduled: false, capturedBy: EXAMPLE.actor }, transactions: EXAMPLE_PAYOUTS }] },
+);
 
 /**
  * The compact form the validation SQL expands (repository.expandBatch): one array per line, a

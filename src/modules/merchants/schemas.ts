@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { EXAMPLE } from '../../http/docs.ts';
 import { Paging } from '../../http/paging.ts';
 import { Email, MerchantAccountNumber, OrganisationId } from '../../http/schemas.ts';
 
@@ -41,7 +42,7 @@ export const StatusChangeBody = Type.Object({
   changedBy: Email(),
   reasonId: Type.Integer({ minimum: 1, maximum: 32767, description: 'The reason category (1 Compliance Review Complete, 2 Pending Documentation, 3 Fraudulent Activity, 4 New Merchant Activation, 5 Requested By The Merchant, 6 Regulatory Directive, 7 Dormant Account, 8 Other).', examples: [1] }),
   comments: Type.Optional(Type.String({ maxLength: 500, description: 'Free text kept with the change.' })),
-});
+}, { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, changedBy: EXAMPLE.actor, reasonId: 1, comments: 'Compliance review complete' }] });
 
 /** The body of getAll (docs.onekhusa.com, Get Merchants). */
 export const MerchantListBody = Type.Object({

@@ -16,7 +16,7 @@ export type Grant = 'any' | 'own';
 /**
  * The batch actions each seeded role (migrations/0005 and 0008, table roles) may take, by role
  * code (role names are for people and may change). Roles not listed here may take none. The
- * README's "Merchant users" section shows the same table.
+ * "Merchant users" section of docs/integrators-guide.md shows the same table.
  */
 export const ACTIONS_BY_ROLE: Readonly<Record<string, Readonly<Partial<Record<BatchAction, Grant>>>>> = {
   MERC_ADMIN: { review: 'any', approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
@@ -27,7 +27,7 @@ export const ACTIONS_BY_ROLE: Readonly<Record<string, Readonly<Partial<Record<Ba
   MERC_VIEWER: {},
 };
 
-/** The batch actions of ACTIONS_BY_ROLE, in the order the README's table shows them. */
+/** The batch actions of ACTIONS_BY_ROLE, in the order the table of docs/integrators-guide.md shows them. */
 const BATCH_ACTIONS: readonly BatchAction[] = ['review', 'approve', 'reject', 'cancel', 'transferFunds'];
 
 /**

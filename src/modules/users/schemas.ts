@@ -98,7 +98,17 @@ export const StatusChangeBody = Type.Object({
   userId: UserId,
   changedBy: Type.Optional(ChangedBy),
   modifiedBy: Type.Optional(withDescription(Email(), 'Earlier name of changedBy, still accepted. One of the two is required.')),
-  reasonId: Type.Optional(Type.Union([Type.Null(), Type.Integer({ minimum: 1, maximum: 2147483647 })], { description: 'Why the status changed (a reason id), kept in the status change audit trail; 0 or null: none given.', examples: [101] })),
+  // One schema of two types rather than a union: Ajv's array coercion ([301] → 301) mutates the
+  // value inside an anyOf branch and let an array through to the service (found by the fuzzer).
+  reasonId: Type.Optional(
+    Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: 2147483647,
+      description: 'Why the status changed (a reason id), kept in the status change audit trail; 0 or null: none given.',
+      examples: [101],
+    }),
+  ),
   comments: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 500 })], { description: 'Free-form notes for the status change audit trail (at most 500 characters).' })),
 });
 

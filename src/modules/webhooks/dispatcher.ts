@@ -24,6 +24,9 @@ const IDLE_POLL_MS = 1000;
 const SNIPPET_BYTES = 1024;
 const ERROR_MAX_LENGTH = 300;
 const USER_AGENT = 'OneKhusa-Sandbox-Webhooks/1.0';
+/** Final outcomes that send nothing: the target's subscription, or its listener's lease, is gone. */
+const SUBSCRIPTION_DELETED = 'subscription deleted';
+const LISTENER_LAPSED = 'listener lapsed';
 
 interface Claimed {
   delivery_id: number;
@@ -37,6 +40,8 @@ interface Claimed {
   target_url: string;
   signing_secret: string | null;
   webhook_signature: string | null;
+  /** Set on a listener's copy (`listen`); its secrets are null once the listener has lapsed. */
+  listener_id: number | null;
   body: string;
 }
 
@@ -77,14 +82,19 @@ const CLAIM_SQL = `
     returning d.*
   )
   -- Secrets: the subscription's, else the delivery's own (an ad-hoc target such as a checkout's
-  -- callbackApiUrl). Neither: the subscription was deleted, and the attempt ends there.
+  -- callbackApiUrl). Neither: the subscription was deleted, and the attempt ends there. A
+  -- listener's copy takes only its listener's, while its lease lasts: once lapsed (or deleted),
+  -- nothing more is sent to it.
   select c.delivery_id, c.merchant_account_number, c.event_code, c.message_id, c.is_test, c.round_attempts, c.total_attempts,
-         c.locked_until as lease, coalesce(s.callback_url, c.callback_url) as target_url,
-         coalesce(s.signing_secret, c.signing_secret) as signing_secret, coalesce(s.webhook_signature, c.webhook_signature) as webhook_signature,
+         c.locked_until as lease, c.listener_id,
+         case when c.listener_id is null then coalesce(s.callback_url, c.callback_url) else c.callback_url end as target_url,
+         case when c.listener_id is null then coalesce(s.signing_secret, c.signing_secret) else l.signing_secret end as signing_secret,
+         case when c.listener_id is null then coalesce(s.webhook_signature, c.webhook_signature) else l.webhook_signature end as webhook_signature,
          e.payload::text as body
     from claimed c
     join outbox_events e on e.event_id = c.event_id
     left join webhook_subscriptions s on s.webhook_id = c.webhook_id
+    left join webhook_listeners l on l.listener_id = c.listener_id and l.expires_at > now()
    order by c.delivery_id`;
 
 // Outcomes are recorded in batches, one statement each: every delivery's new state and its
@@ -318,7 +328,7 @@ export class WebhookDispatcher {
     const started = performance.now();
     let outcome: Outcome;
     try {
-      outcome = row.signing_secret ? await this.post(row) : { httpStatus: null, snippet: null, error: 'subscription deleted', latencyMs: 0, retryAfterMs: null };
+      outcome = row.signing_secret ? await this.post(row) : { httpStatus: null, snippet: null, error: row.listener_id === null ? SUBSCRIPTION_DELETED : LISTENER_LAPSED, latencyMs: 0, retryAfterMs: null };
     } catch (err) {
       outcome = { httpStatus: null, snippet: null, error: describeError(err, this.deps.config.webhookTimeoutMs), latencyMs: Math.round(performance.now() - started), retryAfterMs: null };
     }
@@ -351,7 +361,11 @@ export class WebhookDispatcher {
       'webhook-id': row.message_id,
       'webhook-timestamp': String(timestampSeconds),
       'webhook-signature': standardSignature(row.signing_secret!, row.message_id, timestampSeconds, row.body),
+      // The deliveryId of the delivery log (redeliver takes it); webhook-id stays the receivers' dedup key.
+      'x-onekhusa-delivery-id': String(row.delivery_id),
       ...(row.is_test ? { 'x-onekhusa-webhook-test': 'true' } : {}),
+      // A copy for a temporary listener (`listen`), not a delivery to a subscription.
+      ...(row.listener_id !== null ? { 'x-onekhusa-listener-id': String(row.listener_id) } : {}),
     };
     const started = performance.now();
     const res = await request(url, {
@@ -374,7 +388,7 @@ export class WebhookDispatcher {
   private record(row: Claimed, attemptedAt: Date, outcome: Outcome): void {
     const schedule = this.deps.config.webhookRetryScheduleMs;
     const succeeded = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
-    const final = succeeded || row.round_attempts >= schedule.length || outcome.error === 'subscription deleted';
+    const final = succeeded || row.round_attempts >= schedule.length || outcome.error === SUBSCRIPTION_DELETED || outcome.error === LISTENER_LAPSED;
     // Retry-After is honoured when it asks for more time than the schedule, up to its longest step.
     const longest = Math.max(...schedule);
     this.unrecorded.push({

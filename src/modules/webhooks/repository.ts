@@ -80,6 +80,7 @@ export interface DeliveryRow {
   total_attempts: number;
   next_attempt_at: Date;
   is_test: boolean;
+  listener_id: number | null;
   created_at: Date;
   completed_at: Date | null;
   attempts: Array<{ attempt_number: number; attempted_at: string; http_status: number | null; latency_ms: number; response_snippet: string | null; error: string | null }>;
@@ -98,7 +99,7 @@ export interface DeliveryFilter {
 export async function listDeliveries(q: Queryable, merchantAccountNumber: number, f: DeliveryFilter): Promise<DeliveryRow[]> {
   const { rows } = await q.query<DeliveryRow>(
     `select d.delivery_id, d.webhook_id, d.event_id, d.event_code, d.callback_url, d.message_id, d.status, d.total_attempts,
-            d.next_attempt_at, d.is_test, d.created_at, d.completed_at,
+            d.next_attempt_at, d.is_test, d.listener_id, d.created_at, d.completed_at,
             coalesce((select json_agg(a order by a.attempt_number)
                         from (select attempt_number, attempted_at, http_status, latency_ms, response_snippet, error
                                 from webhook_attempts where delivery_id = d.delivery_id
@@ -120,14 +121,16 @@ export async function listDeliveries(q: Queryable, merchantAccountNumber: number
 /**
  * Puts deliveries back in the queue for a new round of attempts, with the same webhook-id.
  * Only deliveries whose subscription still exists, or that carry their own secrets (a checkout's
- * callback), can be redelivered.
+ * callback), can be redelivered; and a listener's copy while its listener's lease lasts.
  */
 export async function requeueDeliveries(q: Queryable, merchantAccountNumber: number, target: { deliveryId: number } | { fromDate: string; toDate: string }): Promise<number> {
   const byId = 'deliveryId' in target;
   const { rowCount } = await q.query(
     `update webhook_deliveries
         set status = 'pending', round_attempts = 0, next_attempt_at = now(), locked_until = null, completed_at = null
-      where merchant_account_number = $1 and (webhook_id is not null or signing_secret is not null)
+      where merchant_account_number = $1
+        and (webhook_id is not null or signing_secret is not null
+             or listener_id in (select listener_id from webhook_listeners where merchant_account_number = $1 and expires_at > now()))
         and ${byId ? 'delivery_id = $2' : `status = 'failed' and created_at >= ($2::date)::timestamp at time zone 'UTC' and created_at < ($3::date + 1)::timestamp at time zone 'UTC'`}`,
     byId ? [merchantAccountNumber, target.deliveryId] : [merchantAccountNumber, target.fromDate, target.toDate],
   );
@@ -136,5 +139,85 @@ export async function requeueDeliveries(q: Queryable, merchantAccountNumber: num
 
 export async function deliveryExists(q: Queryable, merchantAccountNumber: number, deliveryId: number): Promise<boolean> {
   const { rowCount } = await q.query('select 1 from webhook_deliveries where merchant_account_number = $1 and delivery_id = $2', [merchantAccountNumber, deliveryId]);
+  return rowCount === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporary listeners (`npm run cli -- listen`): a copy of the merchant's events for as long as a
+// lease is renewed. Their deliveries carry listener_id and no webhook_id.
+
+export interface ListenerRow {
+  listener_id: number;
+  merchant_account_number: number;
+  callback_url: string;
+  event_codes: string[];
+  webhook_signature: string;
+  signing_secret: string;
+  lease_seconds: number;
+  expires_at: Date;
+  created_by: string;
+  date_created: Date;
+  date_renewed: Date | null;
+}
+
+/**
+ * Inserts a listener whose lease ends `leaseSeconds` from now (the database's clock, as the fan-out
+ * compares it), unless the merchant already has `maxActive` unexpired ones: then undefined. The
+ * count and the insert are serialised per merchant by a transaction-scoped advisory lock.
+ */
+export async function insertListener(
+  tx: pg.PoolClient,
+  l: { merchantAccountNumber: number; callbackUrl: string; eventCodes: string[]; webhookSignature: string; signingSecret: string; leaseSeconds: number; createdBy: string },
+  maxActive: number,
+): Promise<ListenerRow | undefined> {
+  await tx.query(`select pg_advisory_xact_lock(hashtext('webhook_listeners'), $1)`, [l.merchantAccountNumber]);
+  const { rows: counted } = await tx.query<{ n: number }>('select count(*)::int as n from webhook_listeners where merchant_account_number = $1 and expires_at > now()', [l.merchantAccountNumber]);
+  if (counted[0].n >= maxActive) return undefined;
+  const { rows } = await tx.query<ListenerRow>(
+    `insert into webhook_listeners (merchant_account_number, callback_url, event_codes, webhook_signature, signing_secret, lease_seconds, expires_at, created_by)
+     values ($1, $2, $3::varchar[], $4, $5, $6::int, now() + make_interval(secs => $6::int), $7) returning *`,
+    [l.merchantAccountNumber, l.callbackUrl, l.eventCodes, l.webhookSignature, l.signingSecret, l.leaseSeconds, l.createdBy],
+  );
+  return rows[0];
+}
+
+/** Extends an unexpired lease by its own length from now; undefined when unknown, another merchant's or lapsed. */
+export async function renewListener(q: Queryable, merchantAccountNumber: number, listenerId: number): Promise<ListenerRow | undefined> {
+  const { rows } = await q.query<ListenerRow>(
+    `update webhook_listeners set expires_at = now() + make_interval(secs => lease_seconds), date_renewed = now()
+      where merchant_account_number = $1 and listener_id = $2 and expires_at > now() returning *`,
+    [merchantAccountNumber, listenerId],
+  );
+  return rows[0];
+}
+
+/** Deletes the listener (lapsed or not); its undelivered copies end as failed in the same transaction. */
+export async function deleteListener(tx: pg.PoolClient, merchantAccountNumber: number, listenerId: number): Promise<ListenerRow | undefined> {
+  const { rows } = await tx.query<ListenerRow>('delete from webhook_listeners where merchant_account_number = $1 and listener_id = $2 returning *', [merchantAccountNumber, listenerId]);
+  if (!rows[0]) return undefined;
+  await tx.query(`update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null where listener_id = $1 and status = 'pending'`, [listenerId]);
+  return rows[0];
+}
+
+/** Deletes up to `limit` lapsed listeners and ends their undelivered copies as failed; returns how many. */
+export async function sweepListeners(q: Queryable, limit: number): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `with gone as (
+       delete from webhook_listeners where listener_id in (
+         select listener_id from webhook_listeners where expires_at <= now() order by expires_at limit $1 for update skip locked)
+       returning listener_id
+     ), ended as (
+       update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null
+        where status = 'pending' and listener_id in (select listener_id from gone)
+     )
+     select count(*)::int as n from gone`,
+    [limit],
+  );
+  return rows[0].n;
+}
+
+/** Whether an unexpired listener of the merchant takes `eventCode`. */
+export async function hasActiveListener(q: Queryable, merchantAccountNumber: number, eventCode: string): Promise<boolean> {
+  const { rowCount } = await q.query('select 1 from webhook_listeners where merchant_account_number = $1 and $2::text = any(event_codes) and expires_at > now() limit 1', [merchantAccountNumber, eventCode]);
   return rowCount === 1;
 }

@@ -43,6 +43,7 @@ export const Delivery = Type.Object({
   status: Type.String({ description: 'pending, succeeded or failed.' }),
   numberOfAttempts: Type.Integer(),
   isTest: Type.Boolean(),
+  listenerId: Type.Union([Type.Integer(), Type.Null()], { description: "Set on a temporary listener's copy (npm run cli -- listen); webhookId is then null." }),
   dateCreated: Type.String({ format: 'date-time' }),
   nextAttemptDate: NullableDateTime,
   dateCompleted: NullableDateTime,
@@ -56,4 +57,15 @@ export const Delivery = Type.Object({
       error: Type.Union([Type.String(), Type.Null()]),
     }),
   ),
+});
+
+export const ListenerId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Temporary listener id (from POST /merchants/webhooks/listeners).' });
+
+export const Listener = Type.Object({
+  merchantAccountNumber: Type.Integer(),
+  listenerId: Type.Integer(),
+  callbackUrl: Type.String(),
+  eventCodes: Type.Array(Type.String()),
+  leaseSeconds: Type.Integer({ description: 'The lease length; each renewal extends it by this much from then.' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'When the listener lapses unless renewed: after it, no copy is sent to it.' }),
 });

@@ -86,16 +86,21 @@ export async function verifySignature(deps: Deps, merchantAccountNumber: number,
   return { merchantAccountNumber, isSignatureValid };
 }
 
-/** Sends a realistic sample of `eventCode` to the merchant's subscription for it, marked as a test. */
+/**
+ * Sends a realistic sample of `eventCode`, marked as a test, to the merchant's subscription for it
+ * and to its unexpired listeners (`listen`) of that code; 404 when there is neither. The answer
+ * names the subscription's delivery, else (no subscription: webhookId null) a listener's copy.
+ */
 export async function sendTestEvent(deps: Deps, merchantAccountNumber: number, eventCode: string) {
   if (!isKnownEvent(eventCode)) throw new AppError('validation', 'detail.unknownEventForTest', { eventCode }, { fieldErrors: [{ key: 'detail.unknownEventForTest', params: { eventCode } }] });
   const subscription = await repo.findSubscription(deps.db, merchantAccountNumber, { eventCode });
-  if (!subscription) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
+  if (!subscription && !(await repo.hasActiveListener(deps.db, merchantAccountNumber, eventCode))) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
   const merchant = await findMerchant(deps.db, merchantAccountNumber);
   const payload = { ...samplePayload(eventCode, merchantAccountNumber, merchant!.payment_account_number, deps.clock.now()), isTest: true };
-  const emitted = await withTransaction(deps.db, (tx) => emitEvent(tx, merchantAccountNumber, eventCode, payload, { isTest: true, webhookId: subscription.webhook_id }));
-  const { rows } = await deps.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1', [emitted.eventId]);
-  return { merchantAccountNumber, eventCode, webhookId: subscription.webhook_id, eventId: emitted.eventId, deliveryId: rows[0].delivery_id };
+  const emitted = await withTransaction(deps.db, (tx) => emitEvent(tx, merchantAccountNumber, eventCode, payload, { isTest: true, webhookId: subscription?.webhook_id }));
+  const { rows } = await deps.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1 order by webhook_id is null, delivery_id limit 1', [emitted.eventId]);
+  if (!rows[0]) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
+  return { merchantAccountNumber, eventCode, webhookId: subscription?.webhook_id ?? null, eventId: emitted.eventId, deliveryId: rows[0].delivery_id };
 }
 
 export async function listDeliveries(deps: Deps, merchantAccountNumber: number, filter: repo.DeliveryFilter) {
@@ -110,6 +115,7 @@ export async function listDeliveries(deps: Deps, merchantAccountNumber: number, 
     status: d.status,
     numberOfAttempts: d.total_attempts,
     isTest: d.is_test,
+    listenerId: d.listener_id,
     dateCreated: d.created_at.toISOString(),
     nextAttemptDate: d.status === 'pending' ? d.next_attempt_at.toISOString() : null,
     dateCompleted: d.completed_at?.toISOString() ?? null,
@@ -139,4 +145,68 @@ export async function redeliver(deps: Deps, merchantAccountNumber: number, targe
     return n;
   });
   return { merchantAccountNumber, numberOfDeliveries };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Temporary listeners (`npm run cli -- listen`)
+
+/** A lease is 5 s to 5 min; listen renews it every third of it. */
+export const LISTENER_LEASE_MIN_SECONDS = 5;
+export const LISTENER_LEASE_MAX_SECONDS = 300;
+export const LISTENER_LEASE_DEFAULT_SECONDS = 60;
+/** Unexpired listeners per merchant, at most: each costs a delivery per event. */
+export const LISTENERS_PER_MERCHANT_MAX = 10;
+
+export interface CreateListenerInput {
+  merchantAccountNumber: number;
+  callbackUrl: string;
+  eventCodes: string[];
+  leaseSeconds?: number;
+  capturedBy: string;
+}
+
+function listenerView(l: repo.ListenerRow) {
+  return {
+    merchantAccountNumber: l.merchant_account_number,
+    listenerId: l.listener_id,
+    callbackUrl: l.callback_url,
+    eventCodes: l.event_codes,
+    leaseSeconds: l.lease_seconds,
+    expiresAt: l.expires_at.toISOString(),
+  };
+}
+
+/** A new listener with its own secrets (shown here only), leased for `leaseSeconds`. */
+export async function createListener(deps: Deps, input: CreateListenerInput) {
+  const callbackUrl = await checkedCallbackUrl(deps, input.callbackUrl);
+  const created = await withTransaction(deps.db, (tx) =>
+    repo.insertListener(
+      tx,
+      {
+        merchantAccountNumber: input.merchantAccountNumber,
+        callbackUrl,
+        eventCodes: [...new Set(input.eventCodes)],
+        webhookSignature: newWebhookSignature(),
+        signingSecret: newSigningSecret(),
+        leaseSeconds: input.leaseSeconds ?? LISTENER_LEASE_DEFAULT_SECONDS,
+        createdBy: input.capturedBy,
+      },
+      LISTENERS_PER_MERCHANT_MAX,
+    ),
+  );
+  if (!created) throw new AppError('conflict', 'detail.listenersMax', { max: LISTENERS_PER_MERCHANT_MAX });
+  return { ...listenerView(created), webhookSignature: created.webhook_signature, signingSecret: created.signing_secret };
+}
+
+/** Extends the lease by its length from now; a lapsed or unknown listener is 404 (create a new one). */
+export async function renewListener(deps: Deps, merchantAccountNumber: number, listenerId: number) {
+  const renewed = await repo.renewListener(deps.db, merchantAccountNumber, listenerId);
+  if (!renewed) throw new AppError('notFound', 'detail.listenerNotFound', { listenerId });
+  return listenerView(renewed);
+}
+
+/** Ends the listener now; its undelivered copies end as failed. */
+export async function deleteListener(deps: Deps, merchantAccountNumber: number, listenerId: number): Promise<void> {
+  const deleted = await withTransaction(deps.db, (tx) => repo.deleteListener(tx, merchantAccountNumber, listenerId));
+  if (!deleted) throw new AppError('notFound', 'detail.listenerNotFound', { listenerId });
 }

@@ -21,7 +21,7 @@ const Body = Type.Object({
   }),
   receivedOn: Type.String({ format: 'date', description: 'The day the bank received the money (YYYY-MM-DD, not in the future).' }),
   recordedBy: Email(),
-});
+}, { examples: [{ amount: '2500000.00', bankReference: 'FT24330XK9Q1', receivedOn: '2025-09-19', recordedBy: 'finance@example.mw' }] });
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/admin/v1/merchants/:merchantAccountNumber/fundings', {
@@ -36,7 +36,7 @@ const route: RouteModule = (app, { deps }) => {
       security: [{ adminToken: [] }],
       params: Type.Object({ merchantAccountNumber: MerchantAccountNumber }),
       body: Body,
-      response: { 201: Funding },
+      response: { 201: { ...Funding, description: 'The funding recorded (or, for a receipt already recorded, the first record again).' } },
     },
     handler: async (request, reply) => {
       const { funding, created } = await recordFunding(deps, {

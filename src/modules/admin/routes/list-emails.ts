@@ -29,6 +29,9 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Operator'],
       summary: 'List e-mails of the outbox',
+      description:
+        'The e-mail outbox (invitations and other messages), newest first, paged; optionally one status or one recipient. Without ' +
+        'SMTP_URL messages are held here, so this is where invitation links can be read in a sandbox.',
       security: [{ adminToken: [] }],
       querystring: Type.Object({
         pageNumber: Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }),
@@ -36,7 +39,7 @@ const route: RouteModule = (app, { deps }) => {
         status: Type.Optional(EmailStatusSchema),
         recipient: Type.Optional(withDescription(Email(), 'Only messages to this address (any case).')),
       }),
-      response: { 200: Type.Array(EmailRecord) },
+      response: { 200: Type.Array(EmailRecord, { description: 'The page of e-mails, newest first, with their bodies.' }) },
     },
     handler: async (request) => {
       const { pageNumber, numberOfReturnedRows, status, recipient } = request.query;

@@ -21,7 +21,7 @@ const route: RouteModule = (app, { deps }) => {
         limit: Type.Integer({ minimum: 1, maximum: FUNDINGS_PAGE_MAX, default: 100 }),
         afterFundingId: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Return fundings after this id (the last one of the previous page).' })),
       }),
-      response: { 200: Type.Array(Funding) },
+      response: { 200: Type.Array(Funding, { description: 'The page of fundings, oldest first.' }) },
     },
     handler: async (request) => {
       const { merchantAccountNumber } = request.params;

@@ -11,12 +11,13 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Operator'],
       summary: 'List merchants',
+      description: 'Every merchant account with its balances, in account-number order; page with limit and afterAccountNumber.',
       security: [{ adminToken: [] }],
       querystring: Type.Object({
         limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
         afterAccountNumber: Type.Optional(Type.Integer({ minimum: 0, maximum: 99999999, description: 'Return merchants after this account number (the last one of the previous page).' })),
       }),
-      response: { 200: Type.Array(MerchantAccount) },
+      response: { 200: Type.Array(MerchantAccount, { description: 'The page of merchant accounts.' }) },
     },
     handler: async (request) => (await listMerchants(deps.db, request.query.limit, request.query.afterAccountNumber)).map((m) => accountView(request.lang, m)),
   });

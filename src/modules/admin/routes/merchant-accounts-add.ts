@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from '../../../http/i18n.ts';
 import { Email, OrganisationId } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { createMerchant } from '../../merchants/service.ts';
 import { Credentials } from './create-merchant.ts';
@@ -15,7 +16,7 @@ const Body = Type.Object({
   currencyCode: Type.Union([Type.Literal('MWK')], { description: 'MWK (the one currency served).' }),
   levelNumber: Type.Integer({ minimum: 1, maximum: 3, description: '1 initiator only, 2 initiator + approver, 3 initiator + reviewer + approver ("1" is accepted too).' }),
   capturedBy: Email(),
-});
+}, { examples: [{ organisationId: EXAMPLE.organisationId, accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', levelNumber: 2, capturedBy: EXAMPLE.actor }] });
 
 const Created = Type.Composite([Type.Object({ message: Type.String({ examples: ['Merchant has been created successfully'] }) }), Credentials]);
 
@@ -30,7 +31,7 @@ const route: RouteModule = (app, { deps }) => {
         'and the new account, its payment account number and its first key pair (the secret is shown once).',
       security: [{ adminToken: [] }],
       body: Body,
-      response: { 201: Created },
+      response: { 201: { ...Created, description: "The gateway's message, the new account and its first key pair (the secret is shown once)." } },
     },
     handler: async (request, reply) => {
       const { organisationId, accountName, currencyCode, levelNumber, capturedBy } = request.body;

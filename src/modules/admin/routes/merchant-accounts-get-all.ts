@@ -17,7 +17,7 @@ const route: RouteModule = (app, { deps }) => {
       description: 'In account-number order, with balances; searchBy AccountName and searchText ("" is no search). 404 E903 for an unknown organisation.',
       security: [{ adminToken: [] }],
       body: MerchantListBody,
-      response: { 200: Type.Array(MerchantAccount) },
+      response: { 200: Type.Array(MerchantAccount, { description: "The page of the organisation's merchant accounts." }) },
     },
     handler: async (request) => {
       const { organisationId, searchText, pageNumber, numberOfReturnedRows, isIncremental } = request.body;

@@ -14,7 +14,7 @@ const route: RouteModule = (app, { deps }) => {
       description: `Every status the account was given, newest first (at most ${STATUS_CHANGES_MAX}), with who, the reason and the comments. 404 E903 for an unknown account.`,
       security: [{ adminToken: [] }],
       querystring: StatusChangeQuery,
-      response: { 200: Type.Array(StatusChange) },
+      response: { 200: Type.Array(StatusChange, { description: 'The status changes, newest first.' }) },
     },
     handler: async (request) => getStatusChanges(deps.db, request.lang, request.query.merchantAccountNumber),
   });

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
 import { Email, Message, MerchantAccountNumber, OrganisationId } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { updateMerchant } from '../../merchants/service.ts';
 
@@ -15,7 +16,7 @@ const Body = Type.Object({
   organisationId: Type.Optional(OrganisationId),
   capturedBy: Email(),
   levelNumber: Type.Integer({ minimum: 1, maximum: 3, description: 'Applies to batches and single payouts captured from now on.' }),
-});
+}, { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', capturedBy: EXAMPLE.actor, levelNumber: 2 }] });
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/admin/v1/merchants/accounts/update', {
@@ -28,7 +29,7 @@ const route: RouteModule = (app, { deps }) => {
         '(or one of another organisation, when organisationId is sent); 402 E916 for another currency.',
       security: [{ adminToken: [] }],
       body: Body,
-      response: { 200: Message },
+      response: { 200: { ...Message, description: 'The account was updated: a confirmation message (JSON string).' } },
     },
     handler: async (request, reply) => {
       const { merchantAccountNumber, accountName, currencyCode, organisationId, capturedBy, levelNumber } = request.body;

@@ -27,7 +27,7 @@ export function merchantStatusRoute(action: StatusAction): RouteModule {
           'Recorded with changedBy, the reason and the comments (GET getStatusChanges). 404 E903 for an unknown account or reasonId.',
         security: [{ adminToken: [] }],
         body: StatusChangeBody,
-        response: { 200: Message },
+        response: { 200: { ...Message, description: 'The status was changed: a confirmation message (JSON string).' } },
       },
       handler: async (request, reply) => {
         const { merchantAccountNumber, changedBy, reasonId, comments } = request.body;

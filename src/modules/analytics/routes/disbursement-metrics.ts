@@ -2,6 +2,7 @@
 // previous period (a percentage, as documented) and the daily series.
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { AnalyticsDate } from '../schemas.ts';
 import { disbursementMetrics, rangeOf } from '../service.ts';
@@ -11,7 +12,7 @@ const Body = Type.Object({
   summaryType: Type.Optional(Type.Union([Type.Literal('D'), Type.Literal('C')], { description: 'D disbursements (the default), C collections.' })),
   fromDate: Type.Optional(AnalyticsDate('First day (UTC), inclusive: a date or a date-time ("2024-01-01T00:00:00Z") taken as its UTC date. Default: 29 days before toDate.')),
   toDate: Type.Optional(AnalyticsDate('Last day (UTC), inclusive: a date or a date-time ("2024-01-31T23:59:59Z") taken as its UTC date. Default: today. At most 366 days in all.')),
-});
+}, { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, summaryType: 'D', fromDate: '2025-09-01', toDate: '2025-09-30' }] });
 
 const Result = Type.Object({
   fromDate: Type.String({ format: 'date' }),
@@ -55,7 +56,7 @@ const route: RouteModule = (app, { deps }) => {
         'Totals and rates over an inclusive UTC date range (at most 366 days; payouts by completion date, collections by transaction ' +
         'date), transactionsTrend against the previous period of the same length, and the day-by-day series in dailyTrend.',
       body: Body,
-      response: { 200: Result },
+      response: { 200: { ...Result, description: 'Totals, rates, the trend against the previous period and the daily series.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, summaryType, fromDate, toDate } = request.body;

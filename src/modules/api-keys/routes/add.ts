@@ -4,6 +4,7 @@ import { AppError } from '../../../http/errors.ts';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
 import { Email, MerchantAccountNumber, Message, OrganisationId } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { ClientKey } from '../schemas.ts';
 import { add } from '../service.ts';
@@ -16,6 +17,16 @@ const Body = Type.Object({
   capturedBy: Type.Optional(Email()),
   createdBy: Type.Optional(Email()),
   expiryDate: Type.Optional(Type.String({ format: 'date-time', description: 'When the key stops working (UTC); omit for no expiry.' })),
+}, {
+  examples: [
+    {
+      organisationId: EXAMPLE.organisationId,
+      merchantAccountNumber: EXAMPLE.merchantAccountNumber,
+      clientKey: 'Q7RZ2KX9M4TB8WNC3HFD6JPL0SYVAE',
+      clientSecret: 'k3J9-pLq2Xz8Rt5Vw1Yb7Nc4Md6Fg0Hs2Ja5Ke8Lu1Oi',
+      capturedBy: EXAMPLE.actor,
+    },
+  ],
 });
 
 const route: RouteModule = (app, { deps }) => {
@@ -23,8 +34,11 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['API keys'],
       summary: 'Add an API key',
+      description:
+        'Stores a key pair, typically one from GET /security/apiKeys/generate (E1), for the merchant account; the secret is kept only as ' +
+        'a hash. The pair can then get access tokens. A clientKey already stored answers 409 E906.',
       body: Body,
-      response: { 201: Message },
+      response: { 201: { ...Message, description: 'The key pair was stored: a confirmation message (JSON string).' } },
     },
     handler: async (request, reply) => {
       const capturedBy = request.body.capturedBy ?? request.body.createdBy;

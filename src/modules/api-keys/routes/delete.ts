@@ -13,8 +13,9 @@ const route: RouteModule = (app, { deps, keyStatus }) => {
     schema: {
       tags: ['API keys'],
       summary: 'Delete an API key',
+      description: 'Deletes a key pair of the merchant (DELETE, or POST as some clients send it); its access tokens stop working within seconds. Another merchant\'s key answers 404 E903.',
       body: KeyAction('deletedBy'),
-      response: { 200: Message },
+      response: { 200: { ...Message, description: 'The key pair was deleted: a confirmation message (JSON string).' } },
     },
     handler: async (request, reply) => {
       const { merchantAccountNumber, clientKey, deletedBy } = request.body;

@@ -9,9 +9,11 @@ const route: RouteModule = (app) => {
     schema: {
       tags: ['API keys'],
       summary: 'Generate an API key pair (E1)',
-      description: 'Returns a random key (30 characters) and secret (45 characters). Nothing is persisted; store the pair with Add API Key.',
+      description:
+        'Returns a random key (30 characters) and secret (45 characters). Nothing is persisted; store the pair with POST ' +
+        '/security/apiKeys/add. Keep the secret confidential: never put it in a web page or a mobile app.',
       querystring: MerchantQuery,
-      response: { 200: Type.Object({ key: Type.String(), secret: Type.String() }) },
+      response: { 200: Type.Object({ key: Type.String(), secret: Type.String() }, { description: 'A new key pair (not stored yet).' }) },
     },
     handler: async () => generate(),
   });

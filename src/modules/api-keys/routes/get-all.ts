@@ -13,9 +13,11 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['API keys'],
       summary: 'List API keys (E2)',
-      description: 'merchantAccountNumber is read from the query string or, as the gateway documents it, from a JSON body.',
+      description:
+        "The merchant's key pairs, active or not, never with their secrets (clientSecret is always null). merchantAccountNumber is " +
+        'read from the query string or, as the gateway documents it, from a JSON body.',
       querystring: MerchantQuery,
-      response: { 200: Type.Array(ApiKeyRecord) },
+      response: { 200: Type.Array(ApiKeyRecord, { description: "The merchant's API key records, without secrets." }) },
     },
     handler: async (request) => list(deps, request.lang, request.query.merchantAccountNumber),
   });

@@ -30,7 +30,7 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'One key pair of the merchant (never its secret), by clientKey or by clientId (one is required), from the query string or a JSON body. A clientKey of at most 15 digits is taken as a clientId. Another merchant\'s key answers 404.',
       querystring: Query,
-      response: { 200: ApiKeyRecord },
+      response: { 200: { ...ApiKeyRecord, description: 'The API key record, without its secret.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, clientKey, clientId } = request.query;

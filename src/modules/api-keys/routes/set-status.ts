@@ -9,7 +9,16 @@ import { setStatus } from '../service.ts';
 export function statusRoute(action: 'activate' | 'deactivate', status: 'A' | 'I', message: MessageKey, summary: string): RouteModule {
   return (app, { deps, keyStatus }) => {
     app.put(`/security/apiKeys/${action}`, {
-      schema: { tags: ['API keys'], summary, body: KeyAction('changedBy'), response: { 200: Message } },
+      schema: {
+        tags: ['API keys'],
+        summary,
+        description:
+          status === 'A'
+            ? 'Activates a key pair of the merchant: it gets access tokens again, and its unexpired tokens work again. Another merchant\'s key answers 404 E903.'
+            : 'Deactivates a key pair of the merchant: it gets no new access token, and its tokens stop working within seconds. Another merchant\'s key answers 404 E903.',
+        body: KeyAction('changedBy'),
+        response: { 200: { ...Message, description: `The key was ${status === 'A' ? 'activated' : 'deactivated'}: a confirmation message (JSON string).` } },
+      },
       handler: async (request, reply) => {
         const { merchantAccountNumber, clientKey, changedBy } = request.body;
         await setStatus(deps, keyStatus, merchantAccountNumber, clientKey, status, changedBy);

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import { MerchantAccountNumber, OrganisationId } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { getAccessToken } from '../service.ts';
 
@@ -10,6 +11,8 @@ const Body = Type.Object({
   apiSecret: Type.String({ minLength: 1, maxLength: 128, description: 'The key pair\'s secret.' }),
   organisationId: OrganisationId,
   merchantAccountNumber: MerchantAccountNumber,
+}, {
+  examples: [{ apiKey: EXAMPLE.apiKey, apiSecret: EXAMPLE.apiSecret, organisationId: EXAMPLE.organisationId, merchantAccountNumber: EXAMPLE.merchantAccountNumber }],
 });
 
 const Token = Type.Object({
@@ -25,9 +28,13 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Authentication'],
       summary: 'Get an access token',
       security: [],
-      description: 'Exchanges an API key pair for a Bearer token valid for 5 minutes. There is no refresh: ask again.',
+      description:
+        'Exchanges an API key pair for a Bearer token valid for 5 minutes. There is no refresh: ask again. No Authorization header is ' +
+        'needed; wrong, inactive, expired or deleted credentials answer 401 E901. Optional headers X-Organisation-Id and ' +
+        'X-Merchant-Account-Number, when sent, must match the body. Then press Authorize and paste the accessToken. ' +
+        'The demo merchant\'s key pair is printed by the start-up banner (the example values here are placeholders).',
       body: Body,
-      response: { 200: Token },
+      response: { 200: { ...Token, description: 'The access token, its expiry time (UTC) and its lifetime in minutes (5).' } },
     },
     handler: async (request) => {
       // Optional headers; checked when present (product.md §2).

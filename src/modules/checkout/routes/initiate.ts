@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { publicCheckoutUrl } from '../../../http/base-url.ts';
 import { MerchantAccountNumber, Money, OrganisationId } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
 import { initiateCheckout, REDIRECT_URL_MAX_LENGTH } from '../service.ts';
@@ -47,6 +48,19 @@ const Body = Type.Object({
       Type.Union([Url('Receives the payrequest.success event (POST, flat payload, signed like a webhook). Private addresses are refused in production mode.'), Type.Null()]),
     ),
   }),
+}, {
+  examples: [
+    {
+      authentication: { apiKey: EXAMPLE.apiKey, apiSecret: EXAMPLE.apiSecret },
+      merchant: { organisationId: EXAMPLE.organisationId, merchantAccountNumber: EXAMPLE.merchantAccountNumber },
+      payment: { sourceReferenceNumber: 'INV-2026-0042', description: 'School shoes, size 5', amount: '2500.00' },
+      route: {
+        successRedirectionUrl: 'https://shop.example.mw/checkout/paid',
+        failureRedirectionUrl: 'https://shop.example.mw/checkout/failed',
+        callbackApiUrl: EXAMPLE.callbackUrl,
+      },
+    },
+  ],
 });
 
 const Result = Type.Object({
@@ -75,7 +89,7 @@ const route: RouteModule = (app, { deps }) => {
         'Creates a request to pay with a timed account and returns the checkout page\'s URL. The customer pays there (simulated) and is redirected ' +
         'to the success or failure URL; callbackApiUrl receives payrequest.success. No Bearer token: the key pair is in the body.',
       body: Body,
-      response: { 200: Result },
+      response: { 200: { ...Result, description: "The checkout: the page to send the customer to (checkoutUrl), its id and its expiry time (UTC)." } },
     },
     handler: async (request) => {
       const { authentication, merchant, payment, route: target } = request.body;

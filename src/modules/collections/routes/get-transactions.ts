@@ -76,7 +76,7 @@ const route: RouteModule = (app, { deps }) => {
         'Newest first, paged; optionally one UTC day (transactionDate) and a case-insensitive search (searchBy/searchText; "" searches ' +
         'nothing). Flat items, as the gateway lists them; POST /collections/getTransaction answers one in the nested E11 shape.',
       body: Body,
-      response: { 200: Type.Array(CollectionListItem) },
+      response: { 200: Type.Array(CollectionListItem, { description: 'The page of collections, newest first.' }) },
     },
     handler: async (request) => {
       const { merchantAccountNumber, pageNumber, numberOfReturnedRows, isIncremental, ...search } = request.body;

@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
 import { Email, MerchantAccountNumber, Money } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
 import { TimedAccount } from '../schemas.ts';
@@ -16,6 +17,8 @@ const Body = Type.Object({
   transactionDescription: Type.String({ minLength: 1, maxLength: 200 }),
   referenceNumber: ReferenceNumber,
   capturedBy: Email(),
+}, {
+  examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, transactionAmount: '2500.00', transactionDescription: 'School shoes, size 5', referenceNumber: 'ORDER10001', capturedBy: EXAMPLE.actor }],
 });
 
 const route: RouteModule = (app, { deps, requestBatcher }) => {
@@ -24,9 +27,13 @@ const route: RouteModule = (app, { deps, requestBatcher }) => {
     schema: {
       tags: ['Collections'],
       summary: 'Initiate a request to pay (E12)',
-      description: 'Returns an 8-digit timed account number (begins with 1), valid for 15 minutes (TIMED_ACCOUNT_MINUTES).',
+      description:
+        'Returns an 8-digit timed account number (begins with 1) for the customer to pay into, valid for 15 minutes ' +
+        '(TIMED_ACCOUNT_MINUTES). When it is paid (in the sandbox: POST /collections/requestToPay/addFakeTransaction), the ' +
+        'collection balance is credited and a `payrequest.success` event carries your referenceNumber for reconciliation. ' +
+        'Send X-Idempotency-Key to make retries safe.',
       body: Body,
-      response: { 200: TimedAccount },
+      response: { 200: { ...TimedAccount, description: 'The timed account, its expiry time (UTC) and its lifetime in minutes.' } },
     },
     handler: async (request, reply) => {
       const { transactionAmount, ...rest } = request.body;

@@ -22,7 +22,7 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Connectors'],
       summary: 'List all connectors',
       description: 'The whole catalogue, inactive connectors and aliases included, with description, switch merchant id and logo.',
-      response: { 200: Type.Array(ConnectorDetail) },
+      response: { 200: Type.Array(ConnectorDetail, { description: 'Every connector of the catalogue.' }) },
     },
     handler: async (request) => (await listConnectors(deps.db)).map((c) => connectorDetail(request.lang, c)),
   });

@@ -23,7 +23,7 @@ const route: RouteModule = (app, { deps }) => {
     description:
       'The active connectors, one per institution: the ids the documentation examples use (550044, 666473, 769356, 769375) are ' +
       'aliases of these and are listed by GET /core/connectors/GetAll; every one of them is accepted wherever a connectorId is.',
-    response: { 200: Type.Array(ConnectorSummary) },
+    response: { 200: Type.Array(ConnectorSummary, { description: 'The active connectors: banks (channelCode B) and mobile wallets (M).' }) },
   };
   const handler = async (request: FastifyRequest) => (await listConnectors(deps.db, true)).map((c) => connectorSummary(request.lang, c));
   app.get('/core/Connectors/GetSummary', { schema, handler });

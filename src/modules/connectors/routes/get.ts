@@ -13,7 +13,7 @@ const route: RouteModule = (app, { deps }) => {
       summary: 'Get a connector',
       description: 'One connector by id, with description, switch merchant id and logo; 404 E903 for an unknown id.',
       querystring: Type.Object({ connectorId: ConnectorId }),
-      response: { 200: ConnectorDetail },
+      response: { 200: { ...ConnectorDetail, description: 'The connector.' } },
     },
     handler: async (request) => {
       const connector = await findConnector(deps.db, request.query.connectorId);

@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
+import { EXAMPLE, EXAMPLE_PAYOUTS, SANDBOX_PAYOUTS_TEXT } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { FILE_COLUMNS, readBatchFile, type FileType } from '../files.ts';
 import { BatchAccepted, BatchHeader, MAX_BATCH_LINES } from '../schemas.ts';
@@ -14,6 +15,19 @@ const Body = Type.Object({
   ...BatchHeader.properties,
   contentType: Type.Unsafe<FileType>({ type: 'string', enum: ['CSV', 'XLSX'], description: 'CSV (UTF-8, comma-separated) or XLSX (the first worksheet is read).' }),
   fileContent: Type.String({ minLength: 1, contentEncoding: 'base64', description: 'The file, base64-encoded.' }),
+}, {
+  examples: [
+    {
+      merchantAccountNumber: EXAMPLE.merchantAccountNumber,
+      isBatchScheduled: false,
+      capturedBy: EXAMPLE.actor,
+      contentType: 'CSV',
+      // A CSV with the header row and the two example payouts.
+      fileContent: Buffer.from(
+        [FILE_COLUMNS.join(','), ...EXAMPLE_PAYOUTS.map((line) => FILE_COLUMNS.map((column) => String(line[column])).join(','))].join('\r\n') + '\r\n',
+      ).toString('base64'),
+    },
+  ],
 });
 
 const route: RouteModule = (app, { deps }) => {
@@ -23,9 +37,9 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Disbursements'],
       summary: 'Add a batch of payouts (CSV or XLSX file)',
-      description: `The file's first row names the columns ${FILE_COLUMNS.join(', ')} (any case and order; transactionDescription may be left out, other columns are ignored); each further row is one payout, up to ${MAX_BATCH_LINES}. Answers like addJson: the batch number and status Q, validation running in the background. Send X-Idempotency-Key to make retries safe.`,
+      description: `The file's first row names the columns ${FILE_COLUMNS.join(', ')} (any case and order; transactionDescription may be left out, other columns are ignored); each further row is one payout, up to ${MAX_BATCH_LINES}. Answers like addJson: the batch number and status Q, validation running in the background. Send X-Idempotency-Key to make retries safe.\n\n${SANDBOX_PAYOUTS_TEXT}`,
       body: Body,
-      response: { 200: BatchAccepted },
+      response: { 200: { ...BatchAccepted, description: 'The batch was accepted: its number and status Q (queued for validation).' } },
     },
     handler: async (request, reply) => {
       const { contentType, fileContent, ...header } = request.body;

@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
+import { SANDBOX_PAYOUTS_TEXT } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { BatchAccepted } from '../schemas.ts';
 import { submitBatch } from '../service.ts';
@@ -27,9 +28,14 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Disbursements'],
       summary: 'Add a batch of payouts (JSON)',
       description:
-        'Accepts up to 50,000 payouts and answers at once with the batch number and status Q; validation runs in the background (batch.received / batch.failed). Send X-Idempotency-Key to make retries safe.',
+        'Accepts up to 50,000 payouts and answers at once with the batch number and status Q; validation runs in the background ' +
+        '(events `batch.received` / `batch.failed`): poll POST /disbursements/batch/getBatch. Then, by the merchant\'s authorisation ' +
+        'level: transferFunds (level 1), approve then transferFunds (level 2), review, approve, transferFunds (level 3). Each line\'s ' +
+        'outcome arrives as `batch.payout.success`, `batch.payout.failed` or `batch.payout.reversed`. Send X-Idempotency-Key to make ' +
+        'retries safe.\n\n' +
+        SANDBOX_PAYOUTS_TEXT,
       body: BatchJsonBody,
-      response: { 200: BatchAccepted },
+      response: { 200: { ...BatchAccepted, description: 'The batch was accepted: its number and status Q (queued for validation).' } },
     },
     // After authentication, before the body is read.
     preParsing: async (request, reply, payload) => {

@@ -48,7 +48,7 @@ const route: RouteModule = (app, { deps }) => {
       summary: "Download a batch's transactions (Excel or CSV)",
       description: `Every line of the batch (at most ${MAX_BATCH_LINES.toLocaleString('en-US')}), in line order: ${BATCH_FILE_COLUMNS.join(', ')}. downloadType XLSX (the default) gives an Excel workbook, CSV a UTF-8 CSV with a byte-order mark. Name the batch by headerId or batchNumber. The answer is a JSON string: the file, base64-encoded. 404 for an unknown or another merchant's batch; 409 while it is still being validated (Q); 503 E952 with Retry-After while other documents are being prepared.`,
       body: Body,
-      response: { 200: Type.String({ contentEncoding: 'base64', description: 'The file, base64-encoded.' }) },
+      response: { 200: Type.String({ contentEncoding: 'base64', description: 'The file, base64-encoded (a JSON string).' }) },
     },
     handler: async (request, reply) => {
       const { merchantAccountNumber, headerId, batchNumber: named, downloadType = 'XLSX' } = request.body;

@@ -36,7 +36,7 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'One row per invalid line: lineNumber, the six columns of addFile and errorMessage (fix them and upload the file again with addFile). An Excel workbook ("Microsoft Excel File", documentName "Batch Disbursement Errors") unless downloadType is "CSV" (text/csv, batch-<n>-errors.csv). 409 while the batch is still being validated (Q); 503 E952 with Retry-After while other documents are being prepared.',
       body: Body,
-      response: { 200: Document },
+      response: { 200: { ...Document, description: 'The document: its name, content type, creation time and the file, base64-encoded.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, batchNumber, downloadType = 'XLSX' } = request.body;

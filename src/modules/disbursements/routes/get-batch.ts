@@ -10,9 +10,11 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Disbursements'],
       summary: 'Get a batch',
-      description: 'Shows queued (Q) batches too, so a client can poll until validation is done.',
+      description:
+        'One batch of the merchant, the full record with its counts and totals and who reviewed, approved or rejected it. Shows ' +
+        "queued (Q) batches too, so a client can poll until validation is done. An unknown or another merchant's batch answers 404 E903.",
       body: BatchActionBody,
-      response: { 200: BatchRecord },
+      response: { 200: { ...BatchRecord, description: 'The batch.' } },
     },
     handler: async (request) => {
       const batch = await findBatch(deps.db, request.body.merchantAccountNumber, request.body.batchNumber);

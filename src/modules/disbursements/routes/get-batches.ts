@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateOrDateTime, MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow, Paging } from '../../../http/paging.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { statusesMatching } from '../lifecycle.ts';
 import { listBatches } from '../repository.ts';
@@ -17,11 +18,20 @@ const Body = Type.Object({
   searchBy: Type.Optional(Type.Union(['CapturedBy', 'ReviewedBy', 'ApprovedBy', 'BatchStatus', 'BatchStatusDescription'].map((v) => Type.Literal(v)))),
   searchText: Type.Optional(SearchText),
   ...Paging,
-});
+}, { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, pageNumber: 1, numberOfReturnedRows: 20, isIncremental: false, searchText: '' }] });
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/getBatches', {
-    schema: { tags: ['Disbursements'], summary: 'List batches (E4)', body: Body, response: { 200: Type.Array(BatchSummary) } },
+    schema: {
+      tags: ['Disbursements'],
+      summary: 'List batches (E4)',
+      description:
+        "The merchant's batches, newest first, paged (pageNumber from 1, numberOfReturnedRows; isIncremental includes the earlier " +
+        'pages). Optional filters: batchDate (a UTC day) and searchBy with searchText ("" searches nothing). Batches still being ' +
+        'validated (Q) are not listed until validation is done: POST /disbursements/batch/getBatch shows them.',
+      body: Body,
+      response: { 200: Type.Array(BatchSummary, { description: 'The page of batches, newest first.' }) },
+    },
     handler: async (request) => {
       const { merchantAccountNumber, batchDate, searchBy, searchText, ...paging } = request.body;
       // Status and its description are matched on what merchants see, not on stored columns.

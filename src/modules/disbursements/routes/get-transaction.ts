@@ -12,8 +12,11 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Disbursements'],
       summary: 'Get a batch transaction',
+      description:
+        'One payout line of a batch, by its transactionReferenceNumber: its status (transactionStatusCode), fee, and the ' +
+        "connector's responseCode and responseMessage. An unknown or another merchant's reference answers 404 E903.",
       body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: PayoutReference }),
-      response: { 200: PayoutRecord },
+      response: { 200: { ...PayoutRecord, description: 'The batch transaction.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;

@@ -4,7 +4,9 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow, Paging } from '../../../http/paging.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
+import { LINE_STATUS_NAMES } from '../lifecycle.ts';
 import { findBatch, listPayouts } from '../repository.ts';
 import { BatchNumber, LineStatusCode, PayoutRecord, SearchText } from '../schemas.ts';
 import { payoutRecord } from '../service.ts';
@@ -16,11 +18,22 @@ const Body = Type.Object({
   searchText: Type.Optional(SearchText),
   transactionStatusCode: Type.Optional(LineStatusCode),
   ...Paging,
+}, {
+  examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, batchNumber: EXAMPLE.batchNumber, pageNumber: 1, numberOfReturnedRows: 20, isIncremental: false, searchText: '' }],
 });
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/getTransactions', {
-    schema: { tags: ['Disbursements'], summary: 'List batch transactions (E3)', body: Body, response: { 200: Type.Object({ message: Type.Array(PayoutRecord) }) } },
+    schema: {
+      tags: ['Disbursements'],
+      summary: 'List batch transactions (E3)',
+      description:
+        "A batch's lines (or, without batchNumber, every batch line of the merchant), paged like E4, searchable (searchBy, " +
+        `searchText) and filtered by transactionStatusCode (${Object.entries(LINE_STATUS_NAMES).map(([code, name]) => `${code} ${name}`).join(', ')}). ` +
+        '409 while the batch is still being validated (Q).',
+      body: Body,
+      response: { 200: Type.Object({ message: Type.Array(PayoutRecord) }, { description: 'The page of batch transactions, under message.' }) },
+    },
     handler: async (request) => {
       const { merchantAccountNumber, batchNumber, searchBy, searchText, transactionStatusCode, ...paging } = request.body;
       if (batchNumber !== undefined) {

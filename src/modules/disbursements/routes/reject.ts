@@ -9,6 +9,6 @@ export default actionRoute({
   summary: 'Reject a batch',
   description: 'From P or R, to X; every valid line becomes X.',
   actorField: 'rejectedBy',
-  extra: { reasonForRejection: Type.String({ minLength: 1, maxLength: 500 }) },
+  extra: { reasonForRejection: Type.String({ minLength: 1, maxLength: 500, description: 'Why it is rejected.', examples: ['Wrong amounts on two lines'] }) },
   reason: (body) => body.reasonForRejection as string,
 });

@@ -12,8 +12,11 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Disbursements'],
       summary: 'Get a single payout',
+      description:
+        'One single payout (from POST /disbursements/single/add), by its transactionReferenceNumber: status, fee, the connector\'s ' +
+        "responseCode and responseMessage, and who reviewed or approved it. An unknown or another merchant's reference answers 404 E903.",
       body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: PayoutReference }),
-      response: { 200: SinglePayoutRecord },
+      response: { 200: { ...SinglePayoutRecord, description: 'The single payout.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;

@@ -26,7 +26,7 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'The merchant\'s single payouts, newest first, as a JSON array (empty when none match). Filters: transactionDate, transactionStatusCode (P includes those awaiting review or approval), searchBy with a non-empty searchText.',
       body: Body,
-      response: { 200: Type.Array(SinglePayoutRecord) },
+      response: { 200: Type.Array(SinglePayoutRecord, { description: 'The page of single payouts, newest first.' }) },
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionDate, searchBy, searchText, transactionStatusCode, ...paging } = request.body;

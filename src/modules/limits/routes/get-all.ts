@@ -15,7 +15,16 @@ const Limit = Type.Object({
 
 const route: RouteModule = (app, { limits }) => {
   app.get('/merchants/limits/getAll', {
-    schema: { tags: ['Limits'], summary: 'Transaction limits (E10)', querystring: MerchantQuery, response: { 200: Type.Array(Limit) } },
+    schema: {
+      tags: ['Limits'],
+      summary: 'Transaction limits (E10)',
+      description:
+        "The merchant's limits per transaction type and currency: minimum and maximum amount per transaction and the daily total " +
+        '(MMW merchant to mobile wallet, MBA merchant to bank account, BAM account to merchant, RTP request to pay). A payment beyond a ' +
+        'limit is refused with 402 E912 (or 402 E914 for an amount out of range).',
+      querystring: MerchantQuery,
+      response: { 200: Type.Array(Limit, { description: 'One limit per transaction type and currency.' }) },
+    },
     handler: async (request) => (await limits.get(request.query.merchantAccountNumber)).map(limitView),
   });
 };

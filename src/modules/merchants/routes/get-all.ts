@@ -20,7 +20,7 @@ const route: RouteModule = (app, { deps }) => {
         "The documented body: organisationId (the token's), paging, searchBy AccountName and searchText (\"\" is no search). The answer " +
         "lists the token's own account, as GET /merchants/accounts/get shows it, when it matches: a token is bound to one merchant account.",
       body: Body,
-      response: { 200: Type.Array(MerchantAccount) },
+      response: { 200: Type.Array(MerchantAccount, { description: "The token's own merchant account when it matches the search and the page, else an empty list." }) },
     },
     handler: async (request) => {
       const { organisationId, searchText, pageNumber, numberOfReturnedRows, isIncremental } = request.body;

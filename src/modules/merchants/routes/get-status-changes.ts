@@ -14,7 +14,7 @@ const route: RouteModule = (app, { deps }) => {
         `Every status the account was given (created, suspended, blacklisted, activated), newest first, at most ${STATUS_CHANGES_MAX}: ` +
         'who made the change, the reason and the comments. Changes are made by the operator (POST /admin/v1/merchants/accounts/…).',
       querystring: StatusChangeQuery,
-      response: { 200: Type.Array(StatusChange) },
+      response: { 200: Type.Array(StatusChange, { description: 'The status changes, newest first.' }) },
     },
     handler: async (request) => getStatusChanges(deps.db, request.lang, request.query.merchantAccountNumber),
   });

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { storeResponse, sendSerialized } from '../../../http/idempotency.ts';
 import { ConnectorId, Email, MerchantAccountNumber, Money } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
 import { topup } from '../service.ts';
@@ -11,6 +12,8 @@ const Body = Type.Object({
   connectorId: ConnectorId,
   topupAmount: Money('0.01', '5000000000', 'Amount to credit, 0.01–5,000,000,000.00, at most 2 decimals.'),
   createdBy: Email(),
+}, {
+  examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, connectorId: EXAMPLE.bank.connectorId, topupAmount: '1000000.00', createdBy: EXAMPLE.actor }],
 });
 
 /**
@@ -57,10 +60,12 @@ const route: RouteModule = (app, { deps }) => {
       summary: 'Top up the disbursement balance',
       description:
         'Credits the disbursement balance from a bank or wallet (sandbox funding; absent in production mode) and answers the recorded ' +
-        'transaction, flat, as the gateway does. Send X-Idempotency-Key to make retries safe.',
+        'transaction, flat, as the gateway does. The money comes from a sandbox account of the connector (a bank connector such as ' +
+        '212188 National Bank of Malawi, or a wallet such as 112400 Airtel Money). Fund the balance before testing payouts. Send ' +
+        'X-Idempotency-Key to make retries safe.',
       headers: Type.Object({ 'x-idempotency-key': Type.Optional(Type.String({ description: '15–80 characters of [A-Za-z0-9-].' })) }),
       body: Body,
-      response: { 200: Result },
+      response: { 200: { ...Result, description: 'The recorded top-up transaction and the balances after it.' } },
     },
     handler: async (request, reply) => {
       const body = await topup(

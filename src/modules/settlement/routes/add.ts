@@ -3,20 +3,43 @@ import { Type } from '@sinclair/typebox';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
 import { ConnectorId, Email, Message, MerchantAccountNumber } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { AccountName, BankAccountNumber } from '../schemas.ts';
 import { addAccount } from '../service.ts';
 
-const Body = Type.Object({ merchantAccountNumber: MerchantAccountNumber, accountNumber: BankAccountNumber, connectorId: ConnectorId, accountName: AccountName, capturedBy: Email() });
+const Body = Type.Object(
+  { merchantAccountNumber: MerchantAccountNumber, accountNumber: BankAccountNumber, connectorId: ConnectorId, accountName: AccountName, capturedBy: Email() },
+  {
+    examples: [
+      {
+        merchantAccountNumber: EXAMPLE.merchantAccountNumber,
+        accountNumber: EXAMPLE.settlementBank.accountNumber,
+        connectorId: EXAMPLE.settlementBank.connectorId,
+        accountName: EXAMPLE.settlementBank.accountName,
+        capturedBy: EXAMPLE.actor,
+      },
+    ],
+  },
+);
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/merchants/bankAccounts/add', {
     schema: {
       tags: ['Settlement accounts'],
       summary: 'Add a settlement account',
-      description: 'New accounts are inactive; activate one with /merchants/bankAccounts/activate. The new accountId is in the message and the X-Account-Id header.',
+      description:
+        'A bank account of the merchant that settlements can be paid into (connectorId: a bank connector, e.g. 221500 FDH Bank, ' +
+        '212188 National Bank of Malawi, 221300 Standard Bank; accountNumber: 10–16 digits). New accounts are inactive; activate one ' +
+        'with /merchants/bankAccounts/activate. The new accountId is in the message and the X-Account-Id header.',
       body: Body,
-      response: { 201: Message },
+      response: {
+        201: {
+          ...Message,
+          description: 'The account was added (inactive): a confirmation message (JSON string) naming its accountId.',
+          headers: { 'x-account-id': { type: 'integer', description: 'The new settlement account id.' } },
+        },
+      },
     },
     handler: async (request, reply) => {
       const accountId = await addAccount(deps, request.body);

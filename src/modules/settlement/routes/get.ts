@@ -10,8 +10,9 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Settlement accounts'],
       summary: 'Get a settlement account',
+      description: "One settlement account of the merchant, by accountId. An unknown or another merchant's accountId answers 404 E903.",
       querystring: Type.Object({ accountId: AccountId, merchantAccountNumber: Type.Optional(MerchantAccountNumber) }),
-      response: { 200: SettlementAccount },
+      response: { 200: { ...SettlementAccount, description: 'The settlement account.' } },
     },
     handler: async (request) => settlementView(await getAccount(deps.db, request.principal!.merchantAccountNumber, request.query.accountId)),
   });

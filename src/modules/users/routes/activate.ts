@@ -16,7 +16,7 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'A closed user becomes active again (an active one stays so). The gateway\'s body: {merchantAccountNumber, userId, changedBy, reasonId?, comments?}; modifiedBy (the earlier name of changedBy) is accepted too, and one of the two is required. reasonId and comments go into the status change audit trail.',
       body: StatusChangeBody,
-      response: { 200: Message },
+      response: { 200: { ...Message, description: 'The user is active: a confirmation message (JSON string).' } },
     },
     handler: async (request, reply) => {
       const { userId, changedBy, modifiedBy, reasonId, comments } = request.body;

@@ -7,6 +7,7 @@ import { publicBaseUrl } from '../../../http/base-url.ts';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
 import { Email, Message, MerchantAccountNumber, OrganisationId, withDescription } from '../../../http/schemas.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { OrganisationTypeCode, PersonName, PhoneNumber, RoleId } from '../schemas.ts';
 import { addUser } from '../service.ts';
@@ -21,6 +22,20 @@ const Body = Type.Object({
   roleId: RoleId,
   organisationTypeCode: Type.Optional(OrganisationTypeCode),
   capturedBy: Email(),
+}, {
+  examples: [
+    {
+      organisationId: EXAMPLE.organisationId,
+      merchantAccountNumber: EXAMPLE.merchantAccountNumber,
+      firstName: 'Thandiwe',
+      lastName: 'Phiri',
+      emailAddress: 'thandiwe.phiri@example.mw',
+      phoneNumber: '265991234567',
+      roleId: 'MERC_APPROVER',
+      organisationTypeCode: 'MER',
+      capturedBy: EXAMPLE.actor,
+    },
+  ],
 });
 
 const route: RouteModule = (app, { deps }) => {
@@ -32,7 +47,13 @@ const route: RouteModule = (app, { deps }) => {
         'Creates the user and e-mails them a one-time link to set their password (valid INVITATION_HOURS, default 72). The new userId is in the message and the X-User-Id header. ' +
         'roleId is a role code as the gateway documents it (MERC_ADMIN, MERC_INITIATOR, MERC_REVIEWER, MERC_APPROVER, MERC_VIEWER) or its number 1–5; organisationTypeCode, when sent, is MER.',
       body: Body,
-      response: { 201: Message },
+      response: {
+        201: {
+          ...Message,
+          description: 'The user was created and invited: a confirmation message (JSON string) naming the userId.',
+          headers: { 'x-user-id': { type: 'string', description: 'The new user\'s id (a UUID).' } },
+        },
+      },
     },
     handler: async (request, reply) => {
       const principal = request.principal!;

@@ -16,7 +16,15 @@ const Body = Type.Object({
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/security/merchantUsers/getAll', {
-    schema: { tags: ['Merchant users'], summary: 'List merchant users', body: Body, response: { 200: Type.Array(MerchantUser) } },
+    schema: {
+      tags: ['Merchant users'],
+      summary: 'List merchant users',
+      description:
+        "The merchant's users (people who sign in for the merchant, with a role), newest first, paged (pageNumber from 1, " +
+        'numberOfReturnedRows, isIncremental) and searchable by FirstName, LastName or EmailAddress.',
+      body: Body,
+      response: { 200: Type.Array(MerchantUser, { description: 'The page of users, newest first.' }) },
+    },
     handler: async (request) => {
       const { pageNumber, numberOfReturnedRows, isIncremental, searchBy, searchText } = request.body;
       const rows = await listMerchantUsers(deps, request.principal!.merchantAccountNumber, { searchBy, searchText, ...pageWindow({ pageNumber, numberOfReturnedRows, isIncremental }) });

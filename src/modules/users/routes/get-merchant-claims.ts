@@ -43,7 +43,7 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'The user\'s claims for the merchant, as {claimType, claimValue} pairs: MerchantAccountName, MerchantStatusCode, LevelNumber, LevelName, MerchantAccountNumber, OrganisationId, OrganisationTypeCode (MER), Role (the role code, e.g. MERC_ADMIN) and UserRole (its name), as the gateway documents them; then UserId, EmailAddress, UserStatusCode and, while the user is active, one Permission per batch action the role allows (batch.review, batch.approve, batch.reject, batch.cancel, batch.transferFunds; batch.cancel.own: only batches the user captured). merchantAccountNumber 0: the token\'s merchant.',
       body: Body,
-      response: { 200: Type.Array(Claim) },
+      response: { 200: Type.Array(Claim, { description: 'The user\'s claims, as {claimType, claimValue} pairs.' }) },
     },
     handler: async (request) => merchantClaims(deps, request.lang, request.principal!.merchantAccountNumber, request.body.userId),
   });

@@ -20,7 +20,7 @@ const route: RouteModule = (app, { deps }) => {
       summary: 'Get a merchant user',
       description: `${DESCRIPTION} merchantAccountNumber and userId are read from the query string or from a JSON body.`,
       querystring: Type.Object({ merchantAccountNumber: MerchantAccountNumber, userId: UserId }),
-      response: { 200: MerchantUser },
+      response: { 200: { ...MerchantUser, description: 'The merchant user.' } },
     },
     handler: async (request) => userView(request.lang, await getMerchantUser(deps, request.principal!.merchantAccountNumber, request.query.userId)),
   });
@@ -31,7 +31,7 @@ const route: RouteModule = (app, { deps }) => {
       summary: 'Get a merchant user (JSON body)',
       description: `${DESCRIPTION} The gateway's documentation sends this request as a POST with a JSON body; the answer is the GET's.`,
       body: Type.Object({ organisationId: Type.Optional(OrganisationId), merchantAccountNumber: MerchantAccountNumber, userId: UserRef }),
-      response: { 200: MerchantUser },
+      response: { 200: { ...MerchantUser, description: 'The merchant user.' } },
     },
     handler: async (request) => userView(request.lang, await getMerchantUser(deps, request.principal!.merchantAccountNumber, request.body.userId)),
   });

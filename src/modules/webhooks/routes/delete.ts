@@ -5,6 +5,7 @@ import { AppError } from '../../../http/errors.ts';
 import { t } from '../../../http/i18n.ts';
 import { sendMessage } from '../../../http/respond.ts';
 import { Email, MerchantAccountNumber, Message } from '../../../http/schemas.ts';
+import { EVENTS_TEXT, EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { EventCode } from '../schemas.ts';
 import { deleteWebhook } from '../service.ts';
@@ -14,9 +15,16 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Webhooks'],
       summary: 'Delete a webhook (E14)',
-      headers: Type.Object({ merchantaccountnumber: Type.String({ description: 'Must equal merchantAccountNumber in the body.' }) }),
-      body: Type.Object({ eventCode: EventCode, merchantAccountNumber: MerchantAccountNumber, deletedBy: Email() }),
-      response: { 200: Message },
+      description:
+        "Removes the merchant's subscription for an event code; its undelivered events end as failed. The MerchantAccountNumber " +
+        'header must equal merchantAccountNumber in the body.\n\n' +
+        EVENTS_TEXT,
+      headers: Type.Object({ merchantaccountnumber: Type.String({ description: 'Must equal merchantAccountNumber in the body.', examples: [String(EXAMPLE.merchantAccountNumber)] }) }),
+      body: Type.Object(
+        { eventCode: EventCode, merchantAccountNumber: MerchantAccountNumber, deletedBy: Email() },
+        { examples: [{ eventCode: 'payment.success', merchantAccountNumber: EXAMPLE.merchantAccountNumber, deletedBy: EXAMPLE.actor }] },
+      ),
+      response: { 200: { ...Message, description: 'The subscription was deleted: a confirmation message (JSON string).' } },
     },
     handler: async (request, reply) => {
       // Scoping has already checked the header names this merchant; here it must match the body.

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow } from '../../../http/paging.ts';
+import { EVENTS_TEXT } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { Delivery, EventCode } from '../schemas.ts';
 import { listDeliveries } from '../service.ts';
@@ -18,7 +19,16 @@ const Body = Type.Object({
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/merchants/webhooks/deliveries', {
-    schema: { tags: ['Webhooks'], summary: 'Webhook delivery log', body: Body, response: { 200: Type.Array(Delivery) } },
+    schema: {
+      tags: ['Webhooks'],
+      summary: 'Webhook delivery log',
+      description:
+        "The merchant's webhook deliveries, newest first, paged, each with every attempt (status code, error, time); filter by " +
+        'eventCode, status (pending, succeeded, failed) and creation date. Redeliver one with POST /merchants/webhooks/redeliver.\n\n' +
+        EVENTS_TEXT,
+      body: Body,
+      response: { 200: Type.Array(Delivery, { description: 'The page of deliveries, newest first, with their attempts.' }) },
+    },
     handler: async (request) => {
       const { merchantAccountNumber, pageNumber, numberOfReturnedRows, ...filter } = request.body;
       return listDeliveries(deps, merchantAccountNumber, { ...filter, ...pageWindow({ pageNumber, numberOfReturnedRows, isIncremental: false }) });

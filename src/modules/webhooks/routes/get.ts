@@ -30,7 +30,7 @@ const route: RouteModule = (app, { deps }) => {
       summary: 'Get a webhook',
       description: `${DESCRIPTION} The parameters are read from the query string or from a JSON body.`,
       querystring: Lookup,
-      response: { 200: WebhookRecord },
+      response: { 200: { ...WebhookRecord, description: 'The subscription.' } },
     },
     handler: async (request) => lookup(deps, request.lang, request.query),
   });
@@ -41,7 +41,7 @@ const route: RouteModule = (app, { deps }) => {
       summary: 'Get a webhook (JSON body)',
       description: `${DESCRIPTION} The gateway's documentation sends this request as a POST with a JSON body {merchantAccountNumber, eventCode}; the answer is the GET's.`,
       body: Lookup,
-      response: { 200: WebhookRecord },
+      response: { 200: { ...WebhookRecord, description: 'The subscription.' } },
     },
     handler: async (request) => lookup(deps, request.lang, request.body),
   });

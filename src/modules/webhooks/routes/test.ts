@@ -1,7 +1,9 @@
 // POST /merchants/webhooks/test — delivers a realistic sample of an event, marked as a test
-// (body `isTest: true`, header X-OneKhusa-Webhook-Test), to the merchant's subscription for it.
+// (body `isTest: true`, header X-OneKhusa-Webhook-Test), to the merchant's subscription for it and
+// to its unexpired temporary listeners of that event (404 when there is neither).
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import { EVENTS_TEXT, EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { EventCode } from '../schemas.ts';
 import { sendTestEvent } from '../service.ts';
@@ -11,8 +13,16 @@ const route: RouteModule = (app, { deps }) => {
     schema: {
       tags: ['Webhooks'],
       summary: 'Send a test event',
-      body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, eventCode: EventCode }),
-      response: { 200: Type.Object({ merchantAccountNumber: Type.Integer(), eventCode: Type.String(), webhookId: Type.Integer(), eventId: Type.Integer(), deliveryId: Type.Integer() }) },
+      description:
+        'Delivers a realistic sample of the event, marked as a test (body isTest: true, header X-OneKhusa-Webhook-Test), to the ' +
+        "merchant's subscription for it and to its unexpired temporary listeners of that event; 404 E903 when there is neither. " +
+        'Follow it in the delivery log.\n\n' +
+        EVENTS_TEXT,
+      body: Type.Object(
+        { merchantAccountNumber: MerchantAccountNumber, eventCode: EventCode },
+        { examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, eventCode: 'payment.success' }] },
+      ),
+      response: { 200: Type.Object({ merchantAccountNumber: Type.Integer(), eventCode: Type.String(), webhookId: Type.Union([Type.Integer(), Type.Null()], { description: 'The subscription; null when only temporary listeners take the event.' }), eventId: Type.Integer(), deliveryId: Type.Integer() }, { description: 'The test event and its delivery, queued.' }) },
     },
     handler: async (request) => sendTestEvent(deps, request.body.merchantAccountNumber, request.body.eventCode),
   });
