@@ -6,7 +6,7 @@
 // (src/modules/users/permissions.ts). Against the real app and database; jobs run directly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, clientError, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { BATCH_ACTIONS, batchStatus, idempotencyKey, topup, validateBatch, walletLine, type BatchAction } from './money-ops.ts';
+import { addMerchantUser, BATCH_ACTIONS, batchStatus, idempotencyKey, topup, validateBatch, walletLine, type BatchAction } from './money-ops.ts';
 
 let t: TestApp;
 
@@ -173,20 +173,7 @@ describe('merchant users decide who may act on batches', () => {
     closed: 'closed.approver@shop.mw',
   };
 
-  async function addUser(emailAddress: string, roleId: number): Promise<string> {
-    const res = await send(m, 'POST', '/security/merchantUsers/add', {
-      organisationId: m.organisationId,
-      merchantAccountNumber: m.merchantAccountNumber,
-      firstName: 'Tiwonge',
-      lastName: 'Phiri',
-      emailAddress,
-      phoneNumber: '0991234567',
-      roleId,
-      capturedBy: 'setup@shop.mw',
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    return String(res.headers['x-user-id']);
-  }
+  const addUser = (emailAddress: string, roleId: number) => addMerchantUser(t, m, emailAddress, roleId);
 
   beforeAll(async () => {
     m = await newMerchant(t, { accountName: 'Staffed Shop', levelNumber: 3 });

@@ -125,6 +125,22 @@ export const singlePayout = (t: TestApp, who: TestMerchant, line: Record<string,
 export const addJson = (t: TestApp, who: TestMerchant, lines: Record<string, unknown>[]) =>
   send(t, who, 'POST', '/disbursements/batch/addJson', { header: { merchantAccountNumber: who.merchantAccountNumber, isBatchScheduled: false, capturedBy: CAPTURER }, transactions: lines });
 
+/** Adds a merchant user of `who` with `roleId` through the API (its invitation queued); returns its userId. */
+export async function addMerchantUser(t: TestApp, who: TestMerchant, emailAddress: string, roleId: number | string): Promise<string> {
+  const res = await send(t, who, 'POST', '/security/merchantUsers/add', {
+    organisationId: who.organisationId,
+    merchantAccountNumber: who.merchantAccountNumber,
+    firstName: 'Tiwonge',
+    lastName: 'Phiri',
+    emailAddress,
+    phoneNumber: '0991234567',
+    roleId,
+    capturedBy: 'setup@shop.mw',
+  });
+  if (res.statusCode !== 201) throw new Error(`adding user ${emailAddress}: ${res.statusCode} ${res.body}`);
+  return String(res.headers['x-user-id']);
+}
+
 /** The batch actions: method, path and the field naming who acts. */
 export const BATCH_ACTIONS = {
   review: { method: 'PUT', path: '/disbursements/batch/review', actor: 'actionedBy' },

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { BASE, clientError, dbState, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, APPROVER, CAPTURER, idempotencyKey, NBM, REVIEWER, runPayouts, topup, validateBatch, WALLET_FEE } from './money-ops.ts';
+import { addMerchantUser, AIRTEL, APPROVER, CAPTURER, idempotencyKey, NBM, REVIEWER, runPayouts, topup, validateBatch, WALLET_FEE } from './money-ops.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -391,17 +391,7 @@ describe('merchant users decide who may act, as on batches', () => {
       [users.approver, 4],
       [users.viewer, 5],
     ] as const) {
-      const res = await send(m, 'POST', '/security/merchantUsers/add', {
-        organisationId: m.organisationId,
-        merchantAccountNumber: m.merchantAccountNumber,
-        firstName: 'Tiwonge',
-        lastName: 'Phiri',
-        emailAddress,
-        phoneNumber: '0991234567',
-        roleId,
-        capturedBy: 'setup@shop.mw',
-      });
-      expect(res.statusCode, res.body).toBe(201);
+      await addMerchantUser(t, m, emailAddress, roleId);
     }
   });
 

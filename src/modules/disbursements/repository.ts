@@ -93,6 +93,8 @@ const PAYOUT_COLUMNS = `p.payout_id, p.merchant_account_number, p.batch_number, 
   p.transaction_description, p.amount_minor, p.fee_minor, p.currency_code, p.transaction_code, p.status_code, p.error_code,
   p.error_params, p.response_code, p.response_message, p.captured_by, p.created_at, p.transferred_at, p.completed_at, p.reversed_at,
   p.level_number, p.reviewed_by, p.date_reviewed, p.approved_by, p.date_approved, p.rejected_by, p.rejection_reason, p.date_rejected`;
+/** Payouts with their connector's name: every read of PayoutRow starts here. */
+const SELECT_PAYOUT = `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id`;
 
 // ---------------------------------------------------------------------------------------------
 // Batches
@@ -456,25 +458,32 @@ export async function listPayouts(q: Queryable, merchantAccountNumber: number, f
     paging = `limit ${add(f.limit)} offset ${add(f.offset)}`;
   }
   const { rows } = await q.query<PayoutRow>(
-    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
+    `${SELECT_PAYOUT}
       where ${where.join(' and ')} order by ${order} ${paging}`,
     values,
   );
   return rows;
 }
 
-export async function findPayout(q: Queryable, merchantAccountNumber: number, reference: string, single: boolean): Promise<PayoutRow | undefined> {
+/** A payout of the merchant by reference: a single payout or a batch line; `lock`: for an action on it. */
+export async function findPayout(q: Queryable, merchantAccountNumber: number, reference: string, single: boolean, lock = false): Promise<PayoutRow | undefined> {
   const { rows } = await q.query<PayoutRow>(
-    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
-      where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and (p.batch_number is null) = $3`,
+    `${SELECT_PAYOUT}
+      where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and (p.batch_number is null) = $3
+      ${lock ? 'for update of p' : ''}`,
     [reference.toUpperCase(), merchantAccountNumber, single],
   );
   return rows[0];
 }
 
+async function payoutById(q: Queryable, payoutId: number): Promise<PayoutRow> {
+  const { rows } = await q.query<PayoutRow>(`${SELECT_PAYOUT} where p.payout_id = $1`, [payoutId]);
+  return rows[0];
+}
+
 export async function invalidLines(q: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<PayoutRow[]> {
   const { rows } = await q.query<PayoutRow>(
-    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
+    `${SELECT_PAYOUT}
       where p.batch_number = $1 and p.merchant_account_number = $2 and p.status_code = 'E' order by p.line_number`,
     [batchNumber, merchantAccountNumber],
   );
@@ -530,19 +539,12 @@ export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promi
       p.levelNumber,
     ],
   );
-  const { rows: full } = await tx.query<PayoutRow>(`select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id where p.payout_id = $1`, [rows[0].payout_id]);
-  return full[0];
+  return payoutById(tx, rows[0].payout_id);
 }
 
 /** A single payout of the merchant by reference, locked for an action on it (review, approve, reject). */
-export async function lockSinglePayout(tx: pg.PoolClient, merchantAccountNumber: number, reference: string): Promise<PayoutRow | undefined> {
-  const { rows } = await tx.query<PayoutRow>(
-    `select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id
-      where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and p.batch_number is null
-      for update of p`,
-    [reference.toUpperCase(), merchantAccountNumber],
-  );
-  return rows[0];
+export function lockSinglePayout(tx: pg.PoolClient, merchantAccountNumber: number, reference: string): Promise<PayoutRow | undefined> {
+  return findPayout(tx, merchantAccountNumber, reference, true, true);
 }
 
 /**
@@ -564,6 +566,5 @@ export async function actOnSinglePayout(
   }[action];
   const params = { review: [], approve: [SUBMITTED.responseCode, SUBMITTED.responseMessage], reject: [reason ?? ''] }[action];
   await tx.query(`update payouts set ${set} where payout_id = $1`, [payoutId, by, ...params]);
-  const { rows } = await tx.query<PayoutRow>(`select ${PAYOUT_COLUMNS} from payouts p left join connectors c on c.connector_id = p.connector_id where p.payout_id = $1`, [payoutId]);
-  return rows[0];
+  return payoutById(tx, payoutId);
 }

@@ -14,7 +14,7 @@ import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
-import { authoriseBatchActor } from '../users/permissions.ts';
+import { authoriseActor } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
 import {
   allowed,
@@ -28,6 +28,7 @@ import {
   transitionFrom,
   TRANSITIONS,
   validLineStatus,
+  type Actor,
   type BatchAction,
   type SingleAction,
 } from './lifecycle.ts';
@@ -201,6 +202,19 @@ export interface ActionInput {
 
 const ACTOR_COLUMN = { review: 'reviewed', approve: 'approved', reject: 'rejected', cancel: 'cancelled', transferFunds: 'transferred' } as const;
 
+/**
+ * Four eyes (lifecycle.ts notBy), for batches and single payouts alike: the actor is none of the
+ * users who already acted in these roles. Compared in one canonical form, the stored names as
+ * they were sent (src/lib/actor.ts).
+ */
+function assertFourEyes(notBy: readonly Actor[], acted: { captured_by: string; reviewed_by: string | null }, actionedBy: string, refusal: (role: Actor) => AppError): void {
+  const actor = canonicalActor(actionedBy);
+  for (const role of notBy) {
+    const earlier = role === 'capturer' ? acted.captured_by : acted.reviewed_by;
+    if (earlier && canonicalActor(earlier) === actor) throw refusal(role);
+  }
+}
+
 /** The batch, locked, if the action is allowed on it now and by this user; a specific 4xx otherwise. */
 async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: ActionInput): Promise<repo.BatchRow> {
   const batch = await repo.findBatch(tx, input.merchantAccountNumber, input.batchNumber, true);
@@ -209,16 +223,11 @@ async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: Acti
   if (!allowed(action, batch.status_code, batch.level_number)) {
     throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: `action.${action}` } });
   }
-  // One canonical form for the actor and the stored names (raw as they were sent): src/lib/actor.ts.
-  const actor = canonicalActor(input.actionedBy);
-  for (const role of TRANSITIONS[action].notBy) {
-    const earlier = role === 'capturer' ? batch.captured_by : batch.reviewed_by;
-    if (earlier && canonicalActor(earlier) === actor) {
-      throw new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } });
-    }
-  }
+  assertFourEyes(TRANSITIONS[action].notBy, batch, input.actionedBy, (role) =>
+    new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } }),
+  );
   // A merchant with active users acts through them, as their roles allow (users/permissions.ts).
-  await authoriseBatchActor(tx, { merchantAccountNumber: batch.merchant_account_number, batchNumber: batch.batch_number, action, actor: input.actionedBy, capturedBy: batch.captured_by });
+  await authoriseActor(tx, { merchantAccountNumber: batch.merchant_account_number, batchNumber: batch.batch_number, action, actor: input.actionedBy, capturedBy: batch.captured_by });
   return batch;
 }
 
@@ -407,14 +416,10 @@ export async function actOnSinglePayout(tx: pg.PoolClient, action: SingleAction,
     const status = hasMessage(named) ? named : 'payoutStatus.T';
     throw new AppError('invalidState', 'detail.payoutState', { reference, status: { key: status }, action: { key: `action.${action}` } });
   }
-  const actor = canonicalActor(input.actionedBy);
-  for (const role of SINGLE_TRANSITIONS[action].notBy) {
-    const earlier = role === 'capturer' ? payout.captured_by : payout.reviewed_by;
-    if (earlier && canonicalActor(earlier) === actor) {
-      throw new AppError('fourEyes', 'detail.fourEyesPayout', { actor: input.actionedBy, reference, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } });
-    }
-  }
-  await authoriseBatchActor(tx, { merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: reference, action, actor: input.actionedBy, capturedBy: payout.captured_by });
+  assertFourEyes(SINGLE_TRANSITIONS[action].notBy, payout, input.actionedBy, (role) =>
+    new AppError('fourEyes', 'detail.fourEyesPayout', { actor: input.actionedBy, reference, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } }),
+  );
+  await authoriseActor(tx, { merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: reference, action, actor: input.actionedBy, capturedBy: payout.captured_by });
   if (action !== 'approve') return repo.actOnSinglePayout(tx, payout.payout_id, action, input.actionedBy, input.reason);
   const merchant = await activeMerchant(tx, payout.merchant_account_number);
   if (!payout.transaction_code) throw new AppError('invalidState', 'detail.payoutState', { reference, status: { key: 'payoutStatus.P' }, action: { key: 'action.approve' } });

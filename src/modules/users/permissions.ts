@@ -39,7 +39,7 @@ export function batchPermissions(roleCode: string): string[] {
   return BATCH_ACTIONS.flatMap((action) => (grants[action] === 'any' ? [`batch.${action}`] : grants[action] === 'own' ? [`batch.${action}.own`] : []));
 }
 
-export interface BatchActorCheck {
+export interface ActorCheck {
   merchantAccountNumber: number;
   /** The batch acted on; or, for a single payout (issue 14: the same rules), its reference. */
   batchNumber?: number;
@@ -54,9 +54,9 @@ export interface BatchActorCheck {
 /**
  * Nothing for a merchant without active users; otherwise 403 E902 unless the actor is one of them
  * and one of their roles (two users can share a mailbox only from before canonical matching)
- * grants the action on this batch.
+ * grants the action on this batch or single payout.
  */
-export async function authoriseBatchActor(tx: pg.PoolClient, c: BatchActorCheck): Promise<void> {
+export async function authoriseActor(tx: pg.PoolClient, c: ActorCheck): Promise<void> {
   const users = await activeUsers(tx, c.merchantAccountNumber);
   if (users.length === 0) return;
   const actor = canonicalActor(c.actor);
