@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import type { Queryable } from './db/pool.ts';
 import type { MerchantCredentials } from './modules/merchants/service.ts';
 
-/** What the CLI uses when neither --url nor ONEKHUSA_URL nor PORT says otherwise (src/cli.ts). */
+/** What the CLI uses when neither --url nor ONEKHUSA_URL nor PORT says otherwise (src/cli/request.ts). */
 const CLI_DEFAULT_URL = 'http://localhost:8080';
 
 export interface DemoNumbers {

@@ -3,6 +3,7 @@
 // taking new requests, lets in-flight requests and jobs finish (up to SHUTDOWN_GRACE_MS), exits 0.
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { workerPlan } from './composition.ts';
 import { startWorker } from './jobs/queue.ts';
 import { createLogger, startRuntime } from './runtime.ts';
 import { holdPort } from './http/hold-port.ts';
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   const port = await holdPort(config.port, config.host);
   const runtime = await startRuntime(config, { log });
   const built = await buildApp(runtime.deps);
-  const worker = config.workerConcurrency > 0 ? await startWorker(runtime.deps, config.workerConcurrency) : undefined;
+  const worker = config.workerConcurrency > 0 ? await startWorker(runtime.deps, config.workerConcurrency, workerPlan(runtime.deps)) : undefined;
   await port.release();
   await built.app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
     throw listenError(err, config.port, config.host);

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { ACTOR } from './routes.ts';
 

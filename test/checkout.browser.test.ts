@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { startWorker, type Worker } from '../src/jobs/queue.ts';
+import { workerPlan } from '../src/composition.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { payTimedAccount } from '../src/modules/collections/service.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
@@ -80,7 +81,7 @@ beforeAll(async () => {
   t = await startTestApp({}, { webhookRetryScheduleMs: [0, 200, 200, 200] });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   appOrigin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
-  worker = await startWorker(t.deps, 2);
+  worker = await startWorker(t.deps, 2, workerPlan(t.deps));
   shop = new Shop();
   await shop.listen();
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });

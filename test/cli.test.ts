@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker } from '../src/jobs/queue.ts';
+import { workerPlan } from '../src/composition.ts';
 import { ADMIN_TOKEN, BASE, closedPort, newMerchant, ROOT, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
 
 
@@ -194,7 +195,7 @@ class Listener {
   readonly exited: Promise<number | null>;
 
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'listen', ...args], { cwd: ROOT, env: { ...process.env, ONEKHUSA_URL: url } });
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'listen', ...args], { cwd: ROOT, env: { ...process.env, ONEKHUSA_URL: url } });
     let pending = '';
     this.child.stdout.on('data', (chunk: Buffer) => {
       pending += chunk.toString();
@@ -241,7 +242,7 @@ describe('npm run cli -- listen', () => {
   const listeners: Listener[] = [];
 
   beforeAll(async () => {
-    worker = await startWorker(t.deps, 2);
+    worker = await startWorker(t.deps, 2, workerPlan(t.deps));
   });
   afterAll(async () => {
     for (const l of listeners) l.kill();

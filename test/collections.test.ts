@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { AppError } from '../src/http/errors.ts';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { insertPaymentRequest } from '../src/modules/collections/repository.ts';
 import { createPaymentRequest, createRequestBatcher, payTimedAccount, type InitiateInput } from '../src/modules/collections/service.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/merchants/ledger.ts';

@@ -9,7 +9,7 @@ import type { JobHelpers } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/pool.ts';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { CHUNK_LINES } from '../src/modules/disbursements/processing.ts';
 import { BASE, ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 

@@ -6,7 +6,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { ACTOR } from './routes.ts';
 

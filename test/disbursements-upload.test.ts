@@ -11,7 +11,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { t as i18n } from '../src/http/i18n.ts';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { CHUNK_ROW_BYTES, CopyingStream, uploadCopySlots, type UploadCopy } from '../src/modules/disbursements/upload.ts';
 import { AIRTEL, walletLine as wallet, type Line } from './money-ops.ts';
 import { BASE, clientError, dbState, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';

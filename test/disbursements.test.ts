@@ -5,7 +5,7 @@
 // outbox and the job queue. Jobs are run directly (taskList), never by a background worker.
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { BATCH_ACTIONS as ACTIONS, walletLine as wallet, type BatchAction as Action, type Line } from './money-ops.ts';
 import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
 

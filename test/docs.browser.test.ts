@@ -8,6 +8,7 @@ import type net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_TITLE, EXAMPLE, PROJECT_NAME } from '../src/http/docs.ts';
+import { EXAMPLE_ACCOUNTS } from '../src/modules/disbursements/docs.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -114,8 +115,8 @@ describe.runIf(RUN)('the docs page in a browser', () => {
       // The body is prefilled with the example; as a reader does, put in the merchant's own number.
       const body = op.locator('textarea.body-param__text');
       const prefilled = await body.inputValue();
-      expect(prefilled).toContain(EXAMPLE.bank.accountNumber);
-      expect(prefilled).toContain(EXAMPLE.wallet.accountNumber);
+      expect(prefilled).toContain(EXAMPLE_ACCOUNTS.bank);
+      expect(prefilled).toContain(EXAMPLE_ACCOUNTS.wallet);
       await body.fill(prefilled.replaceAll(String(EXAMPLE.merchantAccountNumber), String(m.merchantAccountNumber)));
 
       const sent = page.waitForRequest((r) => r.url().endsWith('/disbursements/batch/addJson') && r.method() === 'POST');

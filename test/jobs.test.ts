@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { emitEvent, OUTBOX_CHANNEL } from '../src/jobs/outbox.ts';
 import { enqueue, startWorker } from '../src/jobs/queue.ts';
+import { workerPlan } from '../src/composition.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 let t: TestApp;
@@ -50,7 +51,7 @@ describe('the worker', () => {
               ($1, 'live-key-000000001', repeat('b', 64), 'completed', gen_random_uuid(), now(), 200, '{}', now() + interval '1 hour')`,
       [m.merchantAccountNumber],
     );
-    const worker = await startWorker(t.deps, 1);
+    const worker = await startWorker(t.deps, 1, workerPlan(t.deps));
     try {
       await withTransaction(t.db, (tx) => enqueue(tx, 'idempotency_cleanup', {}));
       await eventually(async () => (await t.db.query(`select 1 from idempotency_keys where idempotency_key = 'expired-key-0000001'`)).rowCount === 0);

@@ -4,7 +4,7 @@
 // Amounts are integer tambala here and cross the API as exact 2-decimal strings.
 import type { LightMyRequestResponse } from 'fastify';
 import type { JobHelpers } from 'graphile-worker';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { BASE, type TestApp, type TestMerchant } from './helpers.ts';
 
 /** Wallet connector (MMW: fee MWK 100.00 flat). */

@@ -11,7 +11,7 @@ import type { JobHelpers } from 'graphile-worker';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { taskList } from '../src/jobs/queue.ts';
+import { taskList } from '../src/composition.ts';
 import { createLogger } from '../src/runtime.ts';
 import { ADMIN_TOKEN, BASE, clientError, closedPort, dbState, newMerchant, problemOf, runCli, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { ACTOR, newUserEmail } from './routes.ts';

@@ -15,6 +15,7 @@ import { withTransaction } from '../src/db/pool.ts';
 import type { Deps } from '../src/http/types.ts';
 import { emitEvent } from '../src/jobs/outbox.ts';
 import { startWorker, type Worker } from '../src/jobs/queue.ts';
+import { workerPlan } from '../src/composition.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -120,7 +121,7 @@ async function receiver(respond?: Receiver['respond']): Promise<Receiver> {
 /** The real worker (graphile-worker + dispatcher), optionally with other delivery settings. */
 async function worker(overrides: Partial<Config> = {}): Promise<Worker> {
   const deps: Deps = { ...t.deps, config: { ...t.deps.config, ...overrides } };
-  const w = await startWorker(deps, 2);
+  const w = await startWorker(deps, 2, workerPlan(deps));
   workers.push(w);
   return w;
 }

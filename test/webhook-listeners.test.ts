@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
 import { emitEvent, emitEvents } from '../src/jobs/outbox.ts';
 import { startWorker } from '../src/jobs/queue.ts';
+import { workerPlan } from '../src/composition.ts';
 import { sweepListeners } from '../src/modules/webhooks/repository.ts';
 import { BASE, clientError, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -167,7 +168,7 @@ describe('the dispatcher and listener copies', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const worker = await startWorker(t.deps, 1);
+    const worker = await startWorker(t.deps, 1, workerPlan(t.deps));
     try {
       const m = await newMerchant(t);
       const callbackUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/listen`;
@@ -182,7 +183,7 @@ describe('the dispatcher and listener copies', () => {
       await worker.stop();
       const [pending] = await emit(m);
       await lapse(listener.listenerId);
-      const again = await startWorker(t.deps, 1);
+      const again = await startWorker(t.deps, 1, workerPlan(t.deps));
       try {
         const attempts = await until(
           'the lapsed copy ended',

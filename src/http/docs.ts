@@ -1,13 +1,12 @@
 // What the API reference (/openapi.json and /docs) says beyond each route's own schema: one
 // illustrative example set, the sandbox's test accounts, magic suffixes and events, the
 // X-Idempotency-Key header, the error statuses an operation can answer, and the docs page's brand.
-// Texts about the sandbox and the events are generated from the data that drives them
-// (disbursements/sandbox.ts, webhooks/catalogue.ts, errors.ts), never copied by hand.
+// Texts about the sandbox and the events are generated from the data that drives them, never
+// copied by hand; they belong to their modules (modules/disbursements/docs.ts,
+// modules/webhooks/docs.ts), which add their paragraphs to the description (docsIntro).
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
-import { MAGIC_SUFFIXES, SUCCESS, TEST_BANKS, TEST_WALLETS } from '../modules/disbursements/sandbox.ts';
-import { EVENT_CODES } from '../modules/webhooks/catalogue.ts';
 import { ERRORS, problem } from './errors.ts';
-import { t, type MessageKey } from './i18n.ts';
+import { t } from './i18n.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { AuthMode } from './types.ts';
 
@@ -27,59 +26,19 @@ export const EXAMPLE = {
   apiKey: 'DEMO0KEY0000000000000000000000',
   apiSecret: 'demo-secret-printed-by-the-start-up-banner-00',
   batchNumber: 1,
-  bank: { connectorId: 212188, connectorName: 'National Bank of Malawi', accountNumber: TEST_BANKS[1], accountName: 'Kondwani Mwale' },
-  wallet: { connectorId: 112400, connectorName: 'Airtel Money', accountNumber: TEST_WALLETS[0], accountName: 'Chikondi Banda' },
+  /** Their account numbers are the sandbox's test accounts: modules/disbursements/docs.ts EXAMPLE_ACCOUNTS. */
+  bank: { connectorId: 212188, connectorName: 'National Bank of Malawi', accountName: 'Kondwani Mwale' },
+  wallet: { connectorId: 112400, connectorName: 'Airtel Money', accountName: 'Chikondi Banda' },
   /** Settlement accounts are bank accounts. */
   settlementBank: { connectorId: 221500, connectorName: 'FDH Bank', accountNumber: '1000123456', accountName: 'Demo Shop Ltd' },
   callbackUrl: 'https://shop.example.mw/hooks/onekhusa',
 } as const;
-
-/** Two payouts that succeed in the sandbox: a test bank account and a test wallet. */
-export const EXAMPLE_PAYOUTS = [
-  {
-    beneficiaryName: EXAMPLE.bank.accountName,
-    connectorId: EXAMPLE.bank.connectorId,
-    beneficiaryAccountNumber: EXAMPLE.bank.accountNumber,
-    transactionDescription: 'March salary',
-    transactionAmount: '150000.00',
-    sourceReferenceNumber: 'PAYROLL-0325-001',
-  },
-  {
-    beneficiaryName: EXAMPLE.wallet.accountName,
-    connectorId: EXAMPLE.wallet.connectorId,
-    beneficiaryAccountNumber: EXAMPLE.wallet.accountNumber,
-    transactionDescription: 'March salary',
-    transactionAmount: '85000.00',
-    sourceReferenceNumber: 'PAYROLL-0325-002',
-  },
-];
 
 /** Said once in the document's description and pointed to from operation descriptions. */
 export const EXAMPLES_NOTE =
   `Examples use an illustrative merchant (merchantAccountNumber ${EXAMPLE.merchantAccountNumber}, organisationId ${EXAMPLE.organisationId}, ` +
   `payment account ${EXAMPLE.paymentAccountNumber}). Your server's demo merchant has its own random numbers and key pair: the start-up ` +
   'banner prints them (and `npm run cli -- keys create --merchant N` issues a new pair). Replace the example numbers with yours.';
-
-const range = (list: readonly string[]) => `${list[0]}–${list[list.length - 1]}`;
-
-/** The sandbox's payout outcomes, from the table the payout worker itself uses. */
-export const SANDBOX_PAYOUTS_TEXT = [
-  '**Sandbox outcomes.** Payouts to the documented test accounts succeed ' +
-    `(\`${SUCCESS.responseCode}\` ${SUCCESS.responseMessage}): banks ${range(TEST_BANKS)} ` +
-    `(e.g. connector 212188 National Bank of Malawi, 221500 FDH Bank, 221300 Standard Bank), wallets ${TEST_WALLETS.join(', ')} ` +
-    '(e.g. connector 112400 Airtel Money). Any other well-formed account succeeds too (wallets: a 12-digit MSISDN starting 265; ' +
-    'banks: 10–16 digits), except an account ending in a magic suffix:',
-  '',
-  '| account ends in | what happens | responseCode | responseMessage |',
-  '|---|---|---|---|',
-  ...MAGIC_SUFFIXES.map((m) => `| \`${m.suffix}\` | ${m.behaviour} | \`${m.responseCode}\` | ${m.responseMessage} |`),
-].join('\n');
-
-/** The events the service sends, from the catalogue the dispatcher uses. */
-export function eventsText(codes: readonly string[] = EVENT_CODES): string {
-  return codes.map((code) => `\`${code}\` (${t('en', `event.${code}` as MessageKey)})`).join(', ');
-}
-export const EVENTS_TEXT = `**Events** (eventCode): ${eventsText()}. Other codes are stored but never fire.`;
 
 /** The header every idempotent operation declares (product.md §4); added by the pipeline's onRoute. */
 export const IDEMPOTENCY_KEY_HEADER = {
@@ -238,21 +197,24 @@ export const DOCS_UI_OPTIONS = {
   },
 } satisfies Partial<FastifySwaggerUiOptions>;
 
-/** The document's description: what this is and the first calls, for "Try it". */
-export const DOCS_INTRO = [
-  `${PROJECT_NAME}: a self-hostable implementation of the OneKhusa merchant gateway API. Merchant operations live under /sandbox/v1 ` +
-    '(and /live/v1 in production mode); operator operations under /admin/v1 (with ADMIN_TOKEN). Request property names match ' +
-    'case-insensitively; amounts are MWK with at most 2 decimals.',
-  '',
-  '**Try it.** 1. POST /sandbox/v1/account/getAccessToken with your key pair. 2. Press *Authorize* and paste the accessToken ' +
-    '(valid 5 minutes). 3. Call any operation: its body is prefilled with a working example.',
-  '',
-  `**Examples.** ${EXAMPLES_NOTE}`,
-  '',
-  `**Sandbox.** Payouts to the test accounts (banks ${range(TEST_BANKS)}, wallets ${TEST_WALLETS[0]} …) succeed; accounts ending in a ` +
-    'magic suffix fail, time out or are reversed: see the payout operations. Webhook operations list the event codes.',
-  '',
-  '**Idempotency.** Operations that move money or change a batch take an optional X-Idempotency-Key header: a retry with the same ' +
-    'key replays the first answer. **Errors** are RFC 9457 application/problem+json with an errorCode; each operation lists the ' +
-    'statuses it can answer.',
-].join('\n');
+/**
+ * The document's description: what this is and the first calls, for "Try it", then the paragraphs
+ * modules add (the sandbox's test accounts: modules/disbursements/docs.ts), in module order.
+ */
+export function docsIntro(moduleParagraphs: readonly string[]): string {
+  return [
+    `${PROJECT_NAME}: a self-hostable implementation of the OneKhusa merchant gateway API. Merchant operations live under /sandbox/v1 ` +
+      '(and /live/v1 in production mode); operator operations under /admin/v1 (with ADMIN_TOKEN). Request property names match ' +
+      'case-insensitively; amounts are MWK with at most 2 decimals.',
+    '',
+    '**Try it.** 1. POST /sandbox/v1/account/getAccessToken with your key pair. 2. Press *Authorize* and paste the accessToken ' +
+      '(valid 5 minutes). 3. Call any operation: its body is prefilled with a working example.',
+    '',
+    `**Examples.** ${EXAMPLES_NOTE}`,
+    ...moduleParagraphs.flatMap((paragraph) => ['', paragraph]),
+    '',
+    '**Idempotency.** Operations that move money or change a batch take an optional X-Idempotency-Key header: a retry with the same ' +
+      'key replays the first answer. **Errors** are RFC 9457 application/problem+json with an errorCode; each operation lists the ' +
+      'statuses it can answer.',
+  ].join('\n');
+}

@@ -4,8 +4,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { VerifiedTokenCache } from '../modules/auth/tokens.ts';
-import type { KeyStatusCache } from '../modules/auth/key-status.ts';
 import { compileNormalizer } from './case-insensitive.ts';
 import { AppError, problem, problemFromAppError, type ErrorName } from './errors.ts';
 import { negotiateLanguage, t } from './i18n.ts';
@@ -14,12 +12,24 @@ import { claimKey, fingerprint, IDEMPOTENCY_KEY_PATTERN, releaseKey, completeKey
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { errorResponses, IDEMPOTENCY_KEY_HEADER, successResponseHeaders } from './docs.ts';
-import type { App, Deps } from './types.ts';
+import type { App, Deps, Principal } from './types.ts';
 import { fieldMessages } from './validation.ts';
+
+/** Who a bearer access token names; undefined when it is not one of ours or has expired. */
+export interface TokenVerifier {
+  verify(token: string, now: Date): Promise<Principal | undefined>;
+}
+
+/** Whether the key behind a token may still be used (active, not deleted or expired, merchant active). */
+export interface KeyStatusCheck {
+  isUsable(clientId: number): Promise<boolean>;
+}
 
 export interface PipelineOptions {
   deps: Deps;
-  keyStatus: KeyStatusCache;
+  /** Passed in by the composition root (modules/auth provides both): http/ knows no module. */
+  tokens: TokenVerifier;
+  keyStatus: KeyStatusCheck;
   rateLimiter: RateLimiter;
   metrics: Metrics;
   isShuttingDown: () => boolean;
@@ -76,8 +86,7 @@ function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisat
 const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/requesttopay/', '/users/'];
 
 export function registerPipeline(app: App, options: PipelineOptions): void {
-  const { deps, keyStatus, rateLimiter, metrics } = options;
-  const tokens = new VerifiedTokenCache(deps.jwtSecret);
+  const { deps, tokens, keyStatus, rateLimiter, metrics } = options;
 
   app.decorateRequest('lang', 'en');
   app.decorateRequest('principal', undefined);

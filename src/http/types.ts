@@ -4,15 +4,13 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Lang } from './i18n.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+// The clock lives in lib/ (lib/ttl-cache.ts needs it too); named here as well for the services.
+export { systemClock, type Clock } from '../lib/clock.ts';
 
 export interface Deps {
   db: Db;
@@ -64,14 +62,14 @@ declare module 'fastify' {
   }
 }
 
-/** What route files receive: the dependencies and the per-process key-status cache. */
+/**
+ * What route files receive: the dependencies, and the per-process services modules add for their
+ * routes. http/ knows no module: each module declares its members in its index.ts
+ * (`declare module '../../http/types.ts' { interface RouteContext { … } }`), and the composition
+ * root (src/composition.ts) builds the whole context, so a member no one provides is a type error.
+ */
 export interface RouteContext {
   deps: Deps;
-  keyStatus: import('../modules/auth/key-status.ts').KeyStatusCache;
-  /** Per-merchant limits as E10 shows them; see modules/limits/repository.ts for why cached. */
-  limits: import('../lib/ttl-cache.ts').TtlCache<number, Array<import('../modules/limits/repository.ts').LimitRow>>;
-  /** Concurrent E12s share inserts (undefined when INITIATE_BATCH_ROWS is 1). */
-  requestBatcher: import('../modules/collections/service.ts').RequestBatcher | undefined;
 }
 
 export type RouteModule = (app: App, ctx: RouteContext) => void;

@@ -1,7 +1,7 @@
 // A small per-process read-through cache: values expire after `ttlMs`, concurrent misses for one
 // key share one load, a failed load is not cached, and the entry count is bounded (cleared
 // wholesale past `maxEntries`, which is cheaper and simpler than LRU bookkeeping on a hot path).
-import type { Clock } from '../http/types.ts';
+import type { Clock } from './clock.ts';
 
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: Promise<V>; loadedAtMs: number }>();

@@ -12,7 +12,7 @@ import { checkInput } from '../../http/input-guard.ts';
 import { AJV_OPTIONS, ajvPlugins, MAX_FIELD_ERRORS } from '../../http/validation.ts';
 import { MAX_BATCH_LINES, PayoutInput } from './schemas.ts';
 import { FILE_COLUMNS, type FileContents, type FileType, type ReaderMessage } from './file-reader.ts';
-import type { PayoutInput as Line } from './service.ts';
+import type { PayoutInput as Line } from './schemas.ts';
 
 export { FILE_COLUMNS, type FileType };
 

@@ -27,6 +27,16 @@ export const PayoutInputFields = {
 
 export const PayoutInput = Type.Object(PayoutInputFields);
 
+/** One payout as the service takes it: a batch line or a single payout, amounts as sent. */
+export interface PayoutInput {
+  beneficiaryName: string;
+  connectorId: number;
+  beneficiaryAccountNumber: string;
+  transactionDescription?: string;
+  transactionAmount: number | string;
+  sourceReferenceNumber: string;
+}
+
 export const BatchHeader = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
   isBatchScheduled: Type.Boolean({ default: false }),

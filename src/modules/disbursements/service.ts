@@ -35,6 +35,7 @@ import {
 import * as repo from './repository.ts';
 import { compactLines, stagedLinesOfUpload } from './upload.ts';
 import { accountFormatValid } from './accounts.ts';
+import type { PayoutInput } from './schemas.ts';
 
 export const PROCESS_TASK = 'process_payouts';
 export const VALIDATE_TASK = 'validate_batch';
@@ -52,15 +53,6 @@ function utcToday(deps: Deps): string {
 
 // ---------------------------------------------------------------------------------------------
 // Submission (E8, addFile)
-
-export interface PayoutInput {
-  beneficiaryName: string;
-  connectorId: number;
-  beneficiaryAccountNumber: string;
-  transactionDescription?: string;
-  transactionAmount: number | string;
-  sourceReferenceNumber: string;
-}
 
 export interface BatchSubmission {
   merchantAccountNumber: number;

@@ -16,12 +16,13 @@ import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/pool.ts';
 import { compileNormalizer } from '../../http/case-insensitive.ts';
-import { EXAMPLE, EXAMPLE_PAYOUTS } from '../../http/docs.ts';
+import { EXAMPLE } from '../../http/docs.ts';
 import { checkInput } from '../../http/input-guard.ts';
 import { AJV_OPTIONS, ajvPlugins } from '../../http/validation.ts';
 import { toMinor } from '../../lib/money.ts';
 import { BatchHeader, MAX_BATCH_LINES, PayoutInput as PayoutInputSchema } from './schemas.ts';
-import type { PayoutInput } from './service.ts';
+import type { PayoutInput } from './schemas.ts';
+import { EXAMPLE_PAYOUTS } from './docs.ts';
 
 export const BatchLines = Type.Array(PayoutInputSchema, { minItems: 1, maxItems: MAX_BATCH_LINES, description: `1–${MAX_BATCH_LINES} payouts.` });
 /** E8's body. */

@@ -5,7 +5,8 @@
 import { Type } from '@sinclair/typebox';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
-import { EXAMPLE, EXAMPLE_PAYOUTS, SANDBOX_PAYOUTS_TEXT } from '../../../http/docs.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
+import { EXAMPLE_PAYOUTS, SANDBOX_PAYOUTS_TEXT } from '../docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { FILE_COLUMNS, readBatchFile, type FileType } from '../files.ts';
 import { BatchAccepted, BatchHeader, MAX_BATCH_LINES } from '../schemas.ts';

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
-import { SANDBOX_PAYOUTS_TEXT } from '../../../http/docs.ts';
+import { SANDBOX_PAYOUTS_TEXT } from '../docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { BatchAccepted } from '../schemas.ts';
 import { submitBatch } from '../service.ts';

@@ -2,7 +2,7 @@
 // reserved (daily limit, debit of amount + fee) and the payout submitted, in one transaction.
 // Idempotent.
 import { Type } from '@sinclair/typebox';
-import { SANDBOX_PAYOUTS_TEXT } from '../../../http/docs.ts';
+import { SANDBOX_PAYOUTS_TEXT } from '../docs.ts';
 import { singleActionRoute } from '../single-action-route.ts';
 
 const Result = Type.Object({

@@ -1,6 +1,6 @@
 // POST /disbursements/batch/transferFunds — P (level 1) or A → T: checks the daily limits, debits
 // amounts + fees, hands the lines to the payout worker. Idempotent.
-import { SANDBOX_PAYOUTS_TEXT } from '../../../http/docs.ts';
+import { SANDBOX_PAYOUTS_TEXT } from '../docs.ts';
 import { actionRoute } from '../action-route.ts';
 
 export default actionRoute({

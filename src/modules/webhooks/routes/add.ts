@@ -4,7 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import { t } from '../../../http/i18n.ts';
 import { Email, MerchantAccountNumber } from '../../../http/schemas.ts';
-import { EVENTS_TEXT, EXAMPLE } from '../../../http/docs.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
+import { EVENTS_TEXT } from '../docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CallbackUrl, EventCode } from '../schemas.ts';
 import { addWebhook } from '../service.ts';

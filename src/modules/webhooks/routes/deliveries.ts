@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow } from '../../../http/paging.ts';
-import { EVENTS_TEXT } from '../../../http/docs.ts';
+import { EVENTS_TEXT } from '../docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { Delivery, EventCode } from '../schemas.ts';
 import { listDeliveries } from '../service.ts';

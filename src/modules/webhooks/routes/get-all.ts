@@ -1,7 +1,7 @@
 // GET /merchants/webhooks/getAll — the merchant's subscriptions.
 import { Type } from '@sinclair/typebox';
 import { MerchantQuery } from '../../../http/schemas.ts';
-import { EVENTS_TEXT } from '../../../http/docs.ts';
+import { EVENTS_TEXT } from '../docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { WebhookRecord } from '../schemas.ts';
 import { listWebhooks } from '../service.ts';

@@ -3,7 +3,8 @@
 // to its unexpired temporary listeners of that event (404 when there is neither).
 import { Type } from '@sinclair/typebox';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
-import { EVENTS_TEXT, EXAMPLE } from '../../../http/docs.ts';
+import { EXAMPLE } from '../../../http/docs.ts';
+import { EVENTS_TEXT } from '../docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { EventCode } from '../schemas.ts';
 import { sendTestEvent } from '../service.ts';

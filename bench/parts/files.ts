@@ -1,10 +1,10 @@
 // `BENCH_ONLY=files npm run bench` (and part of the default run): no merchant can stall another
-// (issue 13, item 3). The real service (src/server.ts with npm start's defaults, started as the
-// disbursements part starts it, only the rate limit raised) on a database of its own, and four
-// merchants. Three of them upload maximal CSV files (batch/addFile, base64 in JSON, about 15 MB
-// of body each) back to back, all three at once, while the fourth reads its account
-// (GET /merchants/accounts/get, authenticated, one read due every READ_EVERY_MS, open loop) over
-// connections of its own. Measured:
+// (issue 13, item 3). The real service (src/server.ts with npm start's defaults, started by
+// bench/lib/service.ts as for the disbursements part, only the rate limit raised) on a database
+// of its own, and four merchants. Three of them upload maximal CSV files (batch/addFile, base64
+// in JSON, about 15 MB of body each) back to back, all three at once, while the fourth reads its
+// account (GET /merchants/accounts/get, authenticated, one read due every READ_EVERY_MS, open
+// loop) over connections of its own. Measured:
 //   baseline       the reader alone for BASELINE_MS: its p50, p99 and max.
 //   tooManyRows    ≈11 MB of short rows (~290,000, far past 50,000): each upload is refused 400
 //                  (too many lines). Before item 3 the service parsed every row on its event loop.
@@ -15,16 +15,18 @@
 // fails on it. The client runs in the bench process, the service in its own: the service's event
 // loop is its own, as it is in production.
 import os from 'node:os';
-import { pino } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
-import { loadConfig } from '../src/config.ts';
-import { createPool, type Db } from '../src/db/pool.ts';
-import { systemClock, type Deps } from '../src/http/types.ts';
-import { createMerchant, type MerchantCredentials } from '../src/modules/merchants/service.ts';
-import { adminQuery, log, round1, withDatabase } from './common.ts';
-import { startService, stopService, type Service } from './disbursements.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import type { MerchantCredentials } from '../../src/modules/merchants/service.ts';
+import { SANDBOX as PREFIX } from '../lib/api.ts';
+import { log, round1, sleep } from '../lib/common.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
+import { accessToken, createMerchants } from '../lib/merchants.ts';
+import { startService, stopService, type Service } from '../lib/service.ts';
+import { percentile } from '../lib/stats.ts';
 
-const PREFIX = '/sandbox/v1';
 const UPLOADERS = 3;
 const UPLOADS_EACH = 3;
 const BASELINE_MS = 3000;
@@ -40,13 +42,6 @@ const RATE_LIMIT_PER_SECOND = 10_000;
 const TARGET_P50_MS = 50;
 const CSV_TARGET_BYTES = 11_000_000;
 const HEADER = 'beneficiaryName,connectorId,beneficiaryAccountNumber,transactionDescription,transactionAmount,sourceReferenceNumber';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 function summary(ms: number[]) {
   const sorted = [...ms].sort((a, b) => a - b);
@@ -65,18 +60,6 @@ function csvFile(row: (i: number) => string, maxRows = Number.POSITIVE_INFINITY)
     rows += 1;
   }
   return { csv: Buffer.from(parts.join('\n')), rows };
-}
-
-async function accessToken(baseUrl: string, agent: Agent, m: MerchantCredentials): Promise<string> {
-  const res = await undiciRequest(`${baseUrl}${PREFIX}/account/getAccessToken`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ apiKey: m.apiKey, apiSecret: m.apiSecret, organisationId: m.organisationId, merchantAccountNumber: m.merchantAccountNumber }),
-    dispatcher: agent,
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`token request failed: HTTP ${res.statusCode} ${text}`);
-  return (JSON.parse(text) as { accessToken: string }).accessToken;
 }
 
 /**
@@ -173,11 +156,9 @@ async function runShape(service: Service, uploadAgent: Agent, readerAgent: Agent
   return result;
 }
 
-export async function benchFiles(adminUrl: string) {
+export async function benchFiles({ adminUrl }: BenchContext) {
   const loadAverageAtStart = os.loadavg().map(round1);
-  const databaseName = `onekhusa_bench_${Date.now()}`;
-  await adminQuery(adminUrl, `create database ${databaseName}`);
-  const databaseUrl = withDatabase(adminUrl, databaseName);
+  const { name: databaseName, url: databaseUrl } = await createDatabase(adminUrl);
   log(`files: database ${databaseName} created; starting the service (src/server.ts, npm start's defaults)`);
   let service: Service | undefined;
   let db: Db | undefined;
@@ -186,12 +167,11 @@ export async function benchFiles(adminUrl: string) {
   try {
     service = await startService(databaseUrl, { RATE_LIMIT_PER_SECOND: String(RATE_LIMIT_PER_SECOND) });
     db = createPool(databaseUrl, 2);
-    const deps: Deps = { db, config: loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }), clock: systemClock, log: pino({ level: 'silent' }), jwtSecret: new Uint8Array(32) };
-    const uploaders: MerchantCredentials[] = [];
-    for (let i = 0; i < UPLOADERS; i++) uploaders.push(await createMerchant(deps, { accountName: `Bench Files Uploader ${i + 1}`, capturedBy: 'bench' }));
-    const reader = await createMerchant(deps, { accountName: 'Bench Files Reader', capturedBy: 'bench' });
-    const tokens = await Promise.all(uploaders.map((m) => accessToken(service!.baseUrl, uploadAgent, m)));
-    const readerToken = await accessToken(service.baseUrl, readerAgent, reader);
+    const deps = benchDeps(db, loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+    const uploaders = await createMerchants(deps, UPLOADERS, 'Bench Files Uploader');
+    const [reader] = await createMerchants(deps, 1, 'Bench Files Reader');
+    const tokens = await Promise.all(uploaders.map((m) => accessToken(service!.baseUrl, m, uploadAgent)));
+    const readerToken = await accessToken(service.baseUrl, reader, readerAgent);
 
     const body = (m: MerchantCredentials, csv: Buffer) =>
       Buffer.from(JSON.stringify({ merchantAccountNumber: m.merchantAccountNumber, isBatchScheduled: false, contentType: 'CSV', fileContent: csv.toString('base64'), capturedBy: 'bench-capturer@example.mw' }));
@@ -224,6 +204,6 @@ export async function benchFiles(adminUrl: string) {
     await readerAgent.close();
     if (service) log(`files: service exited with ${await stopService(service)}`);
     await db?.end();
-    await adminQuery(adminUrl, `drop database if exists ${databaseName} with (force)`).catch((err: Error) => log(`dropping ${databaseName} failed: ${err.message}`));
+    await dropDatabase(adminUrl, databaseName, 'files: ');
   }
 }

@@ -22,20 +22,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { Agent, request as undiciRequest } from 'undici';
-import { buildApp, type BuiltApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { createPool, type Db } from '../src/db/pool.ts';
-import { systemClock, type Deps } from '../src/http/types.ts';
-import { migrateQueue } from '../src/jobs/queue.ts';
-import { createMerchant } from '../src/modules/merchants/service.ts';
-import { adminQuery, log, round1, withDatabase } from './common.ts';
+import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { migrateQueue } from '../../src/jobs/queue.ts';
+import { createMerchant } from '../../src/modules/merchants/service.ts';
+import { SANDBOX as PREFIX } from '../lib/api.ts';
+import { log, round1, timed } from '../lib/common.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
+import { accessToken } from '../lib/merchants.ts';
+import { ROOT } from '../lib/service.ts';
+import { percentileOf as percentile } from '../lib/stats.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PREFIX = '/sandbox/v1';
 const COLLECTIONS = 600_000;
 const PAYOUTS = 400_000;
 const SPREAD_DAYS = 180;
@@ -52,24 +53,12 @@ const DAY_MS = 86_400_000;
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Nearest-rank percentile. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
 /** The two backfill statements of the migration that created connector_daily_stats. */
 function backfillStatements(): string[] {
   const sql = fs.readFileSync(path.join(ROOT, 'migrations', '0005_back_office.sql'), 'utf8');
   const statements = sql.match(/insert into connector_daily_stats[\s\S]*?;/g) ?? [];
   if (statements.length !== 2) throw new Error(`expected 2 backfill statements in 0005_back_office.sql, found ${statements.length}`);
   return statements;
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const t0 = performance.now();
-  const result = await fn();
-  return { ms: performance.now() - t0, result };
 }
 
 /** 1,000,000 transactions of one merchant, then the aggregates. */
@@ -175,11 +164,9 @@ const DIRECT_SQL = `
     ) x join connectors c on c.connector_id = x.connector_id
    group by 1, 2, 3`;
 
-export async function benchAnalytics(adminUrl: string) {
+export async function benchAnalytics({ adminUrl }: BenchContext) {
   const loadAverageAtStart = os.loadavg().map(round1);
-  const databaseName = `onekhusa_bench_${Date.now()}`;
-  await adminQuery(adminUrl, `create database ${databaseName}`);
-  const databaseUrl = withDatabase(adminUrl, databaseName);
+  const { name: databaseName, url: databaseUrl } = await createDatabase(adminUrl);
   log(`analytics: database ${databaseName} created`);
   let db: Db | undefined;
   let built: BuiltApp | undefined;
@@ -189,7 +176,7 @@ export async function benchAnalytics(adminUrl: string) {
     db = createPool(databaseUrl, config.dbPoolSize);
     await migrate(db);
     await migrateQueue(db);
-    const deps: Deps = { db, config, clock: systemClock, log: pino({ level: 'silent' }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
+    const deps = benchDeps(db, config);
     const merchant = await createMerchant(deps, { accountName: 'Bench Analytics', capturedBy: 'bench' });
     const m = merchant.merchantAccountNumber;
     log(`analytics: loading ${COLLECTIONS + PAYOUTS} transactions for merchant ${m} over ${SPREAD_DAYS} days and ${CONNECTORS.length} connectors`);
@@ -210,15 +197,7 @@ export async function benchAnalytics(adminUrl: string) {
 
     built = await buildApp(deps);
     const baseUrl = (await built.app.listen({ port: 0, host: '127.0.0.1' })).replace(/\/$/, '');
-    const tokenRes = await undiciRequest(`${baseUrl}${PREFIX}/account/getAccessToken`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, organisationId: merchant.organisationId, merchantAccountNumber: m }),
-      dispatcher: agent,
-    });
-    const tokenText = await tokenRes.body.text();
-    if (tokenRes.statusCode !== 200) throw new Error(`token request failed: HTTP ${tokenRes.statusCode} ${tokenText}`);
-    const authorization = `Bearer ${(JSON.parse(tokenText) as { accessToken: string }).accessToken}`;
+    const authorization = `Bearer ${await accessToken(baseUrl, merchant, agent)}`;
 
     const toDate = utcDay(new Date());
     const fromDate = utcDay(new Date(Date.parse(`${toDate}T00:00:00Z`) - (RANGE_DAYS - 1) * DAY_MS));
@@ -302,9 +281,6 @@ export async function benchAnalytics(adminUrl: string) {
     await built?.app.close().catch(() => undefined);
     await agent.close();
     await db?.end().catch(() => undefined);
-    await adminQuery(adminUrl, `drop database if exists ${databaseName} with (force)`).then(
-      () => log(`analytics: database ${databaseName} dropped`),
-      (err: Error) => log(`analytics: dropping ${databaseName} failed: ${err.message}`),
-    );
+    await dropDatabase(adminUrl, databaseName, 'analytics: ');
   }
 }

@@ -1,5 +1,6 @@
 // Writes what `npm run bench` measured to files: the whole JSON report and a short markdown table
-// of the figures the issues set targets for, each with its target and whether this run met it.
+// of the figures the issues set targets for, each with its target and whether this run met it,
+// and the keyed / unkeyed pairs of the keyed part (one row per operation, no target).
 // BENCH_OUT_DIR (default bench/results) names the folder; docs/performance.md quotes the table.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,47 @@ interface Row {
   /** at least / at most this much, or nothing when the figure is reported without a target */
   target?: { atLeast?: number; atMost?: number };
 }
+
+/** A keyed part's pair: `unkeyed / keyed unit (keyed ÷ unkeyed %)`, from the object at `path`. */
+interface PairRow {
+  area: string;
+  figure: string;
+  path: string;
+  /** the pair's two numbers and its ratio, inside that object */
+  unkeyed: string;
+  keyed: string;
+  percent: string;
+  unit: string;
+}
+
+const KEYED_OPS: Array<[string, string]> = [
+  ['e12', 'E12 request to pay'],
+  ['addFakeTransaction', 'addFakeTransaction (pays a timed account)'],
+  ['e11', 'E11 addFakeCustomPayment'],
+  ['singlePayout', 'single payout'],
+  ['topup', 'top-up'],
+];
+
+const PAIR_ROWS: PairRow[] = [
+  ...KEYED_OPS.map(([op, figure]) => ({
+    area: 'Keyed writes',
+    figure: `${figure}: unkeyed / keyed (keyed ÷ unkeyed)`,
+    path: `keyed.ops.${op}`,
+    unkeyed: 'unkeyed.requestsPerSecond',
+    keyed: 'keyed.requestsPerSecond',
+    percent: 'keyedVsUnkeyedPercent',
+    unit: 'req/s',
+  })),
+  {
+    area: 'Keyed writes',
+    figure: 'E8 50,000 lines accepted, median: unkeyed / keyed (keyed ÷ unkeyed)',
+    path: 'keyed.e8',
+    unkeyed: 'unkeyed.medianMs',
+    keyed: 'keyed.medianMs',
+    percent: 'keyedVsUnkeyedPercent',
+    unit: 'ms',
+  },
+];
 
 const ROWS: Row[] = [
   { area: 'HTTP', figure: 'GET /health/live (floor)', path: 'results.healthLive.requestsPerSecond', unit: 'req/s' },
@@ -73,6 +115,13 @@ export function markdownTable(report: Json, ranAt: Date): string {
     const value = at(report, row.path);
     if (value === undefined) continue;
     lines.push(`| ${row.area} | ${row.figure} | ${value} ${row.unit} | ${targetText(row.target)} | ${met(value, row.target)} |`);
+  }
+  for (const row of PAIR_ROWS) {
+    const unkeyed = at(report, `${row.path}.${row.unkeyed}`);
+    const keyed = at(report, `${row.path}.${row.keyed}`);
+    if (unkeyed === undefined || keyed === undefined) continue;
+    const percent = at(report, `${row.path}.${row.percent}`);
+    lines.push(`| ${row.area} | ${row.figure} | ${unkeyed} / ${keyed} ${row.unit}${percent === undefined ? '' : ` (${percent} %)`} |  |  |`);
   }
   return lines.join('\n') + '\n';
 }

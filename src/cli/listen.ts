@@ -1,0 +1,424 @@
+// The listen command, the long-running one: a local webhook receiver that gets a copy of the
+// merchant's events through a temporary listener whose lease it renews, and prints every delivery
+// as one JSON line. The merchant's own subscriptions are never changed; if listen dies, the lease
+// lapses. Alone in its file because it is most of the CLI: a receiver, signature checks,
+// forwarding and the lease's life.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type net from 'node:net';
+import { EVENT_CODES } from '../modules/webhooks/catalogue.ts';
+import { call, refusal, send, shown, type Answer, type CallOptions, type HttpMethod } from './request.ts';
+import { FailureError, required, usage, wholeNumber, type CliCommand, type Values } from './shared.ts';
+
+export const commands: CliCommand[] = [
+  {
+    name: 'listen',
+    usage: `\
+  listen --key KEY --secret SECRET --organisation ORGID --merchant ACCOUNTNUMBER
+         [--events payment.success,payrequest.success] [--forward-to URL] [--port P]
+         [--lease-seconds S]
+      Debug webhooks locally: start a receiver on 127.0.0.1 (port P, else a free one), get a copy
+      of the events (default: all ${EVENT_CODES.length}) through a temporary listener, and print every
+      delivery as one JSON line {receivedAt, eventCode, deliveryId, webhookMessageId,
+      signatureValid, isTest, body} on stdout. deliveryId is the delivery log's (redeliver takes
+      it); webhookMessageId is the webhook-id header. signatureValid is the Standard Webhooks HMAC
+      check with the listener's signingSecret (and a timestamp within 5 minutes). With
+      --forward-to each delivery is also POSTed, same body and headers, to URL, and the service
+      gets that answer's status (502 if unreachable, 504 after 10 s).
+      The merchant's webhook subscriptions are not changed: they keep receiving as before. The
+      listener's lease (S seconds, 5-300, default 60) is renewed every S/3 seconds; Ctrl-C (or
+      SIGTERM) deletes it, and if listen is killed it lapses by itself after at most S seconds.
+      The server must be able to reach 127.0.0.1 (same machine, sandbox mode).
+`,
+    options: ['key', 'secret', 'organisation', 'merchant', 'events', 'forward-to', 'port', 'lease-seconds'],
+    server: true,
+    async run(values, base) {
+      await listen(base, listenOptions(values));
+    },
+  },
+];
+
+const LISTEN_BODY_LIMIT_BYTES = 1024 * 1024;
+const FORWARD_TIMEOUT_MS = 10_000;
+/** Of the forward target's answer, at most this much is passed back to the service. */
+const FORWARD_ANSWER_LIMIT_BYTES = 64 * 1024;
+/** Standard Webhooks: a webhook-timestamp further than this from now does not verify. */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** Recorded as capturedBy on the temporary listeners listen creates. */
+const LISTEN_ACTOR = 'cli.listen@onekhusa.local';
+/** The listener's lease unless --lease-seconds says otherwise (the server accepts 5–300). */
+const LEASE_DEFAULT_SECONDS = 60;
+const LEASE_MIN_SECONDS = 5;
+const LEASE_MAX_SECONDS = 300;
+const EVENT_CODE_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
+// Not forwarded: they describe this connection, not the delivery.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect']);
+
+interface ListenOptions {
+  credentials: { apiKey: string; apiSecret: string; organisationId: string; merchantAccountNumber: number };
+  events: string[];
+  forwardTo: URL | undefined;
+  port: number;
+  leaseSeconds: number;
+}
+
+function listenOptions(values: Values): ListenOptions {
+  const credentials = {
+    apiKey: required(values, 'key'),
+    apiSecret: required(values, 'secret'),
+    organisationId: required(values, 'organisation').trim(),
+    merchantAccountNumber: wholeNumber(values, 'merchant') ?? usage('missing --merchant'),
+  };
+  let events: string[] = [...EVENT_CODES];
+  if (values.events !== undefined) {
+    events = [...new Set(values.events.split(',').map((code) => code.trim()).filter((code) => code !== ''))];
+    if (events.length === 0) usage('--events needs at least one event code');
+    for (const code of events) {
+      if (!EVENT_CODE_PATTERN.test(code) || !(EVENT_CODES as readonly string[]).includes(code)) {
+        usage(`--events: unknown event code "${code.slice(0, 100)}" (known: ${EVENT_CODES.join(', ')})`);
+      }
+    }
+  }
+  let forwardTo: URL | undefined;
+  if (values['forward-to'] !== undefined) {
+    try {
+      forwardTo = new URL(values['forward-to']);
+    } catch {
+      usage(`--forward-to is not a URL: "${values['forward-to'].slice(0, 200)}"`);
+    }
+    if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') usage(`--forward-to must be http:// or https://, got "${forwardTo.protocol}"`);
+  }
+  const port = wholeNumber(values, 'port') ?? 0;
+  if (port > 65535) usage(`--port must be between 0 and 65535, got ${port}`);
+  const leaseSeconds = wholeNumber(values, 'lease-seconds') ?? LEASE_DEFAULT_SECONDS;
+  if (leaseSeconds < LEASE_MIN_SECONDS || leaseSeconds > LEASE_MAX_SECONDS) usage(`--lease-seconds must be between ${LEASE_MIN_SECONDS} and ${LEASE_MAX_SECONDS}, got ${leaseSeconds}`);
+  return { credentials, events, forwardTo, port, leaseSeconds };
+}
+
+/** A key pair's access token, fetched again shortly before it expires or when it is refused. */
+class ApiSession {
+  private token: string | undefined;
+  private expiresAtMs = 0;
+
+  constructor(
+    private readonly base: URL,
+    private readonly credentials: ListenOptions['credentials'],
+  ) {}
+
+  private async accessToken(fresh: boolean): Promise<string> {
+    if (fresh || !this.token || Date.now() > this.expiresAtMs - 30_000) {
+      const body = (await call(this.base, 'POST', '/sandbox/v1/account/getAccessToken', { body: this.credentials })) as { accessToken?: unknown; expiryInMinutes?: unknown };
+      if (typeof body.accessToken !== 'string') throw new FailureError('the server answered getAccessToken without an accessToken');
+      this.token = body.accessToken;
+      this.expiresAtMs = Date.now() + (typeof body.expiryInMinutes === 'number' ? body.expiryInMinutes : 5) * 60_000;
+    }
+    return this.token;
+  }
+
+  async send(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<Answer> {
+    const answer = await send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(false) });
+    // A token refused early (clock skew, a restarted server with a new JWT secret): once more with a new one.
+    if (answer.status === 401) return send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(true) });
+    return answer;
+  }
+
+  async call(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<unknown> {
+    const answer = await this.send(method, path, options);
+    if (answer.status < 200 || answer.status > 299) throw refusal(answer);
+    return answer.body;
+  }
+}
+
+/** A temporary listener (POST /merchants/webhooks/listeners): its own secret, its lease. */
+interface Lease {
+  listenerId: number;
+  signingSecret: string;
+  leaseSeconds: number;
+  expiresAt: string;
+}
+
+/**
+ * A copy of the events for the receiver, through a lease: the merchant's own subscriptions are
+ * never touched, and a listen that dies without deleting its listener leaves nothing behind that
+ * outlives the lease.
+ */
+async function createLease(api: ApiSession, merchant: number, events: string[], callbackUrl: string, leaseSeconds: number): Promise<Lease> {
+  const body = (await api.call('POST', '/merchants/webhooks/listeners', {
+    body: { merchantAccountNumber: merchant, callbackUrl, eventCodes: events, leaseSeconds, capturedBy: LISTEN_ACTOR },
+  })) as Partial<Lease> | undefined;
+  if (typeof body?.listenerId !== 'number' || typeof body.signingSecret !== 'string' || typeof body.leaseSeconds !== 'number') {
+    throw new FailureError('the server answered POST /merchants/webhooks/listeners without listenerId, signingSecret and leaseSeconds');
+  }
+  return body as Lease;
+}
+
+/** The first line of an error's message: a refusal's problem body is pretty-printed JSON. */
+function briefly(err: unknown): string {
+  const message = (err as Error).message ?? String(err);
+  try {
+    const problem = JSON.parse(message) as { status?: number; detail?: string };
+    if (problem.detail) return `${problem.status ?? ''} ${problem.detail}`.trim();
+  } catch {
+    // not JSON
+  }
+  return message.split('\n')[0];
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Standard Webhooks: one of the space-separated `v1,<base64>` signatures is the HMAC of `id.timestamp.body`. */
+function standardSignatureValid(signingSecret: string | undefined, id: string | undefined, timestamp: string | undefined, signatures: string | undefined, body: Buffer, nowMs: number): boolean {
+  if (!signingSecret || !id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp)) return false;
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) return false;
+  const key = Buffer.from(signingSecret.startsWith('whsec_') ? signingSecret.slice('whsec_'.length) : signingSecret, 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
+  return signatures.split(' ').some((part) => {
+    if (!part.startsWith('v1,')) return false;
+    const given = Buffer.from(part.slice(3), 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+/** The request body, or undefined when it is larger than the limit. */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      req.resume();
+      resolve(undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > limit) {
+        tooLarge = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!tooLarge) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+interface Forwarded {
+  status: number;
+  contentType: string | undefined;
+  body: Buffer;
+  error?: string;
+}
+
+/** POSTs the delivery on, same body and headers; the target's answer (bounded), or 502/504 and why. */
+async function forward(target: URL, req: http.IncomingMessage, body: Buffer): Promise<Forwarded> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const signal = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
+  try {
+    const res = await fetch(target, { method: 'POST', headers, body: new Uint8Array(body), redirect: 'manual', signal });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(Buffer.from(value));
+        size += value.length;
+        if (size >= FORWARD_ANSWER_LIMIT_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          break;
+        }
+      }
+    }
+    return { status: res.status, contentType: res.headers.get('content-type') ?? undefined, body: Buffer.concat(chunks).subarray(0, FORWARD_ANSWER_LIMIT_BYTES) };
+  } catch (err) {
+    const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || signal.aborted;
+    const error = timedOut
+      ? `no answer from ${shown(target)} within ${FORWARD_TIMEOUT_MS / 1000} s`
+      : `cannot reach ${shown(target)}${e.cause?.code ? ` (${e.cause.code})` : e.cause?.message ? ` (${e.cause.message})` : ''}`;
+    return { status: timedOut ? 504 : 502, contentType: 'text/plain; charset=utf-8', body: Buffer.from(error), error };
+  }
+}
+
+function writeLine(line: object): void {
+  process.stdout.write(JSON.stringify(line) + '\n');
+}
+
+async function listen(base: URL, options: ListenOptions): Promise<void> {
+  const merchant = options.credentials.merchantAccountNumber;
+  const api = new ApiSession(base, options.credentials);
+  // The listener's signing secret, and those of earlier leases (a lapsed lease is replaced): a
+  // copy sent just before a replacement still verifies.
+  const secrets: string[] = [];
+
+  // Stop on the first SIGINT/SIGTERM (or when stdout goes away); a second one leaves at once.
+  let stopping = false;
+  let stopRequested!: (why: string) => void;
+  const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
+  const requestStop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    stopRequested(why);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) {
+      requestStop(signal);
+      return;
+    }
+    process.stderr.write(`${signal} again: leaving at once; the listener lapses by itself within ${options.leaseSeconds} s\n`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.stdout.on('error', () => requestStop('stdout closed'));
+
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
+    void receive(req, res).catch((err: unknown) => {
+      process.stderr.write(`could not handle a delivery: ${(err as Error).message}\n`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end();
+    });
+  });
+  // A receiver that answers slowly must not keep a connection open for ever.
+  server.keepAliveTimeout = 5_000;
+
+  async function receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      req.resume();
+      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('webhook receiver: POST only\n');
+      return;
+    }
+    const receivedAt = new Date();
+    const raw = await readBody(req, LISTEN_BODY_LIMIT_BYTES);
+    if (raw === undefined) {
+      process.stderr.write(`refused a delivery larger than ${LISTEN_BODY_LIMIT_BYTES} bytes (webhook-id ${header(req, 'webhook-id') ?? 'none'})\n`);
+      res.writeHead(413, { connection: 'close', 'content-type': 'text/plain; charset=utf-8' }).end('body too large\n');
+      return;
+    }
+    const text = raw.toString('utf8');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const eventCode = header(req, 'x-onekhusa-webhook-event') ?? (typeof fields.eventCode === 'string' ? fields.eventCode : null);
+    const signatureValid = secrets.some((secret) =>
+      standardSignatureValid(secret, header(req, 'webhook-id'), header(req, 'webhook-timestamp'), header(req, 'webhook-signature'), raw, receivedAt.getTime()),
+    );
+    // deliveryId is the delivery log's (POST /merchants/webhooks/redeliver takes it); webhookId, in
+    // the API, names a subscription, which a listener's copy does not have.
+    const deliveryId = header(req, 'x-onekhusa-delivery-id');
+    const line = {
+      receivedAt: receivedAt.toISOString(),
+      eventCode,
+      deliveryId: deliveryId !== undefined && /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : null,
+      webhookMessageId: header(req, 'webhook-id') ?? null,
+      signatureValid,
+      isTest: header(req, 'x-onekhusa-webhook-test') === 'true' || fields.isTest === true,
+      body,
+    };
+    if (!options.forwardTo) {
+      writeLine(line);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+      return;
+    }
+    const answer = await forward(options.forwardTo, req, raw);
+    writeLine({ ...line, forwardStatus: answer.error ? null : answer.status, ...(answer.error ? { forwardError: answer.error } : {}) });
+    res.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {}).end(answer.body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new FailureError(err.code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is already in use; pick another --port or leave it out` : `cannot listen on 127.0.0.1:${options.port}: ${err.message}`)),
+    );
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const callbackUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/webhooks`;
+
+  const closeServer = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  const detach = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+
+  let lease: Lease;
+  try {
+    lease = await createLease(api, merchant, options.events, callbackUrl, options.leaseSeconds);
+  } catch (err) {
+    await closeServer();
+    detach();
+    throw err;
+  }
+  secrets.unshift(lease.signingSecret);
+
+  // Renewed every third of the lease, so two renewals can fail before it lapses. One that lapsed
+  // anyway (the machine slept, the server was away) is replaced by a new listener.
+  let renewing: Promise<void> | undefined;
+  const renew = async () => {
+    const answer = await api.send('PUT', '/merchants/webhooks/listeners/renew', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
+    if (answer.status >= 200 && answer.status <= 299) return;
+    if (answer.status !== 404) throw refusal(answer);
+    const lapsed = lease.listenerId;
+    lease = await createLease(api, merchant, options.events, callbackUrl, options.leaseSeconds);
+    secrets.unshift(lease.signingSecret);
+    secrets.length = Math.min(secrets.length, 3);
+    process.stderr.write(`the lease of listener ${lapsed} had lapsed (events meanwhile were not copied); listening again as listener ${lease.listenerId}\n`);
+  };
+  const renewEveryMs = Math.max(1000, Math.floor((lease.leaseSeconds * 1000) / 3));
+  const timer = setInterval(() => {
+    if (renewing || stopping) return;
+    renewing = renew()
+      .catch((err: unknown) => {
+        process.stderr.write(`could not renew the lease of listener ${lease.listenerId} (trying again in ${Math.round(renewEveryMs / 1000)} s): ${briefly(err)}\n`);
+      })
+      .finally(() => {
+        renewing = undefined;
+      });
+  }, renewEveryMs);
+
+  const forwarding = options.forwardTo ? `; forwarding to ${shown(options.forwardTo)}` : '';
+  // A stop asked for while the listener was being created goes straight to clean-up.
+  if (!stopping) {
+    process.stderr.write(
+      `listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n` +
+        `(a copy of each event, through listener ${lease.listenerId}: the merchant's webhook subscriptions are not changed; the lease lasts ${lease.leaseSeconds} s and is renewed every ${Math.round(renewEveryMs / 1000)} s)\n`,
+    );
+  }
+
+  const why = await stopped;
+  clearInterval(timer);
+  await renewing;
+  process.stderr.write(`stopping (${why}): deleting listener ${lease.listenerId}\n`);
+  let failure: string | undefined;
+  try {
+    const answer = await api.send('POST', '/merchants/webhooks/listeners/delete', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
+    // Already lapsed (and perhaps swept) is as good as deleted.
+    if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw refusal(answer);
+  } catch (err) {
+    failure = `could not delete listener ${lease.listenerId} (it lapses by itself within ${lease.leaseSeconds} s): ${briefly(err)}`;
+  }
+  await closeServer();
+  detach();
+  if (failure) throw new FailureError(failure);
+  process.stderr.write('listener deleted; bye\n');
+}

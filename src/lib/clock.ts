@@ -1,0 +1,6 @@
+// What time it is, as every service asks for it: tests pass a clock they can move.
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

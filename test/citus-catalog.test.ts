@@ -1,0 +1,381 @@
+// Distribution by merchant (docs/scaling.md): the catalog, after every migration, against the
+// rules a Citus cluster distributed on merchant_account_number needs. Tables in schema `public`
+// only: graphile_worker's own schema (the job queue) is the library's and stays on the
+// coordinator, so it is not checked here.
+//
+// A table is merchant-owned when it has a merchant_account_number column. For those:
+//   - merchant_account_number is NOT NULL (Citus refuses a row with NULL in the distribution column);
+//   - the primary key includes merchant_account_number;
+//   - every unique constraint, exclusion constraint and unique index includes it (as a plain column);
+//   - every foreign key to another merchant-owned table pairs merchant_account_number with
+//     merchant_account_number (co-located tables may only reference each other through it).
+// Any other table is on REFERENCE_TABLES (small, shared, copied to every node) or, with a reason,
+// on KNOWN_VIOLATIONS. A table that is not merchant-owned must not reference a merchant-owned one
+// (a reference table cannot point into a distributed table).
+// Everywhere: a key column filled from a sequence (identity, serial, nextval default) and a sequence
+// no column owns are global sequences: one counter every node would have to ask.
+//
+// KNOWN_VIOLATIONS lists what breaks these rules today, each with its reason and plan. The test
+// fails on a violation that is not on it (a new table or constraint: fix it, or list it with a
+// reason) and on an entry that is no longer a violation (the fix landed: delete the entry), so the
+// list in docs/scaling.md stays true.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, type Db } from '../src/db/pool.ts';
+import { createTestDatabase } from './helpers.ts';
+
+const DIST = 'merchant_account_number';
+
+/** Not merchant-owned, and meant to become Citus reference tables: small, rarely written, read with merchant rows. */
+const REFERENCE_TABLES: Record<string, string> = {
+  connectors: 'banks and wallets (14 rows, aliases included); joined by collections, payouts and settlement accounts of every merchant; changed by operators only',
+  transaction_types: 'the four transaction codes (MMW, MBA, BAM, RTP); foreign-key target of limits, collections and daily totals',
+  limit_defaults: 'one row per transaction code and currency; copied into a merchant\'s limits when it is created',
+  fee_schedules: 'one row per transaction code and currency; read inside every money transaction to price it',
+  roles: 'the five merchant user roles; foreign-key target of merchant_users',
+  merchant_status_reasons: 'the eight documented reasons of a merchant status change; foreign-key target of merchant_status_changes',
+  organisations: 'one row per customer organisation, written when an operator creates one (rare); merchants reference it. Grows with customers, not with traffic',
+  settings: 'a handful of keys (the generated JWT secret); read at start-up by every process',
+};
+
+// Reasons shared by several entries: one plan each (docs/scaling.md, "What stands in the way").
+const SURROGATE_PK =
+  'surrogate id alone as primary key: plan: primary key (merchant_account_number, id); lookups by id already carry the merchant (every route is scoped to the token\'s merchant)';
+const GLOBAL_ID =
+  'id from one global sequence: plan: bigint ids from per-node sequence ranges or merchant-prefixed ids (unique only within the merchant once the key includes merchant_account_number)';
+const CHILD_FK =
+  'foreign key by surrogate id only: plan: add merchant_account_number to both sides, i.e. foreign key (merchant_account_number, id) once the parent\'s key is (merchant_account_number, id)';
+
+/**
+ * What breaks the rules today, by `table.object` (constraint, index, column) or a bare name (a
+ * table that is neither merchant-owned nor a reference table, a sequence no column owns).
+ */
+const KNOWN_VIOLATIONS: Record<string, string> = {
+  // Tables that are neither merchant-owned nor reference tables.
+  schema_migrations: 'migration bookkeeping, written by DDL runs only: stays a local table on the coordinator, where migrations run',
+  rate_limit_windows: 'keyed by limiter key (a merchant or a client address), never joined: distributed on its own by limiter_key, not co-located, or kept on the coordinator (unlogged, one round trip per tenth of a limit)',
+  batch_upload_chunks: 'an upload\'s chunks keyed by upload_id, written in the transaction that inserts its batch: plan: add merchant_account_number to it, key (merchant_account_number, upload_id, seq)',
+
+  // The shared system ledger accounts (funding, fees, customer_payments, payouts_in_flight, payouts_settled, bank_settlement).
+  'ledger_accounts.merchant_account_number':
+    'system accounts have no merchant (null): every merchant\'s transfers post against the same six rows. Plan: one shadow system account per merchant (kind, currency) with merchant_account_number set and no balance; the service-wide figure is the sum over merchants (ledger verify already sums)',
+  'ledger_accounts.ledger_accounts_pkey': SURROGATE_PK,
+  'ledger_accounts.account_id': GLOBAL_ID,
+  'ledger_entries.ledger_entries_account_id_fkey':
+    'entries reference their account by account_id alone, and most transfers have an entry on a shared system account: plan: per-merchant system accounts, then foreign key (merchant_account_number, account_id)',
+  'ledger_entries.ledger_entries_transfer_id_fkey': CHILD_FK,
+  'ledger_entries.ledger_entries_pkey': SURROGATE_PK,
+  'ledger_entries.entry_id': GLOBAL_ID,
+  'ledger_transfers.ledger_transfers_pkey': SURROGATE_PK,
+  'ledger_transfers.transfer_id': GLOBAL_ID,
+
+  // Unique across merchants on purpose: each needs a small claims table (a reference table, or one distributed by the claimed value).
+  'merchants.merchants_payment_account_number_key':
+    'customers pay into a payment account number without naming the merchant (E11), so it must find exactly one merchant: plan: a payment_account_claims (payment_account_number primary key, merchant_account_number) table distributed by the number, written with the merchant',
+  'merchant_fundings.merchant_fundings_bank_reference_key':
+    'one bank receipt can fund one merchant once; a retried or mistyped command must not credit it twice, even to another merchant: plan: a funding_claims (bank_reference primary key, merchant_account_number, funding_id) table, claimed in the funding\'s transaction (operator action, rare)',
+  'api_keys.api_keys_client_key_live':
+    'a live client key names one key pair across all merchants: plan: unique (merchant_account_number, client_key) where live; the token request already names the merchant, and keys are 30 random characters',
+  'payment_requests.payment_requests_open_timed_account':
+    'a timed account number names one open request across all merchants: a customer pays into it without naming the merchant: plan: timed_account_claims (timed_account_number primary key, merchant_account_number, request_id), released on payment or expiry',
+  'payment_requests.payment_requests_payment_transaction_id_key':
+    'the hosted checkout page is opened by its payment transaction id alone (ptid in the link): plan: the ptid carries the merchant (merchant-prefixed, or a claims row ptid → merchant)',
+  'collections.collections_transaction_reference_number_key':
+    'transaction references are unique service-wide (the gateway\'s references): plan: unique (merchant_account_number, transaction_reference_number), references drawn per node (see payout_reference_seq) so they stay distinct',
+  'payouts.payouts_transaction_reference_number_key':
+    'transaction references are unique service-wide, drawn from payout_reference_seq: plan: unique (merchant_account_number, transaction_reference_number) with references drawn per node',
+  'payouts.payouts_batch_number_line_number_key': 'batch numbers are global today: plan: unique (merchant_account_number, batch_number, line_number)',
+  'webhook_deliveries.webhook_deliveries_message_id_key':
+    'message ids are random and receivers deduplicate on them: plan: unique (merchant_account_number, message_id)',
+  'webhook_attempts.webhook_attempts_delivery_id_attempt_number_key': 'plan: unique (merchant_account_number, delivery_id, attempt_number)',
+  'user_invitations.user_invitations_token_hash_key':
+    'the set-password link carries only the token, so it must find one invitation across all merchants: plan: invitation_claims (token_hash primary key, merchant_account_number, invitation_id), or the merchant in the link',
+  payout_reference_seq:
+    'one sequence for every payout\'s transaction reference (scrambled, 36^6 a day): plan: one such sequence per node, each node a disjoint slice of the scrambled space (a node digit in the reference)',
+
+  // Sandbox-level operator e-mail (no merchant) in the same table as merchant e-mail.
+  'email_outbox.merchant_account_number':
+    'operator e-mails (no merchant) share the outbox with merchant users\' invitations: plan: a separate operator_email_outbox on the coordinator, merchant_account_number not null here',
+
+  // Surrogate ids: the bulk of it.
+  'api_keys.api_keys_pkey': SURROGATE_PK,
+  'api_keys.client_id': GLOBAL_ID,
+  'outbox_events.outbox_events_pkey': SURROGATE_PK,
+  'outbox_events.event_id': GLOBAL_ID,
+  'webhook_subscriptions.webhook_subscriptions_pkey': SURROGATE_PK,
+  'webhook_subscriptions.webhook_id': GLOBAL_ID,
+  'webhook_deliveries.webhook_deliveries_pkey': SURROGATE_PK,
+  'webhook_deliveries.delivery_id': GLOBAL_ID,
+  'webhook_deliveries.webhook_deliveries_event_id_fkey': CHILD_FK,
+  'webhook_deliveries.webhook_deliveries_webhook_id_fkey': CHILD_FK,
+  'webhook_attempts.webhook_attempts_pkey': SURROGATE_PK,
+  'webhook_attempts.attempt_id': GLOBAL_ID,
+  'webhook_attempts.webhook_attempts_delivery_id_fkey': CHILD_FK,
+  'webhook_listeners.webhook_listeners_pkey': SURROGATE_PK,
+  'webhook_listeners.listener_id': GLOBAL_ID,
+  'payment_requests.payment_requests_pkey': SURROGATE_PK,
+  'payment_requests.request_id': GLOBAL_ID,
+  'collections.collections_pkey': SURROGATE_PK,
+  'collections.collection_id': GLOBAL_ID,
+  'collections.collections_request_id_key': 'one collection per request: plan: unique (merchant_account_number, request_id)',
+  'collections.collections_request_id_fkey': CHILD_FK,
+  'batches.batches_pkey': SURROGATE_PK,
+  'batches.batch_number':
+    'batch numbers are shown to merchants (six digits, from 100001) and come from one integer sequence: plan: per-merchant numbers (a counter on the merchant row, or a node-ranged bigint if merchants accept longer numbers)',
+  'payouts.payouts_pkey': SURROGATE_PK,
+  'payouts.payout_id': GLOBAL_ID,
+  'settlement_accounts.settlement_accounts_pkey': SURROGATE_PK,
+  'settlement_accounts.account_id':
+    'settlement account ids are shown to merchants (from 1001) and come from one integer sequence: plan: per-merchant numbers or a node-ranged bigint',
+  'merchant_users.merchant_users_pkey':
+    'user_id is a random uuid (no sequence, no coordination) but the key is the uuid alone; unique (merchant_account_number, user_id) already exists: plan: make that pair the primary key',
+  'user_invitations.user_invitations_pkey': SURROGATE_PK,
+  'user_invitations.invitation_id': GLOBAL_ID,
+  'email_outbox.email_outbox_pkey': SURROGATE_PK,
+  'email_outbox.email_id': GLOBAL_ID,
+  'merchant_fundings.merchant_fundings_pkey': SURROGATE_PK,
+  'merchant_fundings.funding_id': GLOBAL_ID,
+  'merchant_fundings.merchant_fundings_transfer_id_fkey': CHILD_FK,
+  'merchant_user_status_changes.merchant_user_status_changes_pkey': SURROGATE_PK,
+  'merchant_user_status_changes.change_id': GLOBAL_ID,
+  'merchant_status_changes.change_id':
+    'key is already (merchant_account_number, change_id); the id still comes from one global sequence: plan: as GLOBAL_ID (per-node ranges), nothing else changes',
+};
+
+interface Violation {
+  id: string;
+  rule: string;
+  message: string;
+}
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = createPool(database.url, 2);
+});
+
+afterAll(async () => {
+  await db?.end();
+  await database?.drop();
+});
+
+interface TableRow {
+  oid: number;
+  name: string;
+}
+interface ColumnRow {
+  table_oid: number;
+  name: string;
+  attnum: number;
+  not_null: boolean;
+  identity: string;
+  default_expr: string | null;
+}
+interface ConstraintRow {
+  table_oid: number;
+  name: string;
+  type: 'p' | 'u' | 'f' | 'x';
+  cols: number[];
+  ref_oid: number;
+  ref_cols: number[] | null;
+  def: string;
+}
+interface IndexRow {
+  table_oid: number;
+  name: string;
+  cols: number[];
+  def: string;
+}
+interface SequenceRow {
+  name: string;
+  owner_oid: number | null;
+  owner_attnum: number | null;
+}
+
+async function catalogViolations(): Promise<{ violations: Violation[]; tables: Map<number, string>; merchantOwned: Set<string> }> {
+  // Ordinary, partitioned and unlogged tables of schema public (graphile_worker's schema is not public).
+  const tableRows = (
+    await db.query<TableRow>(
+      `select c.oid::int as oid, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition order by c.relname`,
+    )
+  ).rows;
+  const tables = new Map(tableRows.map((t) => [t.oid, t.name]));
+  const oids = [...tables.keys()];
+  const columns = (
+    await db.query<ColumnRow>(
+      `select a.attrelid::int as table_oid, a.attname as name, a.attnum::int as attnum, a.attnotnull as not_null,
+              a.attidentity::text as identity, pg_get_expr(d.adbin, d.adrelid) as default_expr
+         from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+        where a.attrelid = any($1::oid[]) and a.attnum > 0 and not a.attisdropped`,
+      [oids],
+    )
+  ).rows;
+  const constraints = (
+    await db.query<ConstraintRow>(
+      `select conrelid::int as table_oid, conname as name, contype::text as type, conkey::int[] as cols,
+              confrelid::int as ref_oid, confkey::int[] as ref_cols, pg_get_constraintdef(oid) as def
+         from pg_constraint where conrelid = any($1::oid[]) and contype in ('p', 'u', 'f', 'x')`,
+      [oids],
+    )
+  ).rows;
+  // Unique indexes that no constraint stands behind (those are checked as constraints).
+  const indexes = (
+    await db.query<IndexRow>(
+      `select i.indrelid::int as table_oid, ic.relname as name, i.indkey::int2[]::int[] as cols, pg_get_indexdef(i.indexrelid) as def
+         from pg_index i join pg_class ic on ic.oid = i.indexrelid
+        where i.indrelid = any($1::oid[]) and i.indisunique
+          and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid and k.contype in ('p', 'u', 'x'))`,
+      [oids],
+    )
+  ).rows;
+  const sequences = (
+    await db.query<SequenceRow>(
+      `select s.relname as name, d.refobjid::int as owner_oid, d.refobjsubid::int as owner_attnum
+         from pg_class s join pg_namespace n on n.oid = s.relnamespace
+         left join pg_depend d on d.classid = 'pg_class'::regclass and d.objid = s.oid
+                              and d.refclassid = 'pg_class'::regclass and d.deptype in ('a', 'i')
+        where n.nspname = 'public' and s.relkind = 'S' order by s.relname`,
+    )
+  ).rows;
+
+  const colsOf = new Map<number, ColumnRow[]>();
+  for (const c of columns) colsOf.set(c.table_oid, [...(colsOf.get(c.table_oid) ?? []), c]);
+  const distAttnum = (table: number) => colsOf.get(table)?.find((c) => c.name === DIST)?.attnum;
+  const merchantOwned = new Set(oids.filter((oid) => distAttnum(oid) !== undefined));
+  const includesDist = (table: number, cols: number[]) => cols.includes(distAttnum(table)!);
+
+  const violations: Violation[] = [];
+  const add = (id: string, rule: string, message: string) => violations.push({ id, rule, message });
+
+  for (const [oid, table] of tables) {
+    if (merchantOwned.has(oid)) {
+      const dist = colsOf.get(oid)!.find((c) => c.name === DIST)!;
+      if (!dist.not_null) {
+        add(`${table}.${DIST}`, 'distribution column NOT NULL', `${table}.${DIST} is nullable: Citus cannot place a row without a merchant. Make it NOT NULL (rows without a merchant belong in another table)`);
+      }
+      const pk = constraints.find((k) => k.table_oid === oid && k.type === 'p');
+      if (!pk) add(`${table}.(no primary key)`, 'primary key includes merchant_account_number', `${table} has no primary key: give it one that includes ${DIST}`);
+      else if (!includesDist(oid, pk.cols)) {
+        add(`${table}.${pk.name}`, 'primary key includes merchant_account_number', `${table}'s primary key ${pk.name} ${pk.def} does not include ${DIST}: make it (${DIST}, …)`);
+      }
+    } else if (!(table in REFERENCE_TABLES)) {
+      add(table, 'merchant-owned or reference table', `${table} has no ${DIST} column and is not on REFERENCE_TABLES: add ${DIST} (in its keys), or list it in REFERENCE_TABLES (small shared data) or KNOWN_VIOLATIONS, with a reason`);
+    }
+  }
+
+  for (const k of constraints) {
+    const table = tables.get(k.table_oid)!;
+    if ((k.type === 'u' || k.type === 'x') && merchantOwned.has(k.table_oid) && !includesDist(k.table_oid, k.cols)) {
+      const kind = k.type === 'u' ? 'unique constraint' : 'exclusion constraint';
+      add(`${table}.${k.name}`, `${kind} includes merchant_account_number`, `${table}'s ${kind} ${k.name} ${k.def} does not include ${DIST}: it would have to hold across shards. Add ${DIST} to it, or move the cross-merchant uniqueness to a claims table`);
+    }
+    if (k.type === 'f' && merchantOwned.has(k.ref_oid)) {
+      const ref = tables.get(k.ref_oid)!;
+      if (!merchantOwned.has(k.table_oid)) {
+        add(`${table}.${k.name}`, 'no reference from a reference table to a merchant-owned table', `${table} is not merchant-owned but its foreign key ${k.name} ${k.def} references merchant-owned ${ref}: a reference table cannot point into a distributed table. Drop the key or make ${table} merchant-owned`);
+      } else {
+        const paired = k.cols.some((c, i) => c === distAttnum(k.table_oid) && k.ref_cols![i] === distAttnum(k.ref_oid));
+        if (!paired) {
+          add(`${table}.${k.name}`, 'foreign key between merchant-owned tables pairs merchant_account_number', `${table}'s foreign key ${k.name} ${k.def} to merchant-owned ${ref} does not pair ${DIST} with ${DIST}: co-located tables can reference each other only through the distribution column. Make it foreign key (${DIST}, …) references ${ref} (${DIST}, …)`);
+        }
+      }
+    }
+  }
+
+  for (const i of indexes) {
+    if (merchantOwned.has(i.table_oid) && !includesDist(i.table_oid, i.cols)) {
+      const table = tables.get(i.table_oid)!;
+      add(`${table}.${i.name}`, 'unique index includes merchant_account_number', `${table}'s unique index ${i.name} (${i.def}) does not include ${DIST} as a column: it would have to hold across shards. Add ${DIST} to it, or move the cross-merchant uniqueness to a claims table`);
+    }
+  }
+
+  // Global sequences: key columns filled from a sequence, and sequences no column owns.
+  const keyCols = new Map<number, Set<number>>();
+  for (const k of constraints.filter((k) => k.type !== 'f')) for (const c of k.cols) keyCols.set(k.table_oid, (keyCols.get(k.table_oid) ?? new Set()).add(c));
+  for (const i of indexes) for (const c of i.cols) if (c > 0) keyCols.set(i.table_oid, (keyCols.get(i.table_oid) ?? new Set()).add(c));
+  for (const k of constraints.filter((k) => k.type === 'f')) for (const c of k.ref_cols ?? []) keyCols.set(k.ref_oid, (keyCols.get(k.ref_oid) ?? new Set()).add(c));
+  for (const c of columns) {
+    const fromSequence = c.identity !== '' || /\bnextval\(/.test(c.default_expr ?? '');
+    if (fromSequence && keyCols.get(c.table_oid)?.has(c.attnum)) {
+      const table = tables.get(c.table_oid)!;
+      const how = c.identity === 'a' ? 'generated always as identity' : c.identity === 'd' ? 'generated by default as identity' : `default ${c.default_expr}`;
+      add(`${table}.${c.name}`, 'no global sequence for keys', `${table}.${c.name} is a key filled from one global sequence (${how}): every node would draw from one counter. Use per-node ranges, merchant-prefixed ids or uuidv7`);
+    }
+  }
+  for (const s of sequences) {
+    if (s.owner_oid === null) {
+      add(s.name, 'no global sequence for keys', `sequence ${s.name} belongs to no column and is drawn service-wide (nextval('${s.name}')): every node would draw from one counter. Give each node its own, or derive the value from the merchant`);
+    } else if (!tables.has(s.owner_oid)) {
+      add(s.name, 'no global sequence for keys', `sequence ${s.name} is owned by ${s.owner_oid}, not a table of schema public: check who draws from it`);
+    }
+  }
+  return { violations, tables, merchantOwned: new Set([...merchantOwned].map((oid) => tables.get(oid)!)) };
+}
+
+describe('catalog: ready to distribute by merchant (Citus)', () => {
+  it('every violation of the distribution rules is on KNOWN_VIOLATIONS, and every entry there is still a violation', async () => {
+    const { violations } = await catalogViolations();
+    const found = new Map(violations.map((v) => [v.id, v]));
+    expect(found.size, 'two violations share an id: the test names objects ambiguously').toBe(violations.length);
+
+    const unlisted = violations.filter((v) => !(v.id in KNOWN_VIOLATIONS));
+    const stale = Object.keys(KNOWN_VIOLATIONS).filter((id) => !found.has(id));
+    const lines = [
+      ...unlisted.map((v) => `NEW  ${v.id} breaks "${v.rule}": ${v.message}. Fix the migration, or add '${v.id}' to KNOWN_VIOLATIONS in test/citus-catalog.test.ts with the reason and the plan (and to docs/scaling.md).`),
+      ...stale.map((id) => `GONE ${id} is on KNOWN_VIOLATIONS but no longer breaks any rule (fixed, renamed or dropped): delete its entry from KNOWN_VIOLATIONS in test/citus-catalog.test.ts (and from docs/scaling.md).`),
+    ];
+    expect(lines, `\n${lines.join('\n')}\n`).toEqual([]);
+  });
+
+  it('REFERENCE_TABLES names existing tables without merchant_account_number and without foreign keys into merchant-owned tables', async () => {
+    const { tables, merchantOwned } = await catalogViolations();
+    const names = new Set(tables.values());
+    const problems: string[] = [];
+    for (const table of Object.keys(REFERENCE_TABLES)) {
+      if (!names.has(table)) problems.push(`REFERENCE_TABLES names ${table}, which is not a table of schema public: delete the entry`);
+      else if (merchantOwned.has(table)) problems.push(`REFERENCE_TABLES names ${table}, which has ${DIST}: it is merchant-owned and would be distributed; delete the entry`);
+      if (table in KNOWN_VIOLATIONS) problems.push(`${table} is on both REFERENCE_TABLES and KNOWN_VIOLATIONS: keep one`);
+    }
+    expect(problems, `\n${problems.join('\n')}\n`).toEqual([]);
+  });
+
+  it('catches each rule on tables a migration might add (created here, in this file\'s own database, then dropped)', async () => {
+    await db.query(`
+      create table zz_parent (merchant_account_number integer not null, parent_id bigint generated always as identity, primary key (merchant_account_number, parent_id));
+      create table zz_child (
+        child_id serial primary key,
+        merchant_account_number integer,
+        parent_id bigint not null,
+        code text not null unique,
+        foreign key (merchant_account_number, parent_id) references zz_parent (merchant_account_number, parent_id),
+        constraint zz_child_parent_only foreign key (parent_id, child_id) references zz_parent (parent_id, merchant_account_number) match simple);
+      create unique index zz_child_code_lower on zz_child (lower(code), merchant_account_number);
+      create unique index zz_child_code_only on zz_child (lower(code));
+      create table zz_lookup (code text primary key, child_id integer references zz_child (child_id));
+      create sequence zz_loose_seq;`);
+    try {
+      const ids = new Map((await catalogViolations()).violations.filter((v) => v.id.startsWith('zz_')).map((v) => [v.id, v.rule]));
+      expect(Object.fromEntries(ids)).toEqual({
+        'zz_parent.parent_id': 'no global sequence for keys',
+        'zz_child.merchant_account_number': 'distribution column NOT NULL',
+        'zz_child.zz_child_pkey': 'primary key includes merchant_account_number',
+        'zz_child.child_id': 'no global sequence for keys',
+        'zz_child.zz_child_code_key': 'unique constraint includes merchant_account_number',
+        'zz_child.zz_child_code_only': 'unique index includes merchant_account_number',
+        'zz_child.zz_child_parent_only': 'foreign key between merchant-owned tables pairs merchant_account_number',
+        zz_lookup: 'merchant-owned or reference table',
+        'zz_lookup.zz_lookup_child_id_fkey': 'no reference from a reference table to a merchant-owned table',
+        zz_loose_seq: 'no global sequence for keys',
+      });
+    } finally {
+      await db.query('drop table if exists zz_lookup, zz_child, zz_parent; drop sequence if exists zz_loose_seq');
+    }
+  });
+
+  it('every entry says why', () => {
+    const empty = [...Object.entries(REFERENCE_TABLES), ...Object.entries(KNOWN_VIOLATIONS)].filter(([, reason]) => reason.trim().length < 20).map(([id]) => id);
+    expect(empty, 'entries without a real reason').toEqual([]);
+  });
+});
