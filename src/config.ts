@@ -36,6 +36,12 @@ export interface Config {
   headersTimeoutMs: number;
   accessTokenMinutes: number;
   idempotencyRetentionHours: number;
+  /**
+   * Financial writes without a valid X-Idempotency-Key are refused with 400
+   * (IDEMPOTENCY_REQUIRED; default on in production mode, off in sandbox mode), as the gateway's
+   * documentation makes the key mandatory there.
+   */
+  idempotencyRequired: boolean;
   /** Jobs run at once per worker. 0: `npm start` runs the API alone (no worker in the process). */
   workerConcurrency: number;
   dbPoolSize: number;
@@ -55,7 +61,7 @@ export interface Config {
   webhookPerHostConcurrency: number;
   /** How long a request-to-pay's timed account accepts payment. */
   timedAccountMinutes: number;
-  /** E12s (without an idempotency key) that arrive together share one insert of at most this many rows; 1: each alone. */
+  /** E12s that arrive together (keyed or not) share one insert of at most this many rows; 1: each alone. */
   initiateBatchRows: number;
   /** Sandbox connector: how long a timing-out payout (suffix 9904) waits before it fails. */
   payoutTimeoutSeconds: number;
@@ -118,6 +124,15 @@ function durations(env: NodeJS.ProcessEnv, name: string, fallback: string): numb
   });
   if (steps.length === 0 || steps.length > 20) throw new ConfigError(`${name} must have 1 to 20 steps, got ${steps.length}`);
   return steps;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const value = raw.toLowerCase();
+  if (['true', '1', 'on', 'yes'].includes(value)) return true;
+  if (['false', '0', 'off', 'no'].includes(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw.slice(0, 40)}"`);
 }
 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -204,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1000, 10_000),
     accessTokenMinutes: 5,
     idempotencyRetentionHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 24 * 30),
+    idempotencyRequired: flag(env, 'IDEMPOTENCY_REQUIRED', mode === 'production'),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 0, 64),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 500),
     keyStatusCacheMs: int(env, 'KEY_STATUS_CACHE_MS', 2000, 0, 60_000),

@@ -12,9 +12,9 @@
 // number of kills after readiness (default 20, plus 2 during start-up). The interleaving with the
 // service is up to the machine.
 //
-// Most of the time after the last restart is clients waiting: a write the kill interrupted left
-// its idempotency key claimed (409 E907, Retry-After) until the claim runs out
-// (IDEMPOTENCY_LOCK_SECONDS, 15 s); only then may its retry take the key over and run.
+// A write the kill interrupted before its commit left nothing: its idempotency record is written
+// with the commit (http/idempotency.ts), so its retry runs at once; one that had committed is
+// answered from the record.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -291,8 +291,7 @@ async function write<T>(m: Merchant, kind: Kind, route: string, body: object, ke
       continue;
     }
     if (status === 409 && text.includes('E907')) {
-      // Retry-After: 1, backing off up to 5 s: a key held by a request that died with the process
-      // is free again only when its claim runs out (IDEMPOTENCY_LOCK_SECONDS).
+      // Retry-After: 1, backing off up to 5 s: the first request with this key is still committing.
       stats.keyInProgress++;
       m.held[kind]++;
       await sleep(Math.min(5000, 1000 * 1.5 ** heldAnswers++));

@@ -36,8 +36,10 @@ async function fund(who: TestMerchant, amountMinor: number): Promise<void> {
   );
 }
 
+let keys = 0;
+/** Production requires X-Idempotency-Key on money-moving writes (IDEMPOTENCY_REQUIRED): each write sends a new one. */
 function post(who: TestMerchant, path: string, payload: object) {
-  return t.app.inject({ method: 'POST', url: `${LIVE}${path}`, headers: who.auth, payload });
+  return t.app.inject({ method: 'POST', url: `${LIVE}${path}`, headers: { ...who.auth, 'x-idempotency-key': `production-payouts-${Date.now()}-${++keys}` }, payload });
 }
 
 async function balanceMinor(who: TestMerchant): Promise<number> {

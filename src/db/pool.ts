@@ -29,6 +29,32 @@ export function createPool(connectionString: string, max: number): Db {
 }
 
 /**
+ * Statements to send with a transaction's COMMIT, in the same round trip: the simple protocol, so
+ * they carry no parameters and every value in them is a literal escaped with the client's
+ * escapeLiteral/escapeIdentifier. If one fails, the COMMIT after it never runs and the transaction
+ * rolls back whole. Used for what must be the transaction's last write (the idempotency record).
+ */
+const atCommit = new WeakMap<pg.PoolClient, string[]>();
+
+export function sendWithCommit(tx: pg.PoolClient, sql: string): void {
+  const pending = atCommit.get(tx);
+  if (pending) pending.push(sql);
+  else atCommit.set(tx, [sql]);
+}
+
+/** COMMIT, with whatever sendWithCommit queued for this transaction, in one round trip. */
+export async function commit(tx: pg.PoolClient): Promise<void> {
+  const pending = atCommit.get(tx);
+  atCommit.delete(tx);
+  await tx.query(pending ? `${pending.join(';\n')};\ncommit` : 'commit');
+}
+
+/** Forgets what was queued for a transaction that will not commit (its client goes back to the pool). */
+export function discardAtCommit(tx: pg.PoolClient): void {
+  atCommit.delete(tx);
+}
+
+/**
  * Runs `fn` in one transaction. Everything a state change needs (ledger entries, outbox rows,
  * jobs, idempotency record) is written through the same client, so it commits or vanishes whole.
  */
@@ -37,9 +63,10 @@ export async function withTransaction<T>(db: Db, fn: (tx: pg.PoolClient) => Prom
   try {
     await client.query('begin');
     const result = await fn(client);
-    await client.query('commit');
+    await commit(client);
     return result;
   } catch (err) {
+    discardAtCommit(client);
     await client.query('rollback').catch(() => undefined);
     throw err;
   } finally {

@@ -44,11 +44,12 @@ export const EXAMPLES_NOTE =
 export const IDEMPOTENCY_KEY_HEADER = {
   type: 'string',
   description:
-    'Optional; when sent, it is enforced. 15–80 characters of [A-Za-z0-9-], case-sensitive, scoped to your merchant account and ' +
+    'Optional in the sandbox, required in production mode (IDEMPOTENCY_REQUIRED: a write without a valid key answers 400 E900); ' +
+    'when sent, it is enforced. 15–80 characters of [A-Za-z0-9-], case-sensitive, scoped to your merchant account and ' +
     'kept 24 hours (IDEMPOTENCY_RETENTION_HOURS). Retrying with the same key and the same request (method, path, body) replays the ' +
     'first answer byte for byte with `Idempotent-Replayed: true`, and nothing happens twice; the same key with a different request ' +
-    'answers 409 E907, and so does a retry while the first request is still running (with Retry-After). Use a new key, e.g. ' +
-    '`order-1001-payout-01`, for every new operation.',
+    'answers 409 E907. A retry sent while the first request is still running waits for its commit and gets its answer (409 E907 ' +
+    'with Retry-After if that takes over 5 s). Use a new key, e.g. `order-1001-payout-01`, for every new operation.',
 } as const;
 
 /** The response headers of a success, for the docs. */

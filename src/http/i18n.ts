@@ -109,6 +109,10 @@ const MESSAGES = {
     en: '{field} mixes letters of different scripts (such as Latin and Greek) before the @.',
     ny: '{field} ikusakaniza malembo a mitundu yosiyana (monga Chilatini ndi Chigiriki) patsogolo pa @.',
   },
+  'field.idempotencyKeyRequired': {
+    en: 'X-Idempotency-Key is required on this operation: send a new key (15 to 80 letters, digits and hyphens) with each request, and the same key when you retry it.',
+    ny: 'X-Idempotency-Key ikufunika pa ntchito iyi: tumizani kiyi yatsopano (zilembo 15 mpaka 80: malembo, manambala ndi mizere) ndi pempho lililonse, ndi kiyi yomweyo mukayesanso.',
+  },
   'field.idempotencyKey': { en: 'X-Idempotency-Key must be 15 to 80 characters of letters, digits and hyphens.', ny: 'X-Idempotency-Key ikhale ya zilembo 15 mpaka 80: malembo, manambala ndi mizere.' },
   'field.headerMismatch': { en: 'Header {header} must equal {field} in the body.', ny: 'Mutu {header} ufanane ndi {field} wa m\'thupi.' },
 

@@ -1,31 +1,30 @@
-// X-Idempotency-Key (product.md §4). A key is claimed before the handler runs (insert … on
-// conflict do nothing, so two concurrent requests cannot both claim it). A handler that moves
-// money stores its response in the same transaction as the effect (`storeResponse`), so a crash
-// can never leave an effect without its record, or a record without its effect. Responses of
-// handlers that fail before any effect (4xx) are stored when sent; 5xx and 409/429 release the
-// key so the client can retry.
-import { createHash, randomUUID } from 'node:crypto';
+// X-Idempotency-Key (product.md §4). A keyed write's record is written, completed with its
+// answer, in the effect's own transaction and in the same round trip as its COMMIT
+// (`storeResponse`, db/pool.ts sendWithCommit), or inside the very statement that makes the effect
+// (batched E12s, collections/repository.ts). There is no separate claim: the record's primary key
+// is the arbiter. A second request with the same key waits on the first's uncommitted row, then
+// fails to store its own (store_idempotent_answer raises unique_violation), which rolls its effect
+// back, and the error handler answers it from the first's record: a replay, or 409 E907 when the
+// request differs. A crash before the commit leaves neither effect nor record. A refusal (4xx) is
+// stored after it is sent, and replayed like a success; a server error, a conflict or a rate limit
+// stores nothing, so the client can retry.
+import { createHash } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
-import type { Db } from '../db/pool.ts';
-import { AppError } from './errors.ts';
+import { sendWithCommit, type Db } from '../db/pool.ts';
 import type { IdempotencyContext } from './types.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9-]{15,80}$/;
-/**
- * How long a claim protects an in-flight request; after it, a retry may take the key over. Short,
- * because a claim left by a crashed process blocks that key's retries (409) until it runs out;
- * safe, because a request whose claim was taken over cannot commit its effect (completeKey checks
- * the owner in the effect's own transaction), so a slow original only wastes its work.
- */
-export const IDEMPOTENCY_LOCK_SECONDS = 15;
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export type ClaimResult =
-  | { kind: 'proceed'; context: IdempotencyContext }
+/** What the record holding a key says about a request that could not store its own. */
+export type HeldKey =
   | { kind: 'replay'; status: number; body: string; contentType: string }
   | { kind: 'mismatch' }
-  | { kind: 'inProgress' };
+  | { kind: 'inProgress' }
+  /** No live record: the request failed for a reason of its own. */
+  | { kind: 'free' };
 
 function keysSorted(keys: string[]): boolean {
   for (let i = 1; i < keys.length; i++) if (keys[i - 1] > keys[i]) return false;
@@ -110,86 +109,146 @@ export function fingerprint(method: string, route: string, query: unknown, body:
   return createHash('sha256').update(`${method} ${route}\n${canonicalJson(query ?? {})}\n${canonicalJson(body ?? null)}`).digest('hex');
 }
 
+/**
+ * The fingerprint of a request whose body is compared byte for byte: a large E8 batch, whose
+ * canonical form would cost more than the rest of the request (37 ms of 108 for 50,000 lines).
+ * A client retries such a body with the bytes it sent; one that re-encodes it differently gets
+ * 409 E907, never a second batch. Never equal to a canonical fingerprint (the `bytes:` prefix).
+ */
+export function fingerprintOfBytes(method: string, route: string, query: unknown, bodySha256: string): string {
+  return createHash('sha256').update(`${method} ${route}\n${canonicalJson(query ?? {})}\nbytes:${bodySha256}`).digest('hex');
+}
+
+/**
+ * Hashes a body while it arrives, for fingerprintOfBytes. Keeps Fastify's count of the bytes
+ * received (receivedEncodedLength), which it checks against Content-Length.
+ */
+export class BodyHasher extends Transform {
+  receivedEncodedLength = 0;
+  private readonly hash = createHash('sha256');
+
+  constructor(private readonly onEnd: (sha256: string) => void) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.receivedEncodedLength += chunk.length;
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.onEnd(this.hash.digest('hex'));
+    callback();
+  }
+}
+
 interface Row {
   request_fingerprint: string;
   state: 'in_progress' | 'completed';
-  locked: boolean;
-  expired: boolean;
   response_status: number | null;
   response_body: string | null;
   response_content_type: string | null;
 }
 
-export async function claimKey(db: Db, merchantAccountNumber: number, key: string, print: string, retentionHours: number): Promise<ClaimResult> {
-  const ownerToken = randomUUID();
-  const context: IdempotencyContext = { merchantAccountNumber, key, fingerprint: print, ownerToken, completed: false };
-  const params = [merchantAccountNumber, key, print, ownerToken, IDEMPOTENCY_LOCK_SECONDS, retentionHours];
-  const inserted = await db.query(
-    `insert into idempotency_keys (merchant_account_number, idempotency_key, request_fingerprint, state, owner_token, locked_until, expires_at)
-     values ($1, $2, $3, 'in_progress', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
-     on conflict do nothing`,
-    params,
-  );
-  if (inserted.rowCount === 1) return { kind: 'proceed', context };
-
+/**
+ * The record holding this request's key, if it is live. In-progress records only remain from
+ * before records were written at commit (migration 0012), until their lock lapses.
+ */
+export async function heldKey(db: Db, context: IdempotencyContext): Promise<HeldKey> {
   const { rows } = await db.query<Row>(
-    `select request_fingerprint, state, locked_until > now() as locked, expires_at <= now() as expired,
-            response_status, response_body, response_content_type
-       from idempotency_keys where merchant_account_number = $1 and idempotency_key = $2`,
-    [merchantAccountNumber, key],
+    `select request_fingerprint, state, response_status, response_body, response_content_type
+       from idempotency_keys
+      where merchant_account_number = $1 and idempotency_key = $2 and expires_at > now()
+        and (state = 'completed' or locked_until > now() or request_fingerprint <> $3)`,
+    [context.merchantAccountNumber, context.key, context.fingerprint],
   );
   const row = rows[0];
-  // Gone between the two statements (cleanup), expired, or abandoned by a dead owner: take it over.
-  // The conditional update is the arbiter when several retries race for it.
-  if (!row || row.expired || (row.state === 'in_progress' && !row.locked && row.request_fingerprint === print)) {
-    const taken = await db.query(
-      `insert into idempotency_keys (merchant_account_number, idempotency_key, request_fingerprint, state, owner_token, locked_until, expires_at)
-       values ($1, $2, $3, 'in_progress', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
-       on conflict (merchant_account_number, idempotency_key) do update
-          set request_fingerprint = excluded.request_fingerprint, state = 'in_progress', owner_token = excluded.owner_token,
-              locked_until = excluded.locked_until, expires_at = excluded.expires_at, created_at = now(),
-              response_status = null, response_body = null, response_content_type = null
-        where idempotency_keys.expires_at <= now()
-           or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= now())`,
-      params,
-    );
-    return taken.rowCount === 1 ? { kind: 'proceed', context } : { kind: 'inProgress' };
-  }
-  if (row.request_fingerprint !== print) return { kind: 'mismatch' };
+  if (!row) return { kind: 'free' };
+  if (row.request_fingerprint !== context.fingerprint) return { kind: 'mismatch' };
   if (row.state === 'completed') {
     return { kind: 'replay', status: row.response_status ?? 200, body: row.response_body ?? '', contentType: row.response_content_type ?? JSON_CONTENT_TYPE };
   }
   return { kind: 'inProgress' };
 }
 
-/** Marks the key completed with its response; throws (rolling back `tx`) if we lost the key. */
-export async function completeKey(q: Db | pg.PoolClient, context: IdempotencyContext, status: number, body: string, contentType: string): Promise<void> {
-  const result = await q.query(
-    `update idempotency_keys set state = 'completed', response_status = $4, response_body = $5, response_content_type = $6
-      where merchant_account_number = $1 and idempotency_key = $2 and owner_token = $3 and state = 'in_progress'`,
-    [context.merchantAccountNumber, context.key, context.ownerToken, status, body, contentType],
-  );
-  if (result.rowCount !== 1) throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
-  context.completed = true;
+/**
+ * Thrown where a request learns, without a failed insert, that its key is already held (the
+ * batched E12 statement sees the record): the error handler answers from the record.
+ */
+export class KeyHeldError extends Error {
+  constructor() {
+    super('idempotency key held by an earlier request');
+  }
 }
 
-export async function releaseKey(db: Db, context: IdempotencyContext): Promise<void> {
-  await db.query(
-    `delete from idempotency_keys where merchant_account_number = $1 and idempotency_key = $2 and owner_token = $3 and state = 'in_progress'`,
-    [context.merchantAccountNumber, context.key, context.ownerToken],
-  );
+/** A failure that means "the key is held": the error handler answers from the holder's record. */
+export function isKeyHeld(err: unknown): boolean {
+  if (err instanceof KeyHeldError) return true;
+  const e = err as { code?: string; constraint?: string };
+  if (e.code === '23505' && e.constraint === 'idempotency_keys_pkey') return true;
+  // The holder did not commit within STORE_LOCK_TIMEOUT (storeStatement; no other statement sets
+  // a lock timeout or locks with NOWAIT).
+  return e.code === '55P03';
+}
+
+/**
+ * How long a store waits for another request's uncommitted record of the same key. Such a record
+ * is written by its holder's last statement, so the wait is one commit and ends in the holder's
+ * answer (replayed). Past it, the request gets 409 E907 with Retry-After, as while a request runs.
+ */
+const STORE_LOCK_TIMEOUT = '5s';
+
+/**
+ * The statement that stores an answer: store_idempotent_answer with literal arguments, so it can
+ * travel with the COMMIT. `required`: raise when the key is held (the effect must roll back).
+ */
+function storeStatement(tx: pg.PoolClient, context: IdempotencyContext, status: number, body: string, contentType: string, required: boolean): string {
+  const args = [
+    String(context.merchantAccountNumber),
+    tx.escapeLiteral(context.key),
+    tx.escapeLiteral(context.fingerprint),
+    String(status),
+    tx.escapeLiteral(body),
+    tx.escapeLiteral(contentType),
+    String(context.retentionHours),
+    String(required),
+  ];
+  // SET LOCAL lasts until the COMMIT this statement travels with.
+  return `set local lock_timeout = '${STORE_LOCK_TIMEOUT}';\nselect store_idempotent_answer(${args.join(', ')})`;
 }
 
 /**
  * Serialises `payload` with the route's response schema for `status` and, when the request
- * carries an idempotency key, records that exact body in `tx`, the effect's own transaction.
- * Send the returned string with `sendSerialized`.
+ * carries an idempotency key, queues its record to be written with `tx`'s COMMIT. Send the returned
+ * string with `sendSerialized`.
  */
-export async function storeResponse(tx: pg.PoolClient | Db, request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): Promise<string> {
+export async function storeResponse(tx: pg.PoolClient, request: FastifyRequest, reply: FastifyReply, status: number, payload: unknown): Promise<string> {
   reply.code(status);
-  const body = String(reply.serialize(payload));
-  if (request.idempotency) await completeKey(tx, request.idempotency, status, body, JSON_CONTENT_TYPE);
+  return storeSerialized(tx, request, String(reply.serialize(payload)), status);
+}
+
+/** storeResponse for an answer already serialised. */
+export function storeSerialized(tx: pg.PoolClient, request: FastifyRequest, body: string, status = 200): string {
+  const context = request.idempotency;
+  if (context) {
+    sendWithCommit(tx, storeStatement(tx, context, status, body, JSON_CONTENT_TYPE, true));
+    context.completed = true;
+  }
   return body;
+}
+
+/** Stores a refusal sent outside any effect's transaction; loses quietly to a record already there. */
+export async function storeRefusal(db: Db, context: IdempotencyContext, status: number, body: string, contentType: string): Promise<void> {
+  await db.query('select store_idempotent_answer($1, $2, $3, $4, $5, $6, $7, false)', [
+    context.merchantAccountNumber,
+    context.key,
+    context.fingerprint,
+    status,
+    body,
+    contentType,
+    context.retentionHours,
+  ]);
 }
 
 export function sendSerialized(reply: FastifyReply, body: string): FastifyReply {

@@ -2,13 +2,14 @@
 // authentication, merchant scoping, rate limiting, case-insensitive names, idempotency,
 // problem+json errors and metrics. Route files only declare `config` and schemas.
 import { timingSafeEqual, createHash } from 'node:crypto';
+import { pipeline } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { compileNormalizer } from './case-insensitive.ts';
 import { AppError, problem, problemFromAppError, type ErrorName } from './errors.ts';
 import { negotiateLanguage, t } from './i18n.ts';
 import { checkInput } from './input-guard.ts';
-import { claimKey, fingerprint, IDEMPOTENCY_KEY_PATTERN, releaseKey, completeKey } from './idempotency.ts';
+import { BodyHasher, fingerprint, fingerprintOfBytes, heldKey, IDEMPOTENCY_KEY_PATTERN, isKeyHeld, storeRefusal } from './idempotency.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { errorResponses, IDEMPOTENCY_KEY_HEADER, successResponseHeaders } from './docs.ts';
@@ -92,6 +93,7 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('idempotency', undefined);
   app.decorateRequest('bodyTextStorable', false);
+  app.decorateRequest('rawBodySha256', undefined);
 
   // Compile per-route key normalisers and give every route its error responses in the docs.
   app.addHook('onRoute', (route) => {
@@ -186,6 +188,19 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     return sendProblem(request, reply, 'rateLimited', t(request.lang, 'detail.rateLimited', { limit: decision.limit, retryAfter: decision.retryAfterSeconds }));
   }
 
+  // A large keyed body is hashed while it arrives (see fingerprintOfBytes): by its declared length
+  // only, so the same bytes always get the same kind of fingerprint.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const minBytes = request.routeOptions.config?.rawFingerprintMinBytes;
+    if (minBytes === undefined || !request.principal || idempotencyKeyOf(request) === undefined) return payload;
+    if (!(Number(request.headers['content-length']) >= minBytes)) return payload;
+    const hasher = new BodyHasher((sha256) => {
+      request.rawBodySha256 = sha256;
+    });
+    pipeline(payload, hasher, () => undefined);
+    return hasher;
+  });
+
   app.addHook('preValidation', async (request) => {
     const compiled = request.routeOptions.config?.normalize;
     if (!compiled) return;
@@ -193,7 +208,7 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     compiled.query?.(request.query);
   });
 
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', async (request) => {
     checkInput(request.body, 'body', request.bodyTextStorable);
     checkInput(request.query, 'query');
     const principal = request.principal;
@@ -211,38 +226,67 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     }
 
     if (!request.routeOptions.config?.idempotent) return;
-    const rawKey = request.headers['x-idempotency-key'] ?? request.headers['idempotency-key'];
-    if (rawKey === undefined) return;
-    const key = Array.isArray(rawKey) ? rawKey[0] : rawKey;
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKey', params: {} }] });
-    const print = fingerprint(request.method, request.routeOptions.url ?? request.url, request.query, request.body);
-    const claim = await claimKey(deps.db, principal.merchantAccountNumber, key, print, deps.config.idempotencyRetentionHours);
-    switch (claim.kind) {
-      case 'proceed':
-        request.idempotency = claim.context;
-        return;
-      case 'replay':
-        reply.header('idempotent-replayed', 'true');
-        return reply.code(claim.status).type(claim.contentType).send(claim.body);
-      case 'mismatch':
-        throw new AppError('idempotencyMismatch', 'detail.idempotencyMismatch', { key });
-      case 'inProgress':
-        throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key }, { headers: { 'retry-after': '1' } });
+    const key = idempotencyKeyOf(request);
+    if (key === undefined) {
+      if (deps.config.idempotencyRequired) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKeyRequired', params: {} }] });
+      return;
     }
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKey', params: {} }] });
+    // No claim here: the record is written with the effect's commit (http/idempotency.ts).
+    request.idempotency = {
+      merchantAccountNumber: principal.merchantAccountNumber,
+      key,
+      fingerprint: request.rawBodySha256
+        ? fingerprintOfBytes(request.method, request.routeOptions.url ?? request.url, request.query, request.rawBodySha256)
+        : fingerprint(request.method, request.routeOptions.url ?? request.url, request.query, request.body),
+      retentionHours: deps.config.idempotencyRetentionHours,
+      completed: false,
+    };
   });
 
-  // Responses that were not stored inside the effect's transaction: a refusal (4xx) is final and
-  // replayed like a success; a server error, a rate limit or a conflict frees the key for a retry.
+  /**
+   * A keyed request that failed: if its key is held by another request's record (its own store
+   * failed, or its effect was refused because the first one happened: the reference is taken, the
+   * batch has moved on), it is answered from that record. Undefined: answer the error.
+   */
+  async function answerFromHeldKey(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | undefined> {
+    const context = request.idempotency;
+    if (!context) return undefined;
+    context.completed = false;
+    const refused = error instanceof AppError && error.status < 500;
+    if (!refused && !isKeyHeld(error)) return undefined;
+    const held = await heldKey(deps.db, context);
+    switch (held.kind) {
+      case 'free':
+        // Only a failed store says the key is held; its holder has gone since (rolled back): retry.
+        if (!isKeyHeld(error)) return undefined;
+        context.completed = true;
+        throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
+      case 'replay':
+        context.completed = true;
+        reply.header('idempotent-replayed', 'true');
+        return reply.code(held.status).type(held.contentType).send(held.body);
+      case 'mismatch':
+        context.completed = true;
+        throw new AppError('idempotencyMismatch', 'detail.idempotencyMismatch', { key: context.key });
+      case 'inProgress':
+        context.completed = true;
+        throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
+    }
+  }
+
+  // A refusal (4xx) sent outside an effect's transaction is final and replayed like a success; a
+  // server error, a rate limit or a conflict stores nothing, so the key stays free for a retry.
   app.addHook('onSend', async (request, reply, payload) => {
     const context = request.idempotency;
     if (!context || context.completed) return payload;
     context.completed = true;
     const status = reply.statusCode;
+    if (status < 400 || status >= 500 || status === 409 || status === 429 || typeof payload !== 'string') return payload;
     try {
-      if (status >= 500 || status === 409 || status === 429 || typeof payload !== 'string') await releaseKey(deps.db, context);
-      else await completeKey(deps.db, context, status, payload, String(reply.getHeader('content-type') ?? 'application/json'));
+      await storeRefusal(deps.db, context, status, payload, String(reply.getHeader('content-type') ?? 'application/json'));
     } catch (err) {
-      request.log.warn({ err }, 'could not finish the idempotency record');
+      request.log.warn({ err }, 'could not store the refusal under its idempotency key');
     }
     return payload;
   });
@@ -256,9 +300,17 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0].slice(0, 200) }));
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const lang = request.lang ?? 'en';
     const instance = request.url.split('?')[0];
+    if (request.idempotency) {
+      try {
+        const answered = await answerFromHeldKey(request, reply, error);
+        if (answered) return answered;
+      } catch (held) {
+        error = held as FastifyError;
+      }
+    }
     if (error instanceof AppError) {
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       const body = problemFromAppError(error, lang, instance, String(request.id));
@@ -312,6 +364,12 @@ function keepReadingRefusedBody(request: FastifyRequest, reply: FastifyReply, li
   // Only a body not yet read from: one that was (no Content-Length, or a wrong one) has lost bytes.
   if (request.raw.readableDidRead) return;
   reply.removeHeader('connection');
+}
+
+/** The request's idempotency key as sent (either header name), unchecked. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers['x-idempotency-key'] ?? request.headers['idempotency-key'];
+  return Array.isArray(raw) ? raw[0] : raw;
 }
 
 export function requestIdFrom(header: unknown, fallback: () => string): string {

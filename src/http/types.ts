@@ -37,8 +37,9 @@ export interface IdempotencyContext {
   merchantAccountNumber: number;
   key: string;
   fingerprint: string;
-  ownerToken: string;
-  /** Set once the response was stored in the same transaction as the effect. */
+  /** How long the record is kept (IDEMPOTENCY_RETENTION_HOURS). */
+  retentionHours: number;
+  /** Set once the answer is on its way into the effect's transaction, or was answered from a record. */
   completed: boolean;
 }
 
@@ -51,12 +52,19 @@ declare module 'fastify' {
     idempotency: IdempotencyContext | undefined;
     /** The JSON body's text had no \u escape (set by routes that see the raw bytes): see checkInput. */
     bodyTextStorable: boolean;
+    /** SHA-256 of the body's bytes, hashed while they arrived (config.rawFingerprintMinBytes). */
+    rawBodySha256: string | undefined;
   }
   interface FastifyContextConfig {
     /** Who may call: a merchant's access token (default), nobody in particular, or the operator. */
     auth?: AuthMode;
     /** Honour X-Idempotency-Key (product.md §4). */
     idempotent?: boolean;
+    /**
+     * A keyed body that declares at least this many bytes is fingerprinted by its bytes, hashed
+     * while it arrives, instead of in canonical form after parsing (http/idempotency.ts).
+     */
+    rawFingerprintMinBytes?: number;
     /** Set by the pipeline: renames differently-cased keys to the schema's names. */
     normalize?: { body?: (value: unknown) => void; query?: (value: unknown) => void };
   }

@@ -114,25 +114,62 @@ export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): 
  * `request: null` and the merchant's fields, so the caller retries just those one by one. The
  * rows' timed account numbers must differ from one another: a row's outcome is found by its number.
  */
-export async function insertPaymentRequests(q: Queryable, rows: Omit<NewPaymentRequest, 'checkout'>[], expiryMinutes: number): Promise<InsertOutcome[]> {
-  const { rows: outcomes } = await q.query<InsertOutcome>({
+/** A batched request's idempotency key, if it has one: its record is written by the same statement. */
+export interface BatchedKey {
+  key: string;
+  fingerprint: string;
+}
+
+export interface BatchedOutcome extends InsertOutcome {
+  /**
+   * The answer as sent and stored for a keyed request, made by the statement itself (so its record
+   * could be written in the same statement); null for a request without a key.
+   */
+  answer: string | null;
+  /** A record already holds the request's key: 'live' (answer from it) or 'stale' (expired, or a lapsed claim). */
+  key_state: 'live' | 'stale' | null;
+}
+
+/**
+ * E12's answer, as the route's response schema serialises it (collections/schemas.ts
+ * TimedAccount; test/idempotency-at-commit.test.ts holds them equal): expiryDate in milliseconds
+ * and UTC, as Date#toISOString writes it.
+ */
+const TIMED_ACCOUNT_ANSWER = `format('{"merchantAccountNumber":%s,"timedAccountNumber":"%s","expiryDate":"%s","expiryInMinutes":%s}',
+  x.merchant_account_number, x.timed_account_number, to_char(x.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), $7::integer)`;
+
+/**
+ * Many E12s in one statement (collections/service.ts createRequestBatcher). A keyed request's
+ * record is written, completed with its answer, by the same statement: store_idempotent_answer
+ * raises when another request holds the key (a concurrent duplicate), which fails the whole
+ * statement, and the batch's requests are then made one by one. A key whose record the statement
+ * can see is not inserted at all: its request is answered from the record (or, for a stale record,
+ * made alone, where the record is taken over).
+ */
+export async function insertPaymentRequests(q: Queryable, rows: Array<Omit<NewPaymentRequest, 'checkout'> & { idempotency?: BatchedKey }>, expiryMinutes: number, retentionHours: number): Promise<BatchedOutcome[]> {
+  const { rows: outcomes } = await q.query<BatchedOutcome>({
     name: 'insert_payment_requests',
     text: `with input as (
-             select * from unnest($1::integer[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) with ordinality
-                    as t(merchant_account_number, timed_account_number, amount_minor, transaction_description, reference_number, captured_by, ord)
+             select * from unnest($1::integer[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $8::text[], $9::text[]) with ordinality
+                    as t(merchant_account_number, timed_account_number, amount_minor, transaction_description, reference_number, captured_by,
+                         idempotency_key, request_fingerprint, ord)
            ), checked as (
-             select i.*, m.status_code as merchant_status, m.currency_code, l.minimum_amount_minor as min_minor, l.maximum_amount_minor as max_minor
+             select i.*, m.status_code as merchant_status, m.currency_code, l.minimum_amount_minor as min_minor, l.maximum_amount_minor as max_minor,
+                    case when k.idempotency_key is null then null
+                         when k.expires_at > now() and (k.state = 'completed' or k.locked_until > now() or k.request_fingerprint <> i.request_fingerprint) then 'live'
+                         else 'stale' end as key_state
                from input i
                left join merchants m on m.merchant_account_number = i.merchant_account_number
                left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
                                           and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
+               left join idempotency_keys k on k.merchant_account_number = i.merchant_account_number and k.idempotency_key = i.idempotency_key
            ), inserted as (
              insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
                                            reference_number, captured_by, expires_at)
              select merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
                     reference_number, captured_by, now() + make_interval(mins => $7)
                from checked
-              where merchant_status = 'A' and (min_minor is null or amount_minor between min_minor and max_minor)
+              where merchant_status = 'A' and (min_minor is null or amount_minor between min_minor and max_minor) and key_state is null
               -- One order for every batch, so two batches holding the same references (a client
               -- retrying without an idempotency key) never wait on each other in a cycle. Equal
               -- timed account numbers in two batches are random and rare: a deadlock there fails
@@ -140,9 +177,19 @@ export async function insertPaymentRequests(q: Queryable, rows: Omit<NewPaymentR
               order by merchant_account_number, reference_number
              on conflict do nothing
              returning *
+           ), answered as (
+             select x.timed_account_number, ${TIMED_ACCOUNT_ANSWER} as answer
+               from inserted x join checked c on c.timed_account_number = x.timed_account_number
+              where c.idempotency_key is not null
+           ), stored as (
+             select store_idempotent_answer(c.merchant_account_number, c.idempotency_key, c.request_fingerprint, 200, a.answer,
+                                            'application/json; charset=utf-8', $10::integer, true) as done
+               from answered a join checked c on c.timed_account_number = a.timed_account_number
            )
-           select c.merchant_status, c.min_minor, c.max_minor, row_to_json(x) as request
+           select c.merchant_status, c.min_minor, c.max_minor, c.key_state, row_to_json(x) as request, a.answer,
+                  (select count(*) from stored where done) as stored_keys
              from checked c left join inserted x on x.timed_account_number = c.timed_account_number
+                            left join answered a on a.timed_account_number = c.timed_account_number
             order by c.ord`,
     values: [
       rows.map((r) => r.merchantAccountNumber),
@@ -152,6 +199,9 @@ export async function insertPaymentRequests(q: Queryable, rows: Omit<NewPaymentR
       rows.map((r) => r.referenceNumber),
       rows.map((r) => r.capturedBy),
       expiryMinutes,
+      rows.map((r) => r.idempotency?.key ?? null),
+      rows.map((r) => r.idempotency?.fingerprint ?? null),
+      retentionHours,
     ],
   });
   return outcomes;

@@ -7,7 +7,8 @@ import type { Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
-import type { Deps } from '../../http/types.ts';
+import type { Deps, IdempotencyContext } from '../../http/types.ts';
+import { KeyHeldError } from '../../http/idempotency.ts';
 import { emitEvent } from '../../jobs/outbox.ts';
 import { Coalescer } from '../../lib/coalescer.ts';
 import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
@@ -77,35 +78,53 @@ function requestFrom(outcome: repo.InsertOutcome, input: InitiateInput): repo.Pa
 }
 
 /**
- * E12s without an idempotency key, inserted together: every request that arrives while earlier
- * inserts are in flight joins the next one (lib/coalescer.ts). Under load, N requests then cost
- * one round trip and one commit instead of N; alone, a request waits for nothing. Requests with a
- * key are not batched: their idempotency record shares their own transaction.
+ * E12s inserted together: every request that arrives while earlier inserts are in flight joins the
+ * next one (lib/coalescer.ts). Under load, N requests then cost one round trip and one commit
+ * instead of N; alone, a request waits for nothing. A keyed request's idempotency record is
+ * written by the same statement (repository.ts insertPaymentRequests).
  */
-export type RequestBatcher = Coalescer<Omit<InitiateInput, 'checkout'>, repo.InsertOutcome | undefined>;
+export type BatchedRequest = Omit<InitiateInput, 'checkout'> & { idempotency?: repo.BatchedKey };
+export type RequestBatcher = Coalescer<BatchedRequest, repo.BatchedOutcome | undefined>;
+
+/** The key of a keyed request, as the batch's dedup sees it. */
+const keyOf = (item: BatchedRequest) => (item.idempotency ? `${item.merchantAccountNumber}:${item.idempotency.key}` : undefined);
 
 export function createRequestBatcher(deps: Pick<Deps, 'db' | 'config' | 'log'>, onBatch?: (rows: number) => void): RequestBatcher | undefined {
-  const { initiateBatchRows, dbPoolSize, timedAccountMinutes } = deps.config;
+  const { initiateBatchRows, dbPoolSize, timedAccountMinutes, idempotencyRetentionHours } = deps.config;
   if (initiateBatchRows <= 1) return undefined;
   // A quarter of the pool: batches grow with load instead of taking every connection.
   const inFlight = Math.max(1, Math.floor(dbPoolSize / 4));
   return new Coalescer(
     async (items) => {
+      // A key twice in one batch (a client retrying at once): only its first request goes in the
+      // statement; the others are made alone, where they wait for its record and answer from it.
+      const keys = new Set<string>();
+      const batched = items.map((item) => {
+        const key = keyOf(item);
+        if (key === undefined) return true;
+        if (keys.has(key)) return false;
+        keys.add(key);
+        return true;
+      });
       // Numbers drawn distinct within the batch: each row's outcome is found by its number.
       const drawn = new Set<string>();
-      const rows = items.map((item) => {
+      const rows = items.filter((_item, i) => batched[i]).map((item) => {
         let timedAccountNumber = randomDigits(8, '1');
         while (drawn.has(timedAccountNumber)) timedAccountNumber = randomDigits(8, '1');
         drawn.add(timedAccountNumber);
         return { ...item, timedAccountNumber, expiryMinutes: timedAccountMinutes };
       });
+      let outcomes: repo.BatchedOutcome[];
       try {
-        return await repo.insertPaymentRequests(deps.db, rows, timedAccountMinutes);
+        outcomes = await repo.insertPaymentRequests(deps.db, rows, timedAccountMinutes, idempotencyRetentionHours);
       } catch (err) {
         // Nothing was inserted (one statement): every request of the batch is decided on its own.
+        // A concurrent duplicate key ends here too (its record could not be written).
         deps.log.warn({ err, rows: rows.length }, 'batched E12 insert failed; its requests are inserted one by one');
         return items.map(() => undefined);
       }
+      let next = 0;
+      return items.map((_item, i) => (batched[i] ? outcomes[next++] : undefined));
     },
     initiateBatchRows,
     inFlight,
@@ -144,22 +163,51 @@ export async function createPaymentRequest(deps: Deps, q: Queryable, input: Init
 }
 
 /**
- * E12. Without an idempotency record to store, the request is one statement and needs no explicit
- * transaction (one round trip instead of three); with one, the record joins the insert's transaction.
- * A reference still held by a request that expired a moment ago (the expiry job has not run yet)
- * is released and the request retried once.
+ * A keyed request in a shared statement: its answer, made and stored under the key by the
+ * statement itself. Undefined: the batch could not place it (it is then made alone).
  */
-export async function initiate<T>(deps: Deps, input: InitiateInput, respond: (q: Queryable, result: TimedAccount) => Promise<T>, inTransaction: boolean, batcher?: RequestBatcher): Promise<T> {
-  const run = async (q: Queryable) => {
-    const request = await createPaymentRequest(deps, q, input, inTransaction ? undefined : batcher);
-    return respond(q, {
-      merchantAccountNumber: request.merchant_account_number,
-      timedAccountNumber: request.timed_account_number,
-      expiryDate: request.expires_at.toISOString(),
-      expiryInMinutes: deps.config.timedAccountMinutes,
-    });
+async function initiateKeyedInBatch(input: InitiateInput, idempotency: IdempotencyContext, batcher: RequestBatcher): Promise<string | undefined> {
+  const outcome = await batcher.submit({ ...input, idempotency: { key: idempotency.key, fingerprint: idempotency.fingerprint } });
+  if (!outcome) return undefined;
+  if (outcome.key_state === 'live') throw new KeyHeldError();
+  if (outcome.key_state === 'stale') return undefined;
+  if (!requestFrom(outcome, input)) return undefined;
+  if (outcome.answer === null) throw new Error('a keyed E12 was inserted without its answer');
+  idempotency.completed = true;
+  return outcome.answer;
+}
+
+function timedAccount(deps: Deps, request: repo.PaymentRequestRow): TimedAccount {
+  return {
+    merchantAccountNumber: request.merchant_account_number,
+    timedAccountNumber: request.timed_account_number,
+    expiryDate: request.expires_at.toISOString(),
+    expiryInMinutes: deps.config.timedAccountMinutes,
   };
-  const once = () => (inTransaction ? withTransaction(deps.db, run) : run(deps.db));
+}
+
+/**
+ * E12. Under load (and with a batcher), the request shares a statement with concurrent ones, its
+ * idempotency record included. Alone, without a key, it is one statement and needs no explicit
+ * transaction; with a key, the record joins the insert's transaction (written with its COMMIT). A
+ * reference still held by a request that expired a moment ago (the expiry job has not run yet) is
+ * released and the request retried once.
+ */
+export async function initiate(
+  deps: Deps,
+  input: InitiateInput,
+  respond: (tx: pg.PoolClient | undefined, result: TimedAccount) => Promise<string>,
+  idempotency: IdempotencyContext | undefined,
+  batcher?: RequestBatcher,
+): Promise<string> {
+  if (idempotency && batcher && !input.checkout) {
+    const answer = await initiateKeyedInBatch(input, idempotency, batcher);
+    if (answer !== undefined) return answer;
+  }
+  const once = () =>
+    idempotency
+      ? withTransaction(deps.db, async (tx) => respond(tx, timedAccount(deps, await createPaymentRequest(deps, tx, input))))
+      : createPaymentRequest(deps, deps.db, input, batcher).then((request) => respond(undefined, timedAccount(deps, request)));
   try {
     return await once();
   } catch (err) {

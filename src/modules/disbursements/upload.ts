@@ -14,7 +14,7 @@ import { Ajv } from 'ajv';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../db/pool.ts';
+import { commit, discardAtCommit, type Db } from '../../db/pool.ts';
 import { compileNormalizer } from '../../http/case-insensitive.ts';
 import { EXAMPLE } from '../../http/docs.ts';
 import { checkInput } from '../../http/input-guard.ts';
@@ -190,8 +190,9 @@ export class UploadCopy {
       let result: T;
       try {
         result = await fn(this.client, this.uploadId);
-        await this.client.query('commit');
+        await commit(this.client);
       } catch (err) {
+        discardAtCommit(this.client);
         // Dropping the connection rolls back whatever state the transaction is in.
         this.client.release(true);
         throw err;

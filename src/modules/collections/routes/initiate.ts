@@ -1,6 +1,7 @@
 // E12 POST /collections/requestToPay/initiate — a short-lived timed account for the customer to
 // pay into. Idempotent with X-Idempotency-Key.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type pg from 'pg';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
 import { Email, MerchantAccountNumber, Money } from '../../../http/schemas.ts';
 import { EXAMPLE } from '../../../http/docs.ts';
@@ -37,7 +38,11 @@ const route: RouteModule = (app, { deps, requestBatcher }) => {
     },
     handler: async (request, reply) => {
       const { transactionAmount, ...rest } = request.body;
-      const body = await initiate(deps, { ...rest, amountMinor: toMinor(transactionAmount) }, (q, result) => storeResponse(q, request, reply, 200, result), request.idempotency !== undefined, requestBatcher);
+      // A keyed request made alone stores its answer in the insert's transaction; otherwise there is
+      // none (a batched keyed request's answer was stored by the batch's statement).
+      const respond = async (tx: pg.PoolClient | undefined, result: Static<typeof TimedAccount>) =>
+        tx ? storeResponse(tx, request, reply, 200, result) : String(reply.code(200).serialize(result));
+      const body = await initiate(deps, { ...rest, amountMinor: toMinor(transactionAmount) }, respond, request.idempotency, requestBatcher);
       return sendSerialized(reply, body);
     },
   });
