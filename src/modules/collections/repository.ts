@@ -140,11 +140,11 @@ const TIMED_ACCOUNT_ANSWER = `format('{"merchantAccountNumber":%s,"timedAccountN
 
 /**
  * Many E12s in one statement (collections/service.ts createRequestBatcher). A keyed request's
- * record is written, completed with its answer, by the same statement: store_idempotent_answer
- * raises when another request holds the key (a concurrent duplicate), which fails the whole
- * statement, and the batch's requests are then made one by one. A key whose record the statement
- * can see is not inserted at all: its request is answered from the record (or, for a stale record,
- * made alone, where the record is taken over).
+ * record is written, completed with its answer, by the same statement. A key whose record the
+ * statement can see is not inserted at all: its request is answered from the record (or, for a
+ * stale record, made alone, where store_idempotent_answer takes the record over). A key another
+ * request holds unseen (a concurrent duplicate) fails the whole statement on the primary key, and
+ * the batch's requests are then made one by one.
  */
 export async function insertPaymentRequests(q: Queryable, rows: Array<Omit<NewPaymentRequest, 'checkout'> & { idempotency?: BatchedKey }>, expiryMinutes: number, retentionHours: number): Promise<BatchedOutcome[]> {
   const { rows: outcomes } = await q.query<BatchedOutcome>({
@@ -182,12 +182,16 @@ export async function insertPaymentRequests(q: Queryable, rows: Array<Omit<NewPa
                from inserted x join checked c on c.timed_account_number = x.timed_account_number
               where c.idempotency_key is not null
            ), stored as (
-             select store_idempotent_answer(c.merchant_account_number, c.idempotency_key, c.request_fingerprint, 200, a.answer,
-                                            'application/json; charset=utf-8', $10::integer, true) as done
+             -- A plain insert: the statement only gets here for keys it saw free, so a conflict is a
+             -- concurrent duplicate, and failing the whole statement is the right answer to it.
+             insert into idempotency_keys (merchant_account_number, idempotency_key, request_fingerprint, state, owner_token, locked_until,
+                                           expires_at, response_status, response_body, response_content_type)
+             select c.merchant_account_number, c.idempotency_key, c.request_fingerprint, 'completed', gen_random_uuid(), now(),
+                    now() + make_interval(hours => $10), 200, a.answer, 'application/json; charset=utf-8'
                from answered a join checked c on c.timed_account_number = a.timed_account_number
+             returning 1
            )
-           select c.merchant_status, c.min_minor, c.max_minor, c.key_state, row_to_json(x) as request, a.answer,
-                  (select count(*) from stored where done) as stored_keys
+           select c.merchant_status, c.min_minor, c.max_minor, c.key_state, row_to_json(x) as request, a.answer
              from checked c left join inserted x on x.timed_account_number = c.timed_account_number
                             left join answered a on a.timed_account_number = c.timed_account_number
             order by c.ord`,
