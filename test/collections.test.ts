@@ -985,6 +985,26 @@ describe('E11 POST /collections/addFakeCustomPayment', () => {
     expect((await payTimed(who, open.timedAccountNumber, { transactionAmount: 1000 })).statusCode).toBe(200);
   });
 
+  it('keeps the day\'s collected total as a running total per merchant, code and currency; a reversal frees its part of the limit', async () => {
+    const who = await newMerchant(t);
+    await setLimit(who, 'BAM', 10_000, 100_000, 150_000);
+    const first = await paid(who, 1000);
+    await paid(who, 300);
+    const totals = () =>
+      t.db.query<{ transaction_code: string; amount_minor: number; today: boolean }>(
+        `select transaction_code, amount_minor, day = (now() at time zone 'UTC')::date as today from collection_daily_totals where merchant_account_number = $1`,
+        [who.merchantAccountNumber],
+      );
+    // One row, read under the limit's lock instead of summing the day's collections on every payment.
+    expect((await totals()).rows).toEqual([{ transaction_code: 'BAM', amount_minor: 130_000, today: true }]);
+    await refusedUnchanged(() => customPay(who, { transactionAmount: 300 }), 402, 'E912');
+    expect((await reverseReq(who, first.transaction.transactionReferenceNumber)).statusCode).toBe(200);
+    expect((await totals()).rows).toEqual([{ transaction_code: 'BAM', amount_minor: 30_000, today: true }]);
+    await paid(who, 1000);
+    await paid(who, 200);
+    await refusedUnchanged(() => customPay(who, { transactionAmount: 100 }), 402, 'E912');
+  });
+
   it('keeps the daily limit under concurrent payments', async () => {
     const who = await newMerchant(t);
     await setLimit(who, 'BAM', 10_000, 100_000, 150_000);

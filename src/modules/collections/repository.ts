@@ -338,14 +338,28 @@ export async function findCollection(q: Queryable, merchantAccountNumber: number
 }
 
 /** Today's (UTC) successful total for a transaction code: what the daily limit counts. */
-export async function collectedToday(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string): Promise<number> {
-  const { rows } = await tx.query<{ total: number }>(
-    `select coalesce(sum(amount_minor), 0)::bigint as total from collections
-      where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3 and status_code = 'S'
-        and transaction_date >= (now() at time zone 'UTC')::date at time zone 'UTC'`,
-    [merchantAccountNumber, transactionCode, currencyCode],
+/**
+ * Adds a payment to its merchant's collected total for today (UTC) and answers the total before
+ * it, for the daily limit. Call under the limit row's lock; a refused payment rolls it back.
+ */
+export async function addToCollectedToday(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, amountMinor: number): Promise<number> {
+  const { rows } = await tx.query<{ before: number }>(
+    `insert into collection_daily_totals as t (merchant_account_number, transaction_code, currency_code, day, amount_minor)
+     values ($1, $2, $3, (now() at time zone 'UTC')::date, $4)
+     on conflict (merchant_account_number, transaction_code, currency_code, day) do update set amount_minor = t.amount_minor + excluded.amount_minor
+     returning t.amount_minor - $4 as before`,
+    [merchantAccountNumber, transactionCode, currencyCode, amountMinor],
   );
-  return rows[0].total;
+  return rows[0].before;
+}
+
+/** Takes a reversed collection's amount off the total of the day it was collected. */
+export async function removeFromCollected(tx: pg.PoolClient, c: Pick<CollectionRow, 'merchant_account_number' | 'transaction_code' | 'currency_code' | 'transaction_date' | 'amount_minor'>): Promise<void> {
+  await tx.query(
+    `update collection_daily_totals set amount_minor = amount_minor - $5
+      where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3 and day = ($4::timestamptz at time zone 'UTC')::date`,
+    [c.merchant_account_number, c.transaction_code, c.currency_code, c.transaction_date, c.amount_minor],
+  );
 }
 
 export async function markReversed(tx: pg.PoolClient, collectionId: number, reason: string): Promise<void> {

@@ -240,10 +240,11 @@ async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.C
   const merchantNo = p.merchant.merchant_account_number;
   const currency = p.merchant.currency_code;
   // Locked: concurrent payments of this merchant and type take turns between reading the day's
-  // total and adding to it, so together they cannot cross the daily limit.
+  // total and adding to it, so together they cannot cross the daily limit. The total is a running
+  // one (migration 0013), added to here and rolled back with a refused payment.
   const limit = await limitFor(tx, merchantNo, p.transactionCode, currency, true);
   checkAmount(limit, p.amountMinor);
-  checkDaily(limit, p.transactionCode, await repo.collectedToday(tx, merchantNo, p.transactionCode, currency), p.amountMinor);
+  checkDaily(limit, p.transactionCode, await repo.addToCollectedToday(tx, merchantNo, p.transactionCode, currency, p.amountMinor), p.amountMinor);
   const fee = await feeFor(tx, p.transactionCode, currency, p.amountMinor);
   const customer = simulatedCustomer(p.connector);
   const collection = await repo.insertCollection(tx, {
@@ -432,6 +433,8 @@ export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber:
   if (found.status_code === 'R') throw new AppError('alreadyReversed', 'detail.alreadyReversed', { transactionReferenceNumber: found.transaction_reference_number });
   const currency = found.currency_code;
   const merchantNo = found.merchant_account_number;
+  // Before the ledger, as a payment takes them: the day's total, then the accounts (no deadlock).
+  await repo.removeFromCollected(tx, found);
   // The mirror image of the payment: the merchant gives back what it received, the fee is returned.
   await postTransfer(tx, {
     merchantAccountNumber: merchantNo,
