@@ -1005,6 +1005,23 @@ describe('E11 POST /collections/addFakeCustomPayment', () => {
     await refusedUnchanged(() => customPay(who, { transactionAmount: 100 }), 402, 'E912');
   });
 
+  it('finds the request holding a timed account number through an index, however many requests there are', async () => {
+    const who = await newMerchant(t);
+    // Many requests, most of them no longer open: the lookup must not walk them.
+    await t.db.query(
+      `insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description, reference_number, captured_by, status_code, created_at, expires_at)
+       select $1, (10000000 + g)::text, 100000, 'MWK', 'Old', 'OLDREF' || g, 'a@b.mw', 'E', now() - interval '1 day', now() - interval '23 hours'
+         from generate_series(1, 20000) g`,
+      [who.merchantAccountNumber],
+    );
+    await t.db.query('analyze payment_requests');
+    const { rows } = await t.db.query<{ 'QUERY PLAN': string }>(
+      `explain select * from payment_requests where timed_account_number = '10000042' order by request_id desc limit 1 for update`,
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Index (Only )?Scan[^\n]*payment_requests_timed_account/);
+  });
+
   it('keeps the daily limit under concurrent payments', async () => {
     const who = await newMerchant(t);
     await setLimit(who, 'BAM', 10_000, 100_000, 150_000);
