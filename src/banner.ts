@@ -1,7 +1,8 @@
 // What every start prints once it listens: where the API and its docs are (the address actually
 // bound, never a configured guess), whether the operator API is on, the demo merchant's numbers and
-// how to get a new key pair. The demo merchant's secret only on the start that creates it: it
-// exists nowhere else (only its hash is stored), so later starts say how to get a new pair.
+// how to get a new key pair. The demo merchant's secret and its administrator's console password
+// only on the start that creates them: they exist nowhere else (only their hashes are stored), so
+// later starts say how to get a new pair.
 import type net from 'node:net';
 import type { Config } from './config.ts';
 import type { Queryable } from './db/pool.ts';
@@ -38,6 +39,9 @@ export async function demoNumbers(db: Queryable): Promise<DemoNumbers | undefine
   return row && { organisationId: row.organisation_id, merchantAccountNumber: row.merchant_account_number, paymentAccountNumber: row.payment_account_number };
 }
 
+/** The demo merchant's new credentials: its key pair and, when made with it, its administrator's console sign-in. */
+export type CreatedDemo = MerchantCredentials & { consoleEmail?: string; consolePassword?: string };
+
 export interface BannerInput {
   config: Pick<Config, 'mode' | 'adminToken' | 'databaseUrl' | 'dataDir'>;
   /** Where the server listens, as clients reach it (baseUrlOf). */
@@ -45,7 +49,7 @@ export interface BannerInput {
   /** The demo merchant's numbers (every start that has one). */
   demo: DemoNumbers | undefined;
   /** Its new credentials, on the start that created it. */
-  created: MerchantCredentials | undefined;
+  created: CreatedDemo | undefined;
 }
 
 export function bannerText({ config, baseUrl, demo, created }: BannerInput): string {
@@ -62,6 +66,7 @@ export function bannerText({ config, baseUrl, demo, created }: BannerInput): str
     `OneKhusa ${config.mode} API is listening`,
     `  API base URL    ${apiBase}`,
     `  API reference   ${baseUrl}/docs`,
+    `  Console         ${baseUrl}/console`,
     `  Operator API    ${operatorOn ? 'on (ADMIN_TOKEN is set): npm run cli -- help' : 'off (ADMIN_TOKEN is not set: the merchants, keys and emails commands are refused)'}`,
     `  Database        ${config.databaseUrl ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${config.dataDir}`}`,
   ];
@@ -76,6 +81,9 @@ export function bannerText({ config, baseUrl, demo, created }: BannerInput): str
       `  paymentAccountNumber  ${created.paymentAccountNumber}`,
       `  apiKey                ${created.apiKey}`,
       `  apiSecret             ${created.apiSecret}`,
+      ...(created.consoleEmail && created.consolePassword
+        ? [`  consoleEmail          ${created.consoleEmail}`, `  consolePassword       ${created.consolePassword}   (sign in at ${baseUrl}/console)`]
+        : []),
       '',
       "For the README's first integration, paste into your shell:",
       `  export BASE=${base} KEY=${created.apiKey} SECRET=${created.apiSecret} ORG=${created.organisationId} MERCHANT=${created.merchantAccountNumber}`,
@@ -97,7 +105,7 @@ export function bannerText({ config, baseUrl, demo, created }: BannerInput): str
 /** Prints the banner for a server listening at `address` (its server.address()). */
 export async function printBanner(
   deps: { config: BannerInput['config']; db: Queryable },
-  created: MerchantCredentials | undefined,
+  created: CreatedDemo | undefined,
   address: net.AddressInfo | string | null,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {

@@ -19,6 +19,7 @@ import type { KeyStatusCache } from './modules/auth/key-status.ts';
 import { checkoutModule } from './modules/checkout/index.ts';
 import { collectionsModule, createRequestBatcher } from './modules/collections/index.ts';
 import { connectorsModule } from './modules/connectors/index.ts';
+import { consoleModule } from './modules/console/index.ts';
 import { disbursementsModule } from './modules/disbursements/index.ts';
 import { emailModule } from './modules/email/index.ts';
 import { feesModule } from './modules/fees/index.ts';
@@ -50,6 +51,7 @@ export const MODULES: readonly ModuleDefinition[] = [
   healthModule,
   emailModule,
   feesModule,
+  consoleModule,
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -95,6 +95,10 @@ export interface Config {
   smtpFrom: string;
   /** How long a set-password invitation link works (INVITATION_HOURS). */
   invitationHours: number;
+  /** A console session unused this long ends (CONSOLE_IDLE_MINUTES, default 30). */
+  consoleIdleMinutes: number;
+  /** A console session ends this long after sign-in, however busy (CONSOLE_SESSION_HOURS, default 12). */
+  consoleSessionHours: number;
 }
 
 export class ConfigError extends Error {}
@@ -200,6 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (smtpFrom.length > 200 || /[\r\n]/.test(smtpFrom) || !/[^\s@<>]+@[^\s@<>]+/.test(smtpFrom)) {
     throw new ConfigError(`SMTP_FROM must be an address such as "Shop <no-reply@shop.mw>" (at most 200 characters, one line), got "${smtpFrom.slice(0, 200)}"`);
   }
+  const consoleIdleMinutes = int(env, 'CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60);
+  const consoleSessionHours = int(env, 'CONSOLE_SESSION_HOURS', 12, 1, 7 * 24);
+  if (consoleIdleMinutes > consoleSessionHours * 60) {
+    throw new ConfigError(`CONSOLE_IDLE_MINUTES (${consoleIdleMinutes}) must not be longer than CONSOLE_SESSION_HOURS (${consoleSessionHours} h)`);
+  }
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
@@ -240,5 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl,
     smtpFrom,
     invitationHours: int(env, 'INVITATION_HOURS', 72, 1, 720),
+    consoleIdleMinutes,
+    consoleSessionHours,
   };
 }

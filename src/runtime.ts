@@ -14,16 +14,26 @@ import { migrateQueue } from './jobs/queue.ts';
 import { systemClock, type Clock, type Deps } from './http/types.ts';
 import { uploadCopySlots } from './modules/disbursements/upload.ts';
 import { createMerchant, type MerchantCredentials } from './modules/merchants/service.ts';
+import { addUserWithPassword } from './modules/users/service.ts';
 
 export const EMBEDDED_DATABASE = 'onekhusa';
 // Serialises the one-time demo-merchant creation between processes starting together.
 const DEMO_LOCK_ID = 7_204_118_302;
 
+/** The demo merchant's credentials: its key pair, and its administrator's console sign-in. */
+export interface DemoCredentials extends MerchantCredentials {
+  consoleEmail: string;
+  consolePassword: string;
+}
+
+/** The demo merchant's administrator, who signs in to the console at /console. */
+export const DEMO_CONSOLE_EMAIL = 'admin@demo-shop.onekhusa.local';
+
 export interface Runtime {
   deps: Deps;
   embedded: EmbeddedServer | undefined;
   /** Credentials of the demo merchant, when this start created it. */
-  demo: MerchantCredentials | undefined;
+  demo: DemoCredentials | undefined;
   close(): Promise<void>;
 }
 
@@ -76,14 +86,31 @@ async function loadJwtSecret(db: Db, configured: string | undefined): Promise<Ui
   return new TextEncoder().encode(rows[0].value);
 }
 
-async function ensureDemoMerchant(deps: Deps): Promise<MerchantCredentials | undefined> {
+async function ensureDemoMerchant(deps: Deps): Promise<DemoCredentials | undefined> {
   return withTransaction(deps.db, async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [DEMO_LOCK_ID]);
     const { rowCount } = await tx.query(`select 1 from settings where key = 'demo_merchant'`);
     if (rowCount === 1) return undefined;
     const demo = await createMerchant(deps, { accountName: 'Demo Shop', levelNumber: 1, capturedBy: 'demo@onekhusa.local', isDemo: true });
+    // Its administrator, with a random password shown once beside the key pair (only its argon2id
+    // hash is stored): the console can be tried at once, without an invitation e-mail.
+    const consolePassword = randomBytes(12).toString('base64url');
+    await addUserWithPassword(
+      tx,
+      {
+        organisationId: demo.organisationId,
+        merchantAccountNumber: demo.merchantAccountNumber,
+        firstName: 'Demo',
+        lastName: 'Administrator',
+        emailAddress: DEMO_CONSOLE_EMAIL,
+        phoneNumber: '265990000000',
+        roleId: 'MERC_ADMIN',
+        capturedBy: 'demo@onekhusa.local',
+      },
+      consolePassword,
+    );
     await tx.query(`insert into settings (key, value) values ('demo_merchant', $1)`, [String(demo.merchantAccountNumber)]);
-    return demo;
+    return { ...demo, consoleEmail: DEMO_CONSOLE_EMAIL, consolePassword };
   });
 }
 

@@ -33,4 +33,16 @@ describe('the start-up banner', () => {
     expect(text).toContain('Database        DATABASE_URL\n');
     expect(text).not.toContain('postgres://');
   });
+
+  it('on the start that creates the demo merchant shows its key pair and its console sign-in, once', () => {
+    const created = { ...demo, accountName: 'Demo Shop', levelNumber: 1, currencyCode: 'MWK', clientId: 1, apiKey: 'K'.repeat(30), apiSecret: 'S'.repeat(45), consoleEmail: 'admin@demo-shop.onekhusa.local', consolePassword: 'P4ssw0rd-random1' };
+    const text = bannerText({ config, baseUrl: 'http://localhost:8080', demo, created });
+    expect(text).toContain('Console         http://localhost:8080/console\n');
+    expect(text).toContain(`apiSecret             ${'S'.repeat(45)}`);
+    expect(text).toContain('consoleEmail          admin@demo-shop.onekhusa.local\n');
+    expect(text).toContain('consolePassword       P4ssw0rd-random1   (sign in at http://localhost:8080/console)\n');
+    const later = bannerText({ config, baseUrl: 'http://localhost:8080', demo, created: undefined });
+    expect(later).toContain('Console         http://localhost:8080/console\n');
+    expect(later).not.toContain('consolePassword');
+  });
 });

@@ -53,6 +53,8 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   // Tables that are neither merchant-owned nor reference tables.
   schema_migrations: 'migration bookkeeping, written by DDL runs only: stays a local table on the coordinator, where migrations run',
   rate_limit_windows: 'keyed by limiter key (a merchant or a client address), never joined: distributed on its own by limiter_key, not co-located, or kept on the coordinator (unlogged, one round trip per tenth of a limit)',
+  console_sign_in_throttle:
+    'the console\'s failed sign-ins, keyed by a hash of the address typed (or of the client address): an address typed at the sign-in form names no merchant yet, and an unknown one must be counted exactly like a known one; never joined: distributed on its own by throttle_key, not co-located, or kept on the coordinator',
   batch_upload_chunks: 'an upload\'s chunks keyed by upload_id, written in the transaction that inserts its batch: plan: add merchant_account_number to it, key (merchant_account_number, upload_id, seq)',
 
   // The shared system ledger accounts (funding, fees, customer_payments, payouts_in_flight, payouts_settled, bank_settlement).

@@ -86,6 +86,27 @@ describe('npm start on the embedded database', () => {
     });
     expect(topup.status).toBe(200);
 
+    // Its administrator signs in to the console with the e-mail and password printed beside the keys.
+    const consoleEmail = field('consoleEmail')!;
+    const consolePassword = field('consolePassword')!;
+    expect(out).toContain(`Console         http://127.0.0.1:${server.port}/console`);
+    expect(consolePassword.length).toBeGreaterThanOrEqual(16);
+    const origin = `http://127.0.0.1:${server.port}`;
+    const form = await fetch(`${origin}/console/sign-in`);
+    const formCookie = form.headers.getSetCookie()[0].split(';')[0];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+    const signIn = await fetch(`${origin}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie, origin },
+      body: new URLSearchParams({ _csrf: csrf, email: consoleEmail, password: consolePassword }).toString(),
+    });
+    expect(signIn.status).toBe(303);
+    const session = signIn.headers.getSetCookie().find((c) => c.startsWith('console_session='))!.split(';')[0];
+    const home = await (await fetch(`${origin}/console`, { headers: { cookie: session } })).text();
+    expect(home).toContain('Demo Shop');
+    expect(home).toContain('250.75');
+
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });
@@ -95,6 +116,7 @@ describe('npm start on the embedded database', () => {
     // The banner again, every start: the demo merchant's numbers, and how to get a new key pair.
     const out = await bannerOf(server);
     expect(out).not.toContain('Demo merchant created');
+    expect(out).not.toContain('consolePassword');
     expect(out).toContain(`API base URL    http://127.0.0.1:${server.port}/sandbox/v1`);
     expect(out).toContain(`API reference   http://127.0.0.1:${server.port}/docs`);
     expect(out).toContain('Operator API    off (ADMIN_TOKEN is not set');

@@ -277,6 +277,10 @@ const MESSAGES = {
   'detail.rangeReversed': { en: 'fromDate {fromDate} is after toDate {toDate}.', ny: 'fromDate {fromDate} ili pambuyo pa toDate {toDate}.' },
   'detail.rangeTooLong': { en: 'The range covers {days} days; at most {max} are allowed.', ny: 'Nthawiyi ili ndi masiku {days}; ololedwa ndi {max} okha.' },
 
+  // the console's lists (src/modules/console/data)
+  'detail.cursorInvalid': { en: 'The page position {field} does not belong to this list; start again from the first page.', ny: 'Malo a tsamba {field} sali a mndandandawu; yambaninso pa tsamba loyamba.' },
+  'detail.valueInvalid': { en: '{field} is not valid: {value}.', ny: '{field} silili bwino: {value}.' },
+
   // settlement accounts
   'ok.settlementCreated': { en: 'Settlement account {accountId} has been created successfully', ny: 'Akaunti yolandirira ndalama {accountId} yapangidwa bwino' },
   'ok.settlementActivated': { en: 'Settlement account has been activated successfully', ny: 'Akaunti yolandirira ndalama yayambitsidwa bwino' },
@@ -314,14 +318,16 @@ const MESSAGES = {
   'setPassword.email': { en: 'E-mail address', ny: 'Imelo' },
   'setPassword.password': { en: 'New password', ny: 'Mawu achinsinsi atsopano' },
   'setPassword.confirmation': { en: 'Repeat the password', ny: 'Lembaninso mawu achinsinsi' },
-  'setPassword.rules': { en: '{min} to {max} characters. A long phrase is easy to remember and hard to guess.', ny: 'Zilembo {min} mpaka {max}. Chiganizo chachitali n\'chosavuta kukumbukira komanso chovuta kuchiganizira.' },
+  'setPassword.rules': { en: '{min} to {max} characters, not a common password. A long phrase is easy to remember and hard to guess.', ny: 'Zilembo {min} mpaka {max}, osati mawu achinsinsi ofala. Chiganizo chachitali n\'chosavuta kukumbukira komanso chovuta kuchiganizira.' },
   'setPassword.expires': { en: 'This link expires on {expiry}.', ny: 'Ulalowu utha pa {expiry}.' },
   'setPassword.submit': { en: 'Set password', ny: 'Ikani mawu achinsinsi' },
   'setPassword.tooShort': { en: 'The password must be at least {min} characters long.', ny: 'Mawu achinsinsi akhale ndi zilembo zosachepera {min}.' },
   'setPassword.tooLong': { en: 'The password must be at most {max} characters long.', ny: 'Mawu achinsinsi akhale ndi zilembo zosapitirira {max}.' },
+  'setPassword.common': { en: 'This password is on a list of common passwords that attackers try first. Choose another one.', ny: 'Mawu achinsinsiwa ali pa mndandanda wa mawu ofala amene achiwembu amayesa poyamba. Sankhani ena.' },
   'setPassword.mismatch': { en: 'The two passwords are not the same.', ny: 'Mawu achinsinsi awiriwa sakufanana.' },
   'setPassword.doneTitle': { en: 'Your password is set', ny: 'Mawu anu achinsinsi aikidwa' },
-  'setPassword.done': { en: 'Your password has been saved. You can close this page.', ny: 'Mawu anu achinsinsi asungidwa. Mutha kutseka tsambali.' },
+  'setPassword.done': { en: 'Your password has been saved. You can now sign in to the merchant console.', ny: 'Mawu anu achinsinsi asungidwa. Tsopano mutha kulowa patsamba la wamalonda.' },
+  'setPassword.signIn': { en: 'Sign in', ny: 'Lowani' },
   'setPassword.invalidTitle': { en: 'This link is no longer valid', ny: 'Ulalowu sukugwiranso ntchito' },
   'setPassword.invalid': { en: 'The link has been used, has expired or was replaced by a newer invitation. Ask your administrator to send you a new one.', ny: 'Ulalowu unagwiritsidwa kale ntchito, nthawi yake yatha, kapena walowedwa m\'malo ndi kuitana kwatsopano. Pemphani woyang\'anira wanu akutumizireni wina.' },
   'setPassword.errorTitle': { en: 'Something went wrong', ny: 'Pali vuto' },

@@ -83,8 +83,9 @@ function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisat
   return { merchants: merchants.filter((v) => v !== undefined && v !== null && v !== ''), organisations: organisations.filter((v) => v !== undefined && v !== null && v !== '') };
 }
 
-// /requestToPay/: the checkout page at the gateway's documented address.
-const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/requesttopay/', '/users/'];
+// /requestToPay/: the checkout page at the gateway's documented address. /console/: the merchant
+// console, whose sign-in hashes with argon2.
+const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/requesttopay/', '/users/', '/console'];
 
 export function registerPipeline(app: App, options: PipelineOptions): void {
   const { deps, tokens, keyStatus, rateLimiter, metrics } = options;
@@ -158,7 +159,7 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     if (mode === 'none') {
       // Unauthenticated calls that reach the database are limited per client address: the
       // merchant API's (the token endpoint, checkout initiate) and the pages people open (hosted
-      // checkout, set-password, which hashes with argon2). Health, docs and metrics are not.
+      // checkout, set-password and the console, which hash with argon2). Health, docs and metrics are not.
       if (UNAUTHENTICATED_LIMITED.some((prefix) => path.startsWith(prefix))) return applyRateLimit(request, reply, `ip:${request.ip}`);
       return;
     }

@@ -17,7 +17,8 @@ input[readonly]{background:#f3f6f9;color:#3c4b58}
 input:focus,button:focus{outline:3px solid #7cc4ad;outline-offset:2px}
 .hint{margin:6px 0 0}
 .error{margin:0 0 14px;padding:10px 12px;border-radius:10px;background:#fdecea;border:1px solid #f5c2bd;color:#a12a1d;font-weight:600}
-.submit{display:block;width:100%;margin-top:6px;font:inherit;font-weight:700;font-size:18px;padding:14px;border:0;border-radius:12px;background:#0b7a5f;color:#fff;min-height:52px;cursor:pointer}
+.submit{display:block;width:100%;margin-top:6px;font:inherit;font-weight:700;font-size:18px;padding:14px;border:0;border-radius:12px;background:#0b7a5f;color:#fff;min-height:52px;cursor:pointer;text-align:center;text-decoration:none}
+a.submit:focus{outline:3px solid #7cc4ad;outline-offset:2px}
 `;
 
 const BRAND = 'OneKhusa';
@@ -64,9 +65,10 @@ ${state.error ? `<p class="error" role="alert" id="error">${escapeHtml(state.err
   return { html: shell(lang, nonce, title, body, state.token), csp: pagePolicy(nonce) };
 }
 
-/** The done, link-no-longer-valid and error screens: same look, no form. */
-export function renderUserMessage(lang: Lang, title: string, text: string): RenderedPage {
+/** The done, link-no-longer-valid and error screens: same look, no form; the done screen links to sign in. */
+export function renderUserMessage(lang: Lang, title: string, text: string, link?: { href: string; text: string }): RenderedPage {
   const nonce = newNonce();
-  const body = `<main class="card msg"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>`;
+  const action = link ? `<p><a class="submit" id="next" href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : '';
+  const body = `<main class="card msg"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${action}</main>`;
   return { html: shell(lang, nonce, title, body, undefined), csp: pagePolicy(nonce) };
 }

@@ -249,3 +249,40 @@ export async function consumeInvitation(tx: Queryable, tokenHash: Buffer, passwo
   await tx.query('update merchant_users set password_hash = $3, date_password_set = now() where merchant_account_number = $1 and user_id = $2', [merchant, userId, passwordHash]);
   return userId;
 }
+
+/** A new password hash for a user the caller has locked (findUser with lock). */
+export async function setPasswordHash(q: Queryable, merchantAccountNumber: number, userId: string, passwordHash: string): Promise<void> {
+  await q.query('update merchant_users set password_hash = $3, date_password_set = now() where merchant_account_number = $1 and user_id = $2', [
+    merchantAccountNumber,
+    userId,
+    passwordHash,
+  ]);
+}
+
+/** An active user with a password, as sign-in and forgot-password find them by the address typed. */
+export interface SignInUserRow {
+  merchant_account_number: number;
+  user_id: string;
+  first_name: string;
+  email_address: string;
+  password_hash: string | null;
+  role_code: string;
+  role_name: string;
+  account_name: string;
+}
+
+/**
+ * The active users whose address is `emailAddress` (in any case), of every merchant, oldest first,
+ * at most `limit`: one person can be a user of several merchants. With their password hash: for
+ * the sign-in only, never shown.
+ */
+export async function activeUsersByEmail(q: Queryable, emailAddress: string, limit: number): Promise<SignInUserRow[]> {
+  const { rows } = await q.query<SignInUserRow>(
+    `select u.merchant_account_number, u.user_id, u.first_name, u.email_address, u.password_hash, r.role_code, r.role_name, m.account_name
+       from merchant_users u join roles r on r.role_id = u.role_id join merchants m on m.merchant_account_number = u.merchant_account_number
+      where lower(u.email_address) = lower($1) and u.status_code = 'A'
+      order by u.date_created, u.user_id limit $2`,
+    [emailAddress, limit],
+  );
+  return rows;
+}

@@ -12,8 +12,10 @@ import { AppError } from '../../http/errors.ts';
 import { canonicalActor } from '../../lib/actor.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
+import { endUserSessions } from '../console/session-store.ts';
 import { queueEmail } from '../email/service.ts';
 import { hashToken, invitationEmail, newInvitationToken, TOKEN_PATTERN } from './invitation.ts';
+import { isCommonPassword } from './password-policy.ts';
 import { batchPermissions } from './permissions.ts';
 import {
   type NewUser,
@@ -28,6 +30,7 @@ import {
   listUsers,
   merchantName,
   revokeInvitations,
+  setPasswordHash,
   setUserStatus,
   updateUserRow,
   userEmails,
@@ -145,6 +148,20 @@ export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: strin
   );
 }
 
+/**
+ * A user who can sign in at once, without an invitation (no e-mail is sent): the sandbox's demo
+ * administrator, made on the first start (src/runtime.ts). In `tx`, the caller's transaction; the
+ * password must pass passwordProblem. Returns the new userId.
+ */
+export async function addUserWithPassword(tx: pg.PoolClient, input: NewMerchantUser, password: string): Promise<string> {
+  const problem = passwordProblem(password, password);
+  if (problem) throw new Error(`the password of ${input.emailAddress} does not pass the policy: ${problem.key}`);
+  const role = await roleOf(tx, input.roleId);
+  const userId = await insertUser(tx, { ...input, organisationId: input.organisationId.toUpperCase(), phoneNumber: normalisePhone(input.phoneNumber), roleId: role.role_id });
+  await setPasswordHash(tx, input.merchantAccountNumber, userId, await hash(password));
+  return userId;
+}
+
 export interface UserListQuery {
   searchBy?: UserSearchField;
   searchText?: string;
@@ -213,12 +230,16 @@ export async function activateMerchantUser(deps: Deps, merchantAccountNumber: nu
   });
 }
 
-/** Closing also revokes the open invitations: a closed user's link stops working. */
+/**
+ * Closing also revokes the open invitations (a closed user's link stops working) and ends the
+ * user's console sessions, in the same transaction: their browser is signed out by this commit.
+ */
 export async function closeMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, true);
     await changeStatus(tx, merchantAccountNumber, user, 'C', change);
     await revokeInvitations(tx, merchantAccountNumber, userId);
+    await endUserSessions(tx, merchantAccountNumber, userId);
   });
 }
 
@@ -279,11 +300,16 @@ export async function openInvitation(deps: Deps, token: string): Promise<OpenInv
   return findOpenInvitation(deps.db, hashToken(token));
 }
 
-/** What is wrong with a new password, if anything. Lengths count characters (code points), not bytes. */
+/**
+ * What is wrong with a new password, if anything: its length (characters, i.e. code points, not
+ * bytes), being a common password (password-policy.ts), or a confirmation that differs. The same
+ * rules for the set-password page and the console's reset page.
+ */
 export function passwordProblem(password: string, confirmation: string): { key: MessageKey; params: Record<string, number> } | undefined {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) return { key: 'setPassword.tooShort', params: { min: PASSWORD_MIN_LENGTH } };
   if (length > PASSWORD_MAX_LENGTH) return { key: 'setPassword.tooLong', params: { max: PASSWORD_MAX_LENGTH } };
+  if (isCommonPassword(password)) return { key: 'setPassword.common', params: {} };
   if (password !== confirmation) return { key: 'setPassword.mismatch', params: {} };
   return undefined;
 }
@@ -295,9 +321,35 @@ export function passwordProblem(password: string, confirmation: string): { key: 
  * transaction, so no lock waits on it, and only for a link that works.
  */
 export async function setPassword(deps: Deps, token: string, password: string): Promise<boolean> {
-  if (!(await openInvitation(deps, token))) return false;
+  const invitation = await openInvitation(deps, token);
+  if (!invitation) return false;
   const passwordHash = await hash(password);
-  const userId = await withTransaction(deps.db, (tx) => consumeInvitation(tx, hashToken(token), passwordHash));
+  const userId = await withTransaction(deps.db, async (tx) => {
+    const used = await consumeInvitation(tx, hashToken(token), passwordHash);
+    // A new password ends every session of the user (none can exist before the first one).
+    if (used) await endUserSessions(tx, invitation.merchant_account_number, used);
+    return used;
+  });
   if (userId) deps.log.info({ userId }, 'merchant user set a password');
   return userId !== undefined;
+}
+
+/**
+ * A new password for an active user (the console's reset link), hashed with argon2id before the
+ * transaction. In one transaction: the hash, the end of every console session of the user and of
+ * their open invitations (a link to set a first password has nothing left to do). False when the
+ * user is closed or does not exist. The password must have passed passwordProblem.
+ */
+export async function changePassword(deps: Deps, merchantAccountNumber: number, userId: string, password: string, then?: (tx: pg.PoolClient) => Promise<void>): Promise<boolean> {
+  const passwordHash = await hash(password);
+  return withTransaction(deps.db, async (tx) => {
+    const user = await findUser(tx, merchantAccountNumber, userId, true);
+    if (!user || user.status_code !== 'A') return false;
+    await setPasswordHash(tx, merchantAccountNumber, userId, passwordHash);
+    await revokeInvitations(tx, merchantAccountNumber, userId);
+    await endUserSessions(tx, merchantAccountNumber, userId);
+    await then?.(tx);
+    deps.log.info({ userId }, 'merchant user changed their password');
+    return true;
+  });
 }

@@ -8,6 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } from '../../../http/html.ts';
 import { t, type Lang, type MessageKey } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
+import { SIGN_IN_PATH } from '../../console/paths.ts';
 import { SET_PASSWORD_PATH } from '../invitation.ts';
 import { renderSetPasswordForm, renderUserMessage } from '../page.ts';
 import { openInvitation, passwordProblem, setPassword } from '../service.ts';
@@ -54,7 +55,8 @@ const route: RouteModule = (app, { deps }) => {
         const problem = passwordProblem(password, confirmation);
         if (problem) return sendPage(reply, 400, lang, renderSetPasswordForm(lang, { token, invitation, error: t(lang, problem.key, problem.params) }));
         if (!(await setPassword(deps, token, password))) return sendInvalid(reply, lang);
-        return sendMessagePage(reply, 200, lang, 'setPassword.doneTitle', 'setPassword.done');
+        const signIn = { href: `${SIGN_IN_PATH}${lang === 'en' ? '' : `?lang=${lang}`}`, text: t(lang, 'setPassword.signIn') };
+        return sendPage(reply, 200, lang, renderUserMessage(lang, t(lang, 'setPassword.doneTitle'), t(lang, 'setPassword.done'), signIn));
       });
     },
   );

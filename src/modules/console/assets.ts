@@ -1,0 +1,66 @@
+// The console's static files, served by the service itself (no CDN, no build step): its
+// stylesheet (assets/console.css, hand-written) and htmx from the installed htmx.org package.
+// Read once when the module loads. Pages link them as /console/assets/NAME?v=HASH (a hash of the
+// content): such an address never changes content, so browsers may keep it for a year without
+// asking (immutable); any other address of the file is answered with no-cache and an ETag, and a
+// matching If-None-Match gets 304.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { ASSETS_PATH } from './paths.ts';
+
+const require = createRequire(import.meta.url);
+
+export interface Asset {
+  name: string;
+  contentType: string;
+  body: Buffer;
+  /** 16 hex characters of the content's SHA-256. */
+  hash: string;
+  /** Where pages link it: its content hash in the address. */
+  url: string;
+}
+
+function asset(name: string, contentType: string, file: string): Asset {
+  const body = fs.readFileSync(file);
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
+  return { name, contentType, body, hash, url: `${ASSETS_PATH}/${name}?v=${hash}` };
+}
+
+export const ASSETS: ReadonlyMap<string, Asset> = new Map(
+  [
+    asset('console.css', 'text/css; charset=utf-8', fileURLToPath(new URL('./assets/console.css', import.meta.url))),
+    // htmx 2: progressive enhancement for paging and filters. Configured by the page's
+    // <meta name="htmx-config"> (layout.tsx): no eval, no inline indicator styles (the CSP has neither).
+    asset('htmx.min.js', 'text/javascript; charset=utf-8', require.resolve('htmx.org/dist/htmx.min.js')),
+  ].map((a) => [a.name, a]),
+);
+
+export function assetUrl(name: 'console.css' | 'htmx.min.js'): string {
+  const found = ASSETS.get(name);
+  if (!found) throw new Error(`no console asset ${name}`);
+  return found.url;
+}
+
+/** A year: the longest lifetime caches honour. */
+const IMMUTABLE_MAX_AGE_SECONDS = 365 * 24 * 3600;
+
+export interface AssetAnswer {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+/** The answer for `name` asked as version `version` (the ?v= of the link), given the request's If-None-Match. */
+export function answerAsset(a: Asset, version: string | undefined, ifNoneMatch: string | undefined): AssetAnswer {
+  const etag = `"${a.hash}"`;
+  const headers: Record<string, string> = {
+    'content-type': a.contentType,
+    etag,
+    'cache-control': version === a.hash ? `public, max-age=${IMMUTABLE_MAX_AGE_SECONDS}, immutable` : 'no-cache',
+  };
+  const matches = ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  if (matches) return { status: 304, headers };
+  return { status: 200, headers, body: a.body };
+}

@@ -1,0 +1,45 @@
+// The console module: the merchant console at /console (issue 18), served by the API process itself.
+// Server-rendered pages (the escaping JSX runtime of src/lib/html/jsx.ts), sessions in PostgreSQL,
+// CSRF-checked forms, htmx for partial updates; see http.ts for the ground every page stands on.
+import type { RouteModule } from '../../http/types.ts';
+import type { ModuleDefinition } from '../../module.ts';
+import { consoleScope } from './http.ts';
+import { ErrorPage } from './layout.tsx';
+import assets from './routes/assets.ts';
+import home from './routes/home.ts';
+import password from './routes/password.ts';
+import signIn from './routes/sign-in.ts';
+import signOut from './routes/sign-out.ts';
+import { deleteEndedSessions } from './session-store.ts';
+import { dummyHash } from './sign-in.ts';
+import { deleteStaleThrottles } from './throttle.ts';
+
+/** The console's routes, registered inside its /console scope (paths relative to it: routes/at.ts). */
+const PAGES: readonly RouteModule[] = [assets, signIn, signOut, password, home];
+
+const consoleRoutes: RouteModule = (app, ctx) => {
+  // The dummy hash of sign-in's unknown addresses, made now rather than in the first such attempt
+  // (which would then take twice as long as a wrong password and tell them apart).
+  void dummyHash().catch((err: unknown) => ctx.deps.log.error({ err }, 'could not prepare the sign-in dummy hash'));
+  consoleScope(app, ctx, { errorPage: (context, status, kind) => ErrorPage({ context, status, kind }) }, (scope) => {
+    for (const route of PAGES) route(scope, ctx);
+  });
+};
+
+export const CONSOLE_CLEANUP_TASK = 'console_cleanup';
+
+export const consoleModule: ModuleDefinition = {
+  name: 'console',
+  rootRoutes: [consoleRoutes],
+  tasks: (deps) => ({
+    [CONSOLE_CLEANUP_TASK]: async () => {
+      const now = deps.clock.now();
+      const sessions = await deleteEndedSessions(deps.db, now, new Date(now.getTime() - deps.config.consoleIdleMinutes * 60_000));
+      const throttles = await deleteStaleThrottles(deps.db, now);
+      if (sessions + throttles > 0) deps.log.info({ sessions, throttles }, 'ended console sessions and stale sign-in counters deleted');
+    },
+  }),
+  // Hourly: an ended session is refused when used whether or not it has been deleted; this only
+  // keeps the tables small.
+  cron: [`17 * * * * ${CONSOLE_CLEANUP_TASK} ?max=1`],
+};

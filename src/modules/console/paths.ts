@@ -1,0 +1,20 @@
+// The console's addresses, in one place: its pages link to each other with these, and the
+// set-password page (src/modules/users) ends with a link to sign in.
+export const CONSOLE_PATH = '/console';
+export const SIGN_IN_PATH = '/console/sign-in';
+export const SIGN_IN_CHOOSE_PATH = '/console/sign-in/choose';
+export const SIGN_OUT_PATH = '/console/sign-out';
+export const FORGOT_PASSWORD_PATH = '/console/forgot-password';
+export const RESET_PASSWORD_PATH = '/console/reset-password';
+export const ASSETS_PATH = '/console/assets';
+
+/** The sections of the navigation, in its order, with their addresses. */
+export const SECTION_PATHS = {
+  home: CONSOLE_PATH,
+  collections: '/console/collections',
+  payouts: '/console/payouts',
+  statements: '/console/statements',
+  analytics: '/console/analytics',
+} as const;
+
+export type Section = keyof typeof SECTION_PATHS;
