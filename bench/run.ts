@@ -11,6 +11,7 @@
 //   disbursements  bench/parts/disbursements.ts: a 50,000-line E8 batch through the service, to every line final
 //   files          bench/parts/files.ts: CSV uploads of three merchants against a fourth one's reads
 //   analytics      bench/parts/analytics.ts: E5 over 1,000,000 transactions
+//   console        bench/parts/console.ts: the console's data functions and statement CSV for a merchant with 1,000,000 collections
 // Shared helpers are in bench/lib: load generation (autocannon, hooks), percentiles, CPU and
 // memory from /proc, databases and merchants, the service as a child process, the report files.
 // http, webhooks, collections and keyed use the database this file creates (migrated, queue
@@ -50,6 +51,7 @@ import { LOAD_GENERATORS, type LoadGenerator } from './lib/load.ts';
 import { writeReport } from './lib/report.ts';
 import { benchAnalytics } from './parts/analytics.ts';
 import { benchCollections } from './parts/collections.ts';
+import { benchConsole } from './parts/console.ts';
 import { benchDisbursements } from './parts/disbursements.ts';
 import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
@@ -65,6 +67,7 @@ const PARTS = {
   disbursements: benchDisbursements,
   files: benchFiles,
   analytics: benchAnalytics,
+  console: benchConsole,
 } satisfies Record<string, (ctx: BenchContext) => Promise<object>>;
 type Part = keyof typeof PARTS;
 const PART_NAMES = Object.keys(PARTS) as Part[];

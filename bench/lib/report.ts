@@ -90,6 +90,18 @@ const ROWS: Row[] = [
   { area: 'Fairness', figure: 'read p50 during 3 × 11 MB CSV uploads (too many rows)', path: 'files.tooManyRows.reader.p50Ms', unit: 'ms', target: { atMost: 50 } },
   { area: 'Fairness', figure: 'read p50 during 3 × 50,000-row CSV uploads', path: 'files.maximal.reader.p50Ms', unit: 'ms', target: { atMost: 50 } },
   { area: 'Analytics', figure: 'E5, 90 days of 1,000,000 transactions (median)', path: 'analytics.targets.e5MedianMs.measured', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'home summary p95 (1,000,000 collections)', path: 'console.calls.homeSummary.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'attention (batches, payouts, failed webhooks) p95', path: 'console.calls.attention.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'collections, first page p95', path: 'console.calls.listCollectionsFirstPage.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'collections, page 500,000 rows deep p95', path: 'console.calls.listCollectionsDeepPage.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'collection detail p95', path: 'console.calls.collectionDetail.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'batches, first page p95', path: 'console.calls.listBatches.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'statement summary, 30 days p95', path: 'console.calls.statementSummary30Days.p95Ms', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'statement summary, 182 days (1,000,000 movements) p95', path: 'console.calls.statementSummary180Days.p95Ms', unit: 'ms' },
+  { area: 'Console', figure: 'slowest page function p95', path: 'console.targets.pagesP95Ms.measured', unit: 'ms', target: { atMost: 100 } },
+  { area: 'Console', figure: 'statement CSV lines', path: 'console.csv.lines', unit: 'lines', target: { atLeast: 1000000 } },
+  { area: 'Console', figure: 'statement CSV streamed', path: 'console.csv.linesPerSecond', unit: 'lines/s', target: { atLeast: 100000 } },
+  { area: 'Console', figure: 'statement CSV: RSS growth while streaming', path: 'console.csv.rssGrowthMb', unit: 'MB' },
 ];
 
 function targetText(t: Row['target']): string {

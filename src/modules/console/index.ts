@@ -10,12 +10,30 @@ import home from './routes/home.ts';
 import password from './routes/password.ts';
 import signIn from './routes/sign-in.ts';
 import signOut from './routes/sign-out.ts';
+// collections & analytics pages (P1)
+import analytics from './routes/analytics.ts';
+import collections from './routes/collections.ts';
+// payouts & statements pages (P2)
+import payouts from './routes/payouts.ts';
+import statements from './routes/statements.ts';
 import { deleteEndedSessions } from './session-store.ts';
 import { dummyHash } from './sign-in.ts';
 import { deleteStaleThrottles } from './throttle.ts';
 
 /** The console's routes, registered inside its /console scope (paths relative to it: routes/at.ts). */
-const PAGES: readonly RouteModule[] = [assets, signIn, signOut, password, home];
+const PAGES: readonly RouteModule[] = [
+  assets,
+  signIn,
+  signOut,
+  password,
+  home,
+  // collections & analytics pages (P1)
+  collections,
+  analytics,
+  // payouts & statements pages (P2)
+  payouts,
+  statements,
+];
 
 const consoleRoutes: RouteModule = (app, ctx) => {
   // The dummy hash of sign-in's unknown addresses, made now rather than in the first such attempt

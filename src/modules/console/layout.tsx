@@ -15,9 +15,18 @@ import { sectionsFor } from './roles.ts';
 /**
  * htmx's configuration (read from this meta by htmx itself): no eval (hx-on, js: values), and no
  * indicator <style> injected into the page; both would be refused by the CSP anyway. Requests go
- * to this service only.
+ * to this service only. No style attribute among the attributes htmx carries over when it swaps in an
+ * element with a known id (attributesToSettle): setAttribute('style') is refused by the CSP, and
+ * Chromium logged it on every history restore of the collections filters (P1).
  */
-const HTMX_CONFIG = JSON.stringify({ allowEval: false, includeIndicatorStyles: false, selfRequestsOnly: true, allowScriptTags: false, historyCacheSize: 0 });
+const HTMX_CONFIG = JSON.stringify({
+  allowEval: false,
+  includeIndicatorStyles: false,
+  selfRequestsOnly: true,
+  allowScriptTags: false,
+  historyCacheSize: 0,
+  attributesToSettle: ['class', 'width', 'height'],
+});
 
 export const SECTION_LABELS: Record<Section, ConsoleMessageKey> = {
   home: 'nav.home',

@@ -7,7 +7,9 @@ import type { ConsoleContext } from '../http.ts';
 import { ct, type ConsoleMessageKey } from '../i18n.ts';
 import { Layout, SECTION_LABELS } from '../layout.tsx';
 import { SECTION_PATHS, type Section } from '../paths.ts';
-import { sectionsFor } from '../roles.ts';
+import { maySee, sectionsFor } from '../roles.ts';
+import type { Attention, HomeSummary } from '../data/home.ts';
+import { Activity, AttentionCard } from './home-activity.tsx';
 
 export interface Balances {
   currencyCode: string;
@@ -36,10 +38,13 @@ function Balance(p: { id: string; label: string; hint: string; currencyCode: str
   );
 }
 
-export function HomePage(p: { context: ConsoleContext; balances: Balances }): SafeHtml {
+export function HomePage(p: { context: ConsoleContext; balances: Balances; summary: HomeSummary; attention: Attention }): SafeHtml {
   const { context, balances } = p;
   const lang = context.lang;
-  const sections = sectionsFor(context.user.roleCode).filter((s) => SECTION_TEXTS[s] !== undefined);
+  const role = context.user.roleCode;
+  const sections = sectionsFor(role).filter((s) => SECTION_TEXTS[s] !== undefined);
+  // Each flow for a role that may see its section (roles.ts); an unknown role sees the balances only.
+  const kinds = (['collections', 'payouts'] as const).filter((s) => maySee(role, s));
   return (
     <Layout context={context} title={ct(lang, 'home.title')} section="home">
       <h1>{ct(lang, 'home.greeting', { name: context.user.firstName })}</h1>
@@ -49,6 +54,8 @@ export function HomePage(p: { context: ConsoleContext; balances: Balances }): Sa
         <Balance id="collection" label={ct(lang, 'home.collection')} hint={ct(lang, 'home.collectionHint')} currencyCode={balances.currencyCode} minor={balances.collectionMinor} />
         <Balance id="disbursement" label={ct(lang, 'home.disbursement')} hint={ct(lang, 'home.disbursementHint')} currencyCode={balances.currencyCode} minor={balances.disbursementMinor} />
       </ul>
+      <AttentionCard lang={lang} attention={p.attention} showPayouts={maySee(role, 'payouts')} />
+      <Activity lang={lang} summary={p.summary} kinds={[...kinds]} />
       {sections.length > 0 ? (
         <section class="card" aria-labelledby="sections-title">
           <h2 id="sections-title">{ct(lang, 'home.sections')}</h2>

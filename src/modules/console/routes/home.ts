@@ -1,6 +1,7 @@
-// GET /console — the home page: the balances (as GET /merchants/accounts/get reads them) and the sections.
+// GET /console — the home page: the balances (as GET /merchants/accounts/get reads them), the last 30
+// days' collections and payouts, what needs this user's attention, and the sections.
 import type { RouteModule } from '../../../http/types.ts';
-import { findMerchant } from '../../merchants/repository.ts';
+import { attention, homeSummary } from '../data/home.ts';
 import { consoleContext, sendHtml } from '../http.ts';
 import { page } from '../layout.tsx';
 import { HomePage } from '../pages/home.tsx';
@@ -10,15 +11,12 @@ import { at } from './at.ts';
 const route: RouteModule = (scope, { deps }) => {
   scope.get(at(CONSOLE_PATH), { schema: { hide: true }, config: { consoleAccess: 'user', consoleSection: 'home' } }, async (request, reply) => {
     const context = consoleContext(request);
-    const merchant = await findMerchant(deps.db, context.user.merchantAccountNumber);
-    if (!merchant) throw new Error(`the signed-in user's merchant ${context.user.merchantAccountNumber} does not exist`);
-    const balances = {
-      currencyCode: merchant.currency_code,
-      accountMinor: merchant.collection_minor + merchant.disbursement_minor,
-      collectionMinor: merchant.collection_minor,
-      disbursementMinor: merchant.disbursement_minor,
-    };
-    return sendHtml(reply, context, 200, page(HomePage({ context, balances })));
+    const { user } = context;
+    // The balances are read as the API's GET /merchants/accounts/get reads them (findMerchant), with the last 30 days' figures.
+    const summary = await homeSummary(deps.db, user.merchantAccountNumber, deps.clock.now());
+    if (!summary) throw new Error(`the signed-in user's merchant ${user.merchantAccountNumber} does not exist`);
+    const waiting = await attention(deps.db, user.merchantAccountNumber, { userId: user.userId, roleId: user.roleId, emailAddress: user.emailAddress });
+    return sendHtml(reply, context, 200, page(HomePage({ context, balances: summary.balances, summary, attention: waiting })));
   });
 };
 export default route;
