@@ -99,6 +99,12 @@ export interface Config {
   consoleIdleMinutes: number;
   /** A console session ends this long after sign-in, however busy (CONSOLE_SESSION_HOURS, default 12). */
   consoleSessionHours: number;
+  /**
+   * Administrators and approvers must enrol an authenticator before the console lets them do
+   * anything else, and sign in with its codes (CONSOLE_REQUIRE_2FA; default on in production mode,
+   * off in sandbox mode, where anyone may still enrol).
+   */
+  consoleRequireTwoFactor: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -251,5 +257,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invitationHours: int(env, 'INVITATION_HOURS', 72, 1, 720),
     consoleIdleMinutes,
     consoleSessionHours,
+    consoleRequireTwoFactor: flag(env, 'CONSOLE_REQUIRE_2FA', mode === 'production'),
   };
 }

@@ -621,7 +621,8 @@ describe('production mode', () => {
 
   it('uses __Host- cookies with Secure, takes only PUBLIC_BASE_URL as the origin, and shows no sandbox badge', async () => {
     const pm = await newMerchant(p, { accountName: 'Live Shop' });
-    const user = await consoleUser(p, pm);
+    // A reviewer: production mode asks administrators and approvers to enrol an authenticator first (console-security.test.ts).
+    const user = await consoleUser(p, pm, { role: 'MERC_REVIEWER' });
     const c = new ConsoleClient(p, '10.9.9.9', 'https://pay.example.mw');
     const form = await c.get('/console/sign-in');
     expect(String(form.headers['set-cookie'])).toMatch(/^__Host-console_form=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Secure$/);

@@ -10,7 +10,10 @@ export type AuditAction =
   | 'account_locked'
   | 'sign_out'
   | 'password_reset_requested'
-  | 'password_reset';
+  | 'password_reset'
+  | 'two_factor_failed'
+  | 'two_factor_enrolled'
+  | 'two_factor_removed';
 
 /** Where a request came from, as the audit log keeps it (bounded to its columns). */
 export interface Origin {

@@ -104,13 +104,25 @@ export interface LockEmailInput {
 }
 
 export function lockEmail(c: LockEmailInput): EmailContent {
+  return lockNotice(c, 'mail.lockText', 'mail.lockAdvice');
+}
+
+/**
+ * The authenticator step was failed until it locked: whoever it was had the right password, so this
+ * e-mail says to change it (the password lock's says the password held).
+ */
+export function secondFactorLockEmail(c: LockEmailInput): EmailContent {
+  return lockNotice(c, 'mail.codeLockText', 'mail.codeLockAdvice');
+}
+
+function lockNotice(c: LockEmailInput, textKey: 'mail.lockText' | 'mail.codeLockText', adviceKey: 'mail.lockAdvice' | 'mail.codeLockAdvice'): EmailContent {
   const params = { name: c.firstName, email: c.emailAddress, failures: c.failures, ip: c.ip, until: formatUtc(c.lockedUntil) };
   return compose(
     'mail.lockSubject',
     { merchant: clip(c.merchantName, 70) },
     LANGS.map((lang) => ({
       lang,
-      paragraphs: [ct(lang, 'mail.greeting', params), ct(lang, 'mail.lockText', params), ct(lang, 'mail.lockAdvice')],
+      paragraphs: [ct(lang, 'mail.greeting', params), ct(lang, textKey, params), ct(lang, adviceKey)],
       link: { href: `${c.baseUrl}${FORGOT_PASSWORD_PATH}${lang === 'en' ? '' : `?lang=${lang}`}`, text: ct(lang, 'signIn.forgot') },
     })),
   );

@@ -15,8 +15,8 @@ import type { App, Deps, RouteContext } from '../../http/types.ts';
 import type { SafeHtml } from '../../lib/html/jsx.ts';
 import { originOf, type Origin } from './audit.ts';
 import { cookieNames, csrfToken, newSecret, parseCookies, parsePreSession, parseSessionCookie, sameToken, serializeCookie, type SessionId } from './cookies.ts';
-import { CONSOLE_PATH, SIGN_IN_PATH, type Section } from './paths.ts';
-import { maySee } from './roles.ts';
+import { CONSOLE_PATH, SECURITY_PATH, SIGN_IN_PATH, type Section } from './paths.ts';
+import { maySee, mustUseTwoFactor } from './roles.ts';
 import { deleteSession, findSession, touchSession, type SessionRow } from './session-store.ts';
 
 export type ConsoleAccess = 'user' | 'public' | 'asset';
@@ -64,6 +64,11 @@ declare module 'fastify' {
     consoleAccess?: ConsoleAccess;
     /** The section a 'user' route belongs to: roles.ts decides who sees it. */
     consoleSection?: Section;
+    /**
+     * A 'user' route a user who must enrol an authenticator first (CONSOLE_REQUIRE_2FA) may still
+     * open: the security page and sign-out. Every other route sends them to the security page.
+     */
+    consoleBeforeTwoFactor?: boolean;
   }
   interface FastifyRequest {
     consoleState: ConsoleState | undefined;
@@ -288,6 +293,9 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
           state.user = userOf(found.row);
           state.session = found.id;
           state.csrfToken = csrfToken(deps.jwtSecret, 'session', found.id.secret);
+          if (!found.row.two_factor_enrolled && mustUseTwoFactor(state.user.roleCode, deps.config.consoleRequireTwoFactor) && !config.consoleBeforeTwoFactor) {
+            return redirect(request, reply, `${SECURITY_PATH}?required=1`);
+          }
           if (config.consoleSection && !maySee(state.user.roleCode, config.consoleSection)) return sendError(request, reply, 403, 'forbidden');
         } else {
           let secret = parsePreSession(cookies.get(names.preSession));

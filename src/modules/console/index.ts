@@ -8,6 +8,7 @@ import { ErrorPage } from './layout.tsx';
 import assets from './routes/assets.ts';
 import home from './routes/home.ts';
 import password from './routes/password.ts';
+import security from './routes/security.ts';
 import signIn from './routes/sign-in.ts';
 import signOut from './routes/sign-out.ts';
 // collections & analytics pages (P1)
@@ -26,6 +27,7 @@ const PAGES: readonly RouteModule[] = [
   signIn,
   signOut,
   password,
+  security,
   home,
   // collections & analytics pages (P1)
   collections,

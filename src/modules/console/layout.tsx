@@ -9,7 +9,7 @@ import { LANGUAGE_NAMES } from '../../http/html.ts';
 import { assetUrl } from './assets.ts';
 import { CSRF_FIELD, CSRF_HEADER, type PageContext } from './http.ts';
 import { ct, roleName, type ConsoleMessageKey } from './i18n.ts';
-import { CONSOLE_PATH, SECTION_PATHS, SIGN_IN_PATH, SIGN_OUT_PATH, type Section } from './paths.ts';
+import { CONSOLE_PATH, SECTION_PATHS, SECURITY_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, type Section } from './paths.ts';
 import { sectionsFor } from './roles.ts';
 
 /**
@@ -119,6 +119,9 @@ export function Layout(p: LayoutProps): SafeHtml {
               <span class="account-name" id="signed-in-user">
                 {ct(lang, 'layout.user', { name: `${user.firstName} ${user.lastName}`, role: roleName(lang, user.roleCode, user.roleName) })}
               </span>
+              <a class="account-link" href={SECURITY_PATH} id="security-link">
+                {ct(lang, 'security.link')}
+              </a>
               <form class="inline-form" method="post" action={SIGN_OUT_PATH}>
                 <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
                 <button class="link-button" type="submit" id="sign-out">

@@ -3,6 +3,11 @@
 export const CONSOLE_PATH = '/console';
 export const SIGN_IN_PATH = '/console/sign-in';
 export const SIGN_IN_CHOOSE_PATH = '/console/sign-in/choose';
+export const SIGN_IN_CODE_PATH = '/console/sign-in/code';
+export const SECURITY_PATH = '/console/security';
+export const TWO_FACTOR_PATH = '/console/security/two-factor';
+export const TWO_FACTOR_CONFIRM_PATH = '/console/security/two-factor/confirm';
+export const TWO_FACTOR_REMOVE_PATH = '/console/security/two-factor/remove';
 export const SIGN_OUT_PATH = '/console/sign-out';
 export const FORGOT_PASSWORD_PATH = '/console/forgot-password';
 export const RESET_PASSWORD_PATH = '/console/reset-password';

@@ -20,3 +20,14 @@ export function sectionsFor(roleCode: string): readonly Section[] {
 export function maySee(roleCode: string, section: Section): boolean {
   return sectionsFor(roleCode).includes(section);
 }
+
+/**
+ * The roles that must sign in with a second factor when CONSOLE_REQUIRE_2FA is on: the ones that
+ * approve payouts and manage the merchant (its users, its keys), whose password alone would move
+ * money.
+ */
+export const TWO_FACTOR_ROLES: readonly string[] = ['MERC_ADMIN', 'MERC_APPROVER'];
+
+export function mustUseTwoFactor(roleCode: string, required: boolean): boolean {
+  return required && TWO_FACTOR_ROLES.includes(roleCode);
+}

@@ -37,12 +37,16 @@ export interface SessionRow {
   role_name: string;
   user_status_code: string;
   account_name: string;
+  /** The user has a confirmed authenticator (CONSOLE_REQUIRE_2FA sends those without one to enrol). */
+  two_factor_enrolled: boolean;
 }
 
 export async function findSession(q: Queryable, merchantAccountNumber: number, sessionIdHash: Buffer): Promise<SessionRow | undefined> {
   const { rows } = await q.query<SessionRow>(
     `select s.merchant_account_number, s.user_id, s.created_at, s.last_seen_at, s.expires_at,
-            u.first_name, u.last_name, u.email_address, u.role_id, r.role_code, r.role_name, u.status_code as user_status_code, m.account_name
+            u.first_name, u.last_name, u.email_address, u.role_id, r.role_code, r.role_name, u.status_code as user_status_code, m.account_name,
+            exists (select 1 from console_two_factor t
+                     where t.merchant_account_number = s.merchant_account_number and t.user_id = s.user_id and t.confirmed_at is not null) as two_factor_enrolled
        from console_sessions s
        join merchant_users u on u.merchant_account_number = s.merchant_account_number and u.user_id = s.user_id
        join roles r on r.role_id = u.role_id
@@ -74,6 +78,16 @@ export async function deleteSession(q: Queryable, merchantAccountNumber: number,
 /** Ends every session of a user (closed, or a new password); returns how many there were. */
 export async function endUserSessions(q: Queryable, merchantAccountNumber: number, userId: string): Promise<number> {
   const { rowCount } = await q.query('delete from console_sessions where merchant_account_number = $1 and user_id = $2', [merchantAccountNumber, userId]);
+  return rowCount ?? 0;
+}
+
+/** Ends every session of a user but one (the browser that enrolled an authenticator keeps its own). */
+export async function endOtherSessions(q: Queryable, merchantAccountNumber: number, userId: string, keepSessionIdHash: Buffer): Promise<number> {
+  const { rowCount } = await q.query('delete from console_sessions where merchant_account_number = $1 and user_id = $2 and session_id_hash <> $3', [
+    merchantAccountNumber,
+    userId,
+    keepSessionIdHash,
+  ]);
   return rowCount ?? 0;
 }
 

@@ -19,10 +19,11 @@ import { queueEmail } from '../email/service.ts';
 import { activeUsersByEmail, findUser, type SignInUserRow } from '../users/repository.ts';
 import { PASSWORD_MAX_LENGTH } from '../users/service.ts';
 import { writeAudit, type AuditEntry, type Origin } from './audit.ts';
-import { newSessionId, sameToken, signValue } from './cookies.ts';
-import { lockEmail } from './emails.tsx';
+import { newSessionId, sameToken, sha256, signValue } from './cookies.ts';
+import { lockEmail, secondFactorLockEmail, type LockEmailInput } from './emails.tsx';
 import { insertSession } from './session-store.ts';
-import { admit, failed, succeeded, throttleKeys, LOCK_MINUTES } from './throttle.ts';
+import { admit, failed, succeeded, throttleKeys, LOCK_MINUTES, type ThrottleKeys } from './throttle.ts';
+import { twoFactorKey, twoFactorStatus, verifySecondFactor, type TwoFactorUser } from './two-factor.ts';
 
 /** Users of one address whose password is checked; past it, the oldest ones only (a person is a user of a few merchants). */
 export const MAX_USERS_PER_EMAIL = 5;
@@ -99,7 +100,7 @@ function candidateOf(u: SignInUserRow): Candidate {
   return { merchantAccountNumber: u.merchant_account_number, userId: u.user_id, merchantName: u.account_name, roleCode: u.role_code, roleName: u.role_name };
 }
 
-async function recordFailure(deps: Deps, r: SignInRequest, email: string, users: SignInUserRow[], keys: ReturnType<typeof throttleKeys>, now: Date): Promise<SignInResult> {
+async function recordFailure(deps: Deps, r: SignInRequest, email: string, users: SignInUserRow[], keys: ThrottleKeys, now: Date): Promise<SignInResult> {
   const outcome = await failed(deps.db, keys, now);
   const entries: AuditEntry[] = users.flatMap((u) => {
     const base = { merchantAccountNumber: u.merchant_account_number, userId: u.user_id, emailTried: email };
@@ -133,20 +134,39 @@ export interface StartedSession {
 }
 
 /** A new session for `user` (a new id at every sign-in), with its audit entry, in one transaction. */
-export async function startSession(deps: Deps, user: Pick<Candidate, 'merchantAccountNumber' | 'userId'>, origin: Origin, emailTried: string): Promise<StartedSession> {
+export async function startSession(deps: Deps, user: Pick<Candidate, 'merchantAccountNumber' | 'userId'>, origin: Origin, emailTried: string, secondFactor?: 'code' | 'recovery'): Promise<StartedSession> {
   const now = deps.clock.now();
   const id = newSessionId(user.merchantAccountNumber);
   const expiresAt = new Date(now.getTime() + deps.config.consoleSessionHours * 3_600_000);
   await withTransaction(deps.db, async (tx) => {
     await insertSession(tx, { merchantAccountNumber: user.merchantAccountNumber, sessionIdHash: id.hash, userId: user.userId, createdAt: now, expiresAt, ...origin });
-    await writeAudit(tx, now, origin, [{ merchantAccountNumber: user.merchantAccountNumber, userId: user.userId, emailTried, action: 'sign_in' }]);
+    await writeAudit(tx, now, origin, [{ merchantAccountNumber: user.merchantAccountNumber, userId: user.userId, emailTried, action: 'sign_in', detail: secondFactor ? { secondFactor } : {} }]);
   });
   return { cookieValue: id.cookieValue, expiresAt, secret: id.secret };
 }
 
 // ---------------------------------------------------------------------------------------------
-// The merchant choice: a ticket naming the users the password was right for, signed by the
-// service and bound to the browser's pre-session secret, valid for a few minutes.
+// Tickets: what the sign-in steps after the password carry from one page to the next (the merchant
+// choice, the second factor), signed by the service for one purpose, bound to the browser's
+// pre-session secret and valid for a few minutes. They hold ids, never a secret.
+
+function signTicket(deps: Deps, purpose: string, preSessionSecret: string, payload: object): string {
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${body}.${signValue(deps.jwtSecret, `${purpose} ${preSessionSecret}`, body)}`;
+}
+
+/** The payload of a ticket this browser was given for `purpose`; 'expired' past its time. */
+function openTicket<T extends { x: number }>(deps: Deps, purpose: string, preSessionSecret: string, ticket: string): T | 'expired' | undefined {
+  const [body, signature] = ticket.split('.');
+  if (!body || !signature || !sameToken(signature, signValue(deps.jwtSecret, `${purpose} ${preSessionSecret}`, body))) return undefined;
+  let payload: T;
+  try {
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
+  return payload.x <= deps.clock.now().getTime() ? 'expired' : payload;
+}
 
 interface ChoicePayload {
   /** [merchantAccountNumber, userId] pairs. */
@@ -159,8 +179,7 @@ interface ChoicePayload {
 
 export function choiceTicket(deps: Deps, preSessionSecret: string, candidates: Candidate[], emailTried: string): string {
   const payload: ChoicePayload = { u: candidates.map((c) => [c.merchantAccountNumber, c.userId]), e: emailTried.slice(0, EMAIL_MAX_LENGTH), x: deps.clock.now().getTime() + CHOICE_TTL_MS };
-  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${signValue(deps.jwtSecret, `choice ${preSessionSecret}`, body)}`;
+  return signTicket(deps, 'choice', preSessionSecret, payload);
 }
 
 /**
@@ -168,18 +187,98 @@ export function choiceTicket(deps: Deps, preSessionSecret: string, candidates: C
  * and its user is still active with a password.
  */
 export async function chosenUser(deps: Deps, preSessionSecret: string, ticket: string, merchantAccountNumber: number): Promise<{ userId: string; emailTried: string } | 'expired' | undefined> {
-  const [body, signature] = ticket.split('.');
-  if (!body || !signature || !sameToken(signature, signValue(deps.jwtSecret, `choice ${preSessionSecret}`, body))) return undefined;
-  let payload: ChoicePayload;
-  try {
-    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as ChoicePayload;
-  } catch {
-    return undefined;
-  }
-  if (payload.x <= deps.clock.now().getTime()) return 'expired';
+  const payload = openTicket<ChoicePayload>(deps, 'choice', preSessionSecret, ticket);
+  if (payload === undefined || payload === 'expired') return payload;
   const pair = payload.u.find(([merchant]) => merchant === merchantAccountNumber);
   if (!pair) return undefined;
-  const user = await findUser(deps.db, pair[0], pair[1]);
+  return activeUser(deps, pair[0], pair[1], payload.e);
+}
+
+async function activeUser(deps: Deps, merchantAccountNumber: number, userId: string, emailTried: string): Promise<{ userId: string; emailTried: string } | undefined> {
+  const user = await findUser(deps.db, merchantAccountNumber, userId);
   if (!user || user.status_code !== 'A' || !user.is_password_set) return undefined;
-  return { userId: user.user_id, emailTried: payload.e };
+  return { userId: user.user_id, emailTried };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The second factor: a user with a confirmed authenticator (two-factor.ts) gets a ticket for the
+// code page after the right password, and a session only with a right code or recovery code.
+// Wrong codes are throttled like wrong passwords, on a key of the user's own that the right
+// password does not reset: knowing the password does not buy more guesses.
+
+/** How long the code may take: a few authenticator steps. */
+const SECOND_FACTOR_TTL_MS = 5 * 60_000;
+
+interface SecondFactorPayload {
+  m: number;
+  u: string;
+  e: string;
+  x: number;
+}
+
+/** Whether signing in as `user` asks for a code. */
+export async function asksSecondFactor(deps: Deps, user: TwoFactorUser): Promise<boolean> {
+  return (await twoFactorStatus(deps.db, user)).enrolled;
+}
+
+export function secondFactorTicket(deps: Deps, preSessionSecret: string, user: TwoFactorUser, emailTried: string, expiresAtMs?: number): string {
+  const payload: SecondFactorPayload = { m: user.merchantAccountNumber, u: user.userId, e: emailTried.slice(0, EMAIL_MAX_LENGTH), x: expiresAtMs ?? deps.clock.now().getTime() + SECOND_FACTOR_TTL_MS };
+  return signTicket(deps, 'second-factor', preSessionSecret, payload);
+}
+
+export interface PendingSecondFactor extends TwoFactorUser {
+  emailTried: string;
+  expiresAtMs: number;
+}
+
+/** The user a code-page ticket names, if it is this browser's, unexpired, and the user still active. */
+export async function pendingSecondFactor(deps: Deps, preSessionSecret: string, ticket: string): Promise<PendingSecondFactor | 'expired' | undefined> {
+  const payload = openTicket<SecondFactorPayload>(deps, 'second-factor', preSessionSecret, ticket);
+  if (payload === undefined || payload === 'expired') return payload;
+  const user = await activeUser(deps, payload.m, payload.u, payload.e);
+  return user ? { merchantAccountNumber: payload.m, userId: user.userId, emailTried: payload.e, expiresAtMs: payload.x } : undefined;
+}
+
+export type SecondFactorResult =
+  | { kind: 'passed'; method: 'code' | 'recovery' }
+  | { kind: 'wrong'; backoffSeconds?: number }
+  | { kind: 'backoff'; retryAfterSeconds: number }
+  | { kind: 'locked'; retryAfterSeconds: number };
+
+function secondFactorKeys(user: TwoFactorUser, clientAddress: string): ThrottleKeys {
+  // Counters of their own, per user and per address: wrong codes neither touch the password step's
+  // counters nor are reset by its successes.
+  return { account: sha256(`second-factor\u0000${user.merchantAccountNumber}\u0000${user.userId}`), address: sha256(`second-factor address\u0000${clientAddress}`) };
+}
+
+/** Checks a code (or recovery code) under the throttle; failures and locks go to the audit log. */
+export async function checkSecondFactor(deps: Deps, pending: PendingSecondFactor, code: string, origin: Origin, baseUrl: string): Promise<SecondFactorResult> {
+  const now = deps.clock.now();
+  const keys = secondFactorKeys(pending, origin.ip);
+  const admission = await admit(deps.db, keys, now);
+  if (admission.kind !== 'admitted') return admission;
+  const method = code.length <= 32 ? await verifySecondFactor(deps.db, twoFactorKey(deps.jwtSecret), pending, code, now) : undefined;
+  if (method) {
+    await succeeded(deps.db, keys, now);
+    return { kind: 'passed', method };
+  }
+  const outcome = await failed(deps.db, keys, now);
+  const base = { merchantAccountNumber: pending.merchantAccountNumber, userId: pending.userId, emailTried: pending.emailTried };
+  const entries: AuditEntry[] = [{ ...base, action: 'two_factor_failed', detail: { failures: outcome.failures } }];
+  if (outcome.lockedUntil) entries.push({ ...base, action: 'account_locked', detail: { until: outcome.lockedUntil.toISOString(), failures: outcome.failures, step: 'second_factor' } });
+  const lockedUntil = outcome.lockedUntil;
+  await withTransaction(deps.db, async (tx) => {
+    await writeAudit(tx, now, origin, entries);
+    if (lockedUntil) await emailSecondFactorLock(tx, pending, { failures: outcome.failures, ip: origin.ip, lockedUntil, baseUrl });
+  });
+  if (lockedUntil) return { kind: 'locked', retryAfterSeconds: LOCK_MINUTES * 60 };
+  return { kind: 'wrong', backoffSeconds: outcome.backoffSeconds };
+}
+
+async function emailSecondFactorLock(tx: pg.PoolClient, user: TwoFactorUser, c: Pick<LockEmailInput, 'failures' | 'ip' | 'lockedUntil' | 'baseUrl'>): Promise<void> {
+  const found = await findUser(tx, user.merchantAccountNumber, user.userId);
+  const { rows } = await tx.query<{ account_name: string }>('select account_name from merchants where merchant_account_number = $1', [user.merchantAccountNumber]);
+  if (!found || !rows[0]) return;
+  const content = secondFactorLockEmail({ ...c, merchantName: rows[0].account_name, firstName: found.first_name, emailAddress: found.email_address });
+  await queueEmail(tx, { merchantAccountNumber: user.merchantAccountNumber, recipient: found.email_address, ...content });
 }

@@ -81,6 +81,19 @@ export async function beginEnrolment(db: Db, key: Buffer, user: TwoFactorUser, a
   return { secretBase32, otpauthUri: otpauthUri(issuer, accountLabel, secretBase32) };
 }
 
+/**
+ * The enrolment under way (a secret not yet confirmed), to show again after a wrong code; undefined
+ * when there is none or it cannot be opened with this key.
+ */
+export async function pendingEnrolment(q: Queryable, key: Buffer, user: TwoFactorUser, accountLabel: string, issuer: string): Promise<Enrolment | undefined> {
+  const { rows } = await q.query<{ secret_sealed: Buffer }>(
+    'select secret_sealed from console_two_factor where merchant_account_number = $1 and user_id = $2 and confirmed_at is null',
+    [user.merchantAccountNumber, user.userId],
+  );
+  const secretBase32 = rows[0] ? openSecret(key, rows[0].secret_sealed) : undefined;
+  return secretBase32 === undefined ? undefined : { secretBase32, otpauthUri: otpauthUri(issuer, accountLabel, secretBase32) };
+}
+
 interface SecretRow {
   secret_sealed: Buffer;
   confirmed_at: Date | null;
@@ -107,7 +120,15 @@ async function useStep(tx: pg.PoolClient, user: TwoFactorUser, step: number, con
  * Step 2: the user proves the scanned secret with a code. Answers the recovery codes (shown once,
  * kept only as hashes), or undefined for a wrong code or no enrolment under way.
  */
-export async function confirmEnrolment(db: Db, key: Buffer, user: TwoFactorUser, code: string, now: Date): Promise<string[] | undefined> {
+export async function confirmEnrolment(
+  db: Db,
+  key: Buffer,
+  user: TwoFactorUser,
+  code: string,
+  now: Date,
+  /** Run in the same transaction when the code is right (the caller ends other sessions, writes the audit entry). */
+  alsoOnConfirm?: (tx: pg.PoolClient) => Promise<void>,
+): Promise<string[] | undefined> {
   return withTransaction(db, async (tx) => {
     const row = await lockSecret(tx, user);
     if (!row || row.confirmed_at) return undefined;
@@ -122,6 +143,7 @@ export async function confirmEnrolment(db: Db, key: Buffer, user: TwoFactorUser,
        select $1, $2, unnest($3::text[])`,
       [user.merchantAccountNumber, user.userId, codes.map(recoveryCodeHash)],
     );
+    await alsoOnConfirm?.(tx);
     return codes;
   });
 }
@@ -152,7 +174,7 @@ export async function verifySecondFactor(db: Db, key: Buffer, user: TwoFactorUse
 }
 
 /** Removes the authenticator and its recovery codes (the caller has checked a second factor). */
-export async function removeTwoFactor(db: Db, user: TwoFactorUser): Promise<boolean> {
-  const { rowCount } = await db.query('delete from console_two_factor where merchant_account_number = $1 and user_id = $2', [user.merchantAccountNumber, user.userId]);
+export async function removeTwoFactor(q: Queryable, user: TwoFactorUser): Promise<boolean> {
+  const { rowCount } = await q.query('delete from console_two_factor where merchant_account_number = $1 and user_id = $2', [user.merchantAccountNumber, user.userId]);
   return rowCount === 1;
 }

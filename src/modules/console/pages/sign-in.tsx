@@ -3,7 +3,7 @@ import { h, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { CSRF_FIELD, type PageContext } from '../http.ts';
 import { ct, roleName } from '../i18n.ts';
 import { PublicLayout } from '../layout.tsx';
-import { FORGOT_PASSWORD_PATH, SIGN_IN_CHOOSE_PATH, SIGN_IN_PATH } from '../paths.ts';
+import { FORGOT_PASSWORD_PATH, SIGN_IN_CHOOSE_PATH, SIGN_IN_CODE_PATH, SIGN_IN_PATH } from '../paths.ts';
 import type { Candidate } from '../sign-in.ts';
 
 export interface SignInForm {
@@ -85,6 +85,41 @@ export function ChooseMerchantPage(p: { context: PageContext; ticket: string; ca
             </li>
           ))}
         </ul>
+      </form>
+    </PublicLayout>
+  );
+}
+
+/** After the right password, for a user with an authenticator: a code or a recovery code. */
+export function SecondFactorPage(p: { context: PageContext; ticket: string; next?: string; error?: string }): SafeHtml {
+  const { context } = p;
+  const lang = context.lang;
+  const title = ct(lang, 'signIn.codeTitle');
+  return (
+    <PublicLayout context={context} title={title} languageUrl={SIGN_IN_PATH}>
+      <h1>{title}</h1>
+      <p>{ct(lang, 'signIn.codeIntro')}</p>
+      {p.error ? (
+        <p class="alert alert-error" role="alert" id="error">
+          {p.error}
+        </p>
+      ) : null}
+      <form method="post" action={SIGN_IN_CODE_PATH} id="second-factor">
+        <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
+        <input type="hidden" name="lang" value={lang} />
+        <input type="hidden" name="ticket" value={p.ticket} />
+        {p.next ? <input type="hidden" name="next" value={p.next} /> : null}
+        <div class="field">
+          <label for="code">{ct(lang, 'signIn.code')}</label>
+          <p class="hint" id="code-hint">
+            {ct(lang, 'signIn.codeHint')}
+          </p>
+          {/* Text, not number: a recovery code has letters and a hyphen; one-time-code lets phones offer the code. */}
+          <input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" required maxlength={32} aria-describedby="code-hint" autofocus />
+        </div>
+        <button class="button button-block" type="submit" id="submit-code">
+          {ct(lang, 'signIn.codeSubmit')}
+        </button>
       </form>
     </PublicLayout>
   );

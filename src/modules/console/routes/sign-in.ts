@@ -3,6 +3,8 @@
 //   was going; the merchant choice when the password is right for users of several merchants;
 //   else the form again with why (the same for an unknown address and a wrong password).
 // POST /console/sign-in/choose — the merchant chosen: a session and 303.
+// After the right password, a user with an authenticator gets the code page instead of a session:
+// POST /console/sign-in/code — a code or a recovery code: a session and 303; else the page again.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { publicBaseUrl } from '../../../http/base-url.ts';
 import { formField } from '../../../http/html.ts';
@@ -11,19 +13,28 @@ import { cookieNames, parseSessionCookie } from '../cookies.ts';
 import { cookieHeader, lookUpSession, originFromRequest, pageContext, preSessionOf, redirect, safeNext, sendHtml } from '../http.ts';
 import { ct } from '../i18n.ts';
 import { page } from '../layout.tsx';
-import { ChooseMerchantPage, SignInPage } from '../pages/sign-in.tsx';
-import { SIGN_IN_CHOOSE_PATH, SIGN_IN_PATH } from '../paths.ts';
+import { ChooseMerchantPage, SecondFactorPage, SignInPage } from '../pages/sign-in.tsx';
+import { SIGN_IN_CHOOSE_PATH, SIGN_IN_CODE_PATH, SIGN_IN_PATH } from '../paths.ts';
 import { deleteSession } from '../session-store.ts';
-import { checkCredentials, choiceTicket, chosenUser, startSession, type Candidate } from '../sign-in.ts';
+import { asksSecondFactor, checkCredentials, checkSecondFactor, choiceTicket, chosenUser, pendingSecondFactor, secondFactorTicket, startSession } from '../sign-in.ts';
+import type { TwoFactorUser } from '../two-factor.ts';
 import { at } from './at.ts';
 
 /** Signs the browser in as `user`: a new session id, the old one (if any) ended, 303 to `next`. */
-async function signIn(deps: Deps, request: FastifyRequest, reply: FastifyReply, user: Pick<Candidate, 'merchantAccountNumber' | 'userId'>, emailTried: string, next: string): Promise<FastifyReply> {
+async function signIn(deps: Deps, request: FastifyRequest, reply: FastifyReply, user: TwoFactorUser, emailTried: string, next: string, secondFactor?: 'code' | 'recovery'): Promise<FastifyReply> {
   const previous = parseSessionCookie(request.consoleState?.cookies.get(cookieNames(deps.config.mode).session));
   if (previous) await deleteSession(deps.db, previous.merchantAccountNumber, previous.hash);
-  const session = await startSession(deps, user, originFromRequest(request), emailTried);
+  const session = await startSession(deps, user, originFromRequest(request), emailTried, secondFactor);
   reply.header('set-cookie', cookieHeader(deps, 'session', session.cookieValue, deps.config.consoleSessionHours * 3600));
   return redirect(request, reply, next);
+}
+
+/** The password was right for `user`: the code page when they have an authenticator, else signed in. */
+async function passwordPassed(deps: Deps, request: FastifyRequest, reply: FastifyReply, user: TwoFactorUser, emailTried: string, nextField: string | undefined): Promise<FastifyReply> {
+  if (!(await asksSecondFactor(deps, user))) return signIn(deps, request, reply, user, emailTried, safeNext(nextField));
+  const context = pageContext(request);
+  const ticket = secondFactorTicket(deps, preSessionOf(request), user, emailTried);
+  return sendHtml(reply, context, 200, page(SecondFactorPage({ context, ticket, next: nextField ? safeNext(nextField) : undefined })));
 }
 
 const route: RouteModule = (scope, { deps }) => {
@@ -47,7 +58,7 @@ const route: RouteModule = (scope, { deps }) => {
     const form = (status: number, error: string) => sendHtml(reply, context, status, page(SignInPage({ context, email, next: nextField ? next : undefined, error })));
     switch (result.kind) {
       case 'signedIn':
-        return signIn(deps, request, reply, result.user, email, next);
+        return passwordPassed(deps, request, reply, result.user, email, nextField);
       case 'choose': {
         const ticket = choiceTicket(deps, preSessionOf(request), result.candidates, email);
         return sendHtml(reply, context, 200, page(ChooseMerchantPage({ context, ticket, candidates: result.candidates, next: nextField ? next : undefined })));
@@ -74,7 +85,37 @@ const route: RouteModule = (scope, { deps }) => {
     const nextField = formField(request.body, 'next');
     const chosen = Number.isSafeInteger(merchant) ? await chosenUser(deps, preSessionOf(request), ticket, merchant) : undefined;
     if (!chosen || chosen === 'expired') return sendHtml(reply, context, 400, page(SignInPage({ context, next: nextField ? safeNext(nextField) : undefined, error: ct(context.lang, 'signIn.chooseExpired') })));
-    return signIn(deps, request, reply, { merchantAccountNumber: merchant, userId: chosen.userId }, chosen.emailTried, safeNext(nextField));
+    return passwordPassed(deps, request, reply, { merchantAccountNumber: merchant, userId: chosen.userId }, chosen.emailTried, nextField);
+  });
+
+  scope.post(at(SIGN_IN_CODE_PATH), { schema: { hide: true }, config: { consoleAccess: 'public' } }, async (request, reply) => {
+    const context = pageContext(request);
+    const ticket = formField(request.body, 'ticket') ?? '';
+    const code = (formField(request.body, 'code') ?? '').slice(0, 64);
+    const nextField = formField(request.body, 'next');
+    const next = nextField ? safeNext(nextField) : undefined;
+    const pending = await pendingSecondFactor(deps, preSessionOf(request), ticket);
+    if (!pending || pending === 'expired') return sendHtml(reply, context, 400, page(SignInPage({ context, next, error: ct(context.lang, 'signIn.codeExpired') })));
+    const result = await checkSecondFactor(deps, pending, code, originFromRequest(request), publicBaseUrl(deps.config, request));
+    // A wrong code keeps the ticket's own expiry: retrying does not lengthen the five minutes.
+    const again = (status: number, error: string) =>
+      sendHtml(reply, context, status, page(SecondFactorPage({ context, ticket: secondFactorTicket(deps, preSessionOf(request), pending, pending.emailTried, pending.expiresAtMs), next, error })));
+    switch (result.kind) {
+      case 'passed':
+        return signIn(deps, request, reply, pending, pending.emailTried, safeNext(nextField), result.method);
+      case 'wrong': {
+        const wrong = ct(context.lang, 'signIn.codeWrong');
+        if (result.backoffSeconds === undefined) return again(401, wrong);
+        reply.header('retry-after', String(result.backoffSeconds));
+        return again(401, `${wrong} ${ct(context.lang, 'signIn.backoff', { seconds: result.backoffSeconds })}`);
+      }
+      case 'backoff':
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return again(429, ct(context.lang, 'signIn.backoff', { seconds: result.retryAfterSeconds }));
+      case 'locked':
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return sendHtml(reply, context, 429, page(SignInPage({ context, next, error: ct(context.lang, 'signIn.locked', { minutes: Math.ceil(result.retryAfterSeconds / 60) }) })));
+    }
   });
 };
 export default route;

@@ -8,7 +8,7 @@ import { deleteSession } from '../session-store.ts';
 import { at } from './at.ts';
 
 const route: RouteModule = (scope, { deps }) => {
-  scope.post(at(SIGN_OUT_PATH), { schema: { hide: true }, config: { consoleAccess: 'user' } }, async (request, reply) => {
+  scope.post(at(SIGN_OUT_PATH), { schema: { hide: true }, config: { consoleAccess: 'user', consoleBeforeTwoFactor: true } }, async (request, reply) => {
     const { user } = consoleContext(request);
     const session = sessionOf(request)!;
     await withTransaction(deps.db, async (tx) => {

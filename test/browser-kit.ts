@@ -1,0 +1,80 @@
+// What the console's browser tests share: Debian's Chromium through playwright-core (skipped with a
+// notice where it is missing; CI installs it), axe-core injected into a page (no serious or critical
+// violation), screenshots at 375 and 1440 px into test-artifacts/ (git-ignored) for a person to look
+// at, and a watch on messages about the Content-Security-Policy.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type net from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ROOT, type TestApp } from './helpers.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Whether the browser tests run here: CI always runs them (a missing browser then fails them). */
+export const BROWSER_PRESENT = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
+/** As the machine's probe starts it: without the background-networking flags the closed network refuses its calls. */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+export const PHONE = { width: 375, height: 740 };
+export const DESKTOP = { width: 1440, height: 900 };
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export function warnIfSkipped(what: string): void {
+  if (!BROWSER_PRESENT) console.warn(`skipping ${what}: ${CHROMIUM} is missing (apt-get install chromium)`);
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Starts `t` on a real port of loopback; answers its origin. */
+export async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
+}
+
+/** Collects what the browser logs about the Content-Security-Policy (none is expected). */
+export function watchCsp(page: Page, into: string[]): void {
+  page.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) into.push(msg.text());
+  });
+}
+
+/** axe-core on `url`, opened in a new page of `context`. */
+export async function axe(context: BrowserContext, url: string, viewport = PHONE): Promise<void> {
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  const res = await page.goto(url);
+  expect(res?.status(), url).toBeLessThan(500);
+  await axePage(page, url);
+  await page.close();
+}
+
+/**
+ * axe-core on the page as it is now (also one reached by a POST, which `axe` cannot open by
+ * address). Evaluated through the DevTools protocol, which the page's CSP does not govern, so the
+ * page keeps its real policy.
+ */
+export async function axePage(page: Page, label: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => {
+    const run = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run;
+    return run(document, { resultTypes: ['violations'] });
+  });
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), label).toEqual([]);
+}
+
+/** test-artifacts/console-<name>-375.png and -1440.png, full page; the page is left at phone width. */
+export async function shoot(page: Page, name: string): Promise<void> {
+  for (const [label, viewport] of [
+    ['375', PHONE],
+    ['1440', DESKTOP],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-${label}.png`), fullPage: true });
+  }
+  await page.setViewportSize(PHONE);
+}
