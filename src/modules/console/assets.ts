@@ -22,15 +22,23 @@ export interface Asset {
   url: string;
 }
 
-function asset(name: string, contentType: string, file: string): Asset {
-  const body = fs.readFileSync(file);
+/** One file, or several joined in order (the stylesheet: one file per area of the console, one download). */
+function asset(name: string, contentType: string, file: string | readonly string[]): Asset {
+  const body = Buffer.concat((typeof file === 'string' ? [file] : file).map((f) => fs.readFileSync(f)));
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);
   return { name, contentType, body, hash, url: `${ASSETS_PATH}/${name}?v=${hash}` };
 }
 
+/** The stylesheet's parts: the frame and part 1's pages, then each area of part 2. */
+const STYLESHEETS = ['console.css', 'payouts.css', 'developers.css', 'team.css', 'settlement.css', 'getting-paid.css', 'sandbox.css'] as const;
+
 export const ASSETS: ReadonlyMap<string, Asset> = new Map(
   [
-    asset('console.css', 'text/css; charset=utf-8', fileURLToPath(new URL('./assets/console.css', import.meta.url))),
+    asset(
+      'console.css',
+      'text/css; charset=utf-8',
+      STYLESHEETS.map((f) => fileURLToPath(new URL(`./assets/${f}`, import.meta.url))),
+    ),
     // htmx 2: progressive enhancement for paging and filters. Configured by the page's
     // <meta name="htmx-config"> (layout.tsx): no eval, no inline indicator styles (the CSP has neither).
     asset('htmx.min.js', 'text/javascript; charset=utf-8', require.resolve('htmx.org/dist/htmx.min.js')),

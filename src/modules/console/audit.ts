@@ -13,7 +13,14 @@ export type AuditAction =
   | 'password_reset'
   | 'two_factor_failed'
   | 'two_factor_enrolled'
-  | 'two_factor_removed';
+  | 'two_factor_removed'
+  // Part 2's actions (actions.ts): the area, a dot, what was done ('batch.approve', 'api_key.generate', …).
+  | `${ActionArea}.${string}`;
+
+/** The parts of the console that act, as the first half of their audit actions. */
+export type ActionArea = 'batch' | 'payout' | 'upload' | 'payment_request' | 'checkout' | 'api_key' | 'webhook' | 'user' | 'settlement_account' | 'sandbox';
+
+export type AuditDetail = Record<string, string | number | boolean | null>;
 
 /** Where a request came from, as the audit log keeps it (bounded to its columns). */
 export interface Origin {
@@ -26,7 +33,7 @@ export interface AuditEntry {
   userId: string | null;
   emailTried?: string | null;
   action: AuditAction;
-  detail?: Record<string, string | number | boolean | null>;
+  detail?: AuditDetail;
 }
 
 const EMAIL_TRIED_MAX = 254;

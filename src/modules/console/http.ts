@@ -16,7 +16,7 @@ import type { SafeHtml } from '../../lib/html/jsx.ts';
 import { originOf, type Origin } from './audit.ts';
 import { cookieNames, csrfToken, newSecret, parseCookies, parsePreSession, parseSessionCookie, sameToken, serializeCookie, type SessionId } from './cookies.ts';
 import { CONSOLE_PATH, SECURITY_PATH, SIGN_IN_PATH, type Section } from './paths.ts';
-import { maySee, mustUseTwoFactor } from './roles.ts';
+import { isSandboxOnly, maySee, mustUseTwoFactor } from './roles.ts';
 import { deleteSession, findSession, touchSession, type SessionRow } from './session-store.ts';
 
 export type ConsoleAccess = 'user' | 'public' | 'asset';
@@ -296,7 +296,8 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
           if (!found.row.two_factor_enrolled && mustUseTwoFactor(state.user.roleCode, deps.config.consoleRequireTwoFactor) && !config.consoleBeforeTwoFactor) {
             return redirect(request, reply, `${SECURITY_PATH}?required=1`);
           }
-          if (config.consoleSection && !maySee(state.user.roleCode, config.consoleSection)) return sendError(request, reply, 403, 'forbidden');
+          if (config.consoleSection && isSandboxOnly(config.consoleSection) && !sandbox) return sendError(request, reply, 404, 'notFound');
+          if (config.consoleSection && !maySee(state.user.roleCode, config.consoleSection, sandbox)) return sendError(request, reply, 403, 'forbidden');
         } else {
           let secret = parsePreSession(cookies.get(names.preSession));
           if (!secret) {

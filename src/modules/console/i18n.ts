@@ -2,11 +2,17 @@
 // src/http/i18n.ts; this table has the same shape). Adding a message means adding it in both
 // languages: the type below makes a missing one a compile error. Texts are plain: pages escape them.
 import type { Lang } from '../../http/i18n.ts';
+import { DEVELOPER_MESSAGES } from './messages/developers.ts';
+import type { Entry } from './messages/entry.ts';
+import { GETTING_PAID_MESSAGES } from './messages/getting-paid.ts';
+import { PAYOUT_ACTION_MESSAGES } from './messages/payouts.ts';
+import { SANDBOX_MESSAGES } from './messages/sandbox.ts';
+import { SETTLEMENT_MESSAGES } from './messages/settlement.ts';
+import { TEAM_MESSAGES } from './messages/team.ts';
 
 type Params = Record<string, string | number>;
-type Entry = Record<Lang, string>;
 
-const MESSAGES = {
+const BASE_MESSAGES = {
   // the frame of every page
   'layout.skip': { en: 'Skip to the main content', ny: 'Pitani molunjika ku zomwe zili patsamba' },
   'layout.brand': { en: 'OneKhusa merchant console', ny: 'OneKhusa: tsamba la wamalonda' },
@@ -30,6 +36,15 @@ const MESSAGES = {
   'nav.payouts': { en: 'Payouts', ny: 'Zotumizidwa' },
   'nav.statements': { en: 'Statements', ny: 'Masitetimenti' },
   'nav.analytics': { en: 'Analytics', ny: 'Kusanthula' },
+  'nav.getPaid': { en: 'Get paid', ny: 'Landirani malipiro' },
+  'nav.developers': { en: 'Developers', ny: 'Opanga mapulogalamu' },
+  'nav.team': { en: 'Team', ny: 'Gulu' },
+  'nav.settlement': { en: 'Settlement accounts', ny: 'Maakaunti olandirira' },
+  'nav.sandbox': { en: 'Sandbox tools', ny: 'Zida za sandbox' },
+
+  // actions (actions.ts)
+  'action.staleForm': { en: 'This form is out of date. Nothing was changed: reload the page and try again.', ny: 'Fomu iyi ndi yakale. Palibe chomwe chasinthidwa: tsegulaninso tsambali ndipo yesaninso.' },
+  'action.refused': { en: 'Nothing was changed.', ny: 'Palibe chomwe chasinthidwa.' },
   'section.collections': { en: 'Payments received from customers, each with its ledger lines and events.', ny: 'Malipiro olandiridwa kuchokera kwa makasitomala, ndi mizere ya leja ndi zochitika zake.' },
   'section.payouts': { en: 'Batches and single payouts, their progress and outcomes.', ny: 'Magulu a malipiro ndi malipiro amodzi, momwe akuyendera ndi zotsatira zake.' },
   'section.statements': { en: 'Ledger movements for a period, with opening and closing balances, and a CSV download.', ny: 'Kayendedwe ka ndalama pa nthawi inayake, ndi ndalama zoyambira ndi zotsiriza, ndi fayilo ya CSV.' },
@@ -471,7 +486,32 @@ const MESSAGES = {
   'statements.type.payout_reversal': { en: 'Payout reversed, refunded', ny: 'Malipiro abwezedwa, ndalama zabwezedwa' },
 } satisfies Record<string, Entry>;
 
+/** Every area's texts (messages/*.ts); no key is in two of them (test/console-messages.test.ts). */
+export const MESSAGE_TABLES = {
+  base: BASE_MESSAGES,
+  payouts: PAYOUT_ACTION_MESSAGES,
+  developers: DEVELOPER_MESSAGES,
+  team: TEAM_MESSAGES,
+  settlement: SETTLEMENT_MESSAGES,
+  gettingPaid: GETTING_PAID_MESSAGES,
+  sandbox: SANDBOX_MESSAGES,
+} as const;
+
+const MESSAGES = {
+  ...BASE_MESSAGES,
+  ...PAYOUT_ACTION_MESSAGES,
+  ...DEVELOPER_MESSAGES,
+  ...TEAM_MESSAGES,
+  ...SETTLEMENT_MESSAGES,
+  ...GETTING_PAID_MESSAGES,
+  ...SANDBOX_MESSAGES,
+};
+
 export type ConsoleMessageKey = keyof typeof MESSAGES;
+
+export function isConsoleMessageKey(key: string): key is ConsoleMessageKey {
+  return Object.hasOwn(MESSAGES, key);
+}
 
 /** A role's name in `lang`: from this table by its code, else as stored. */
 export function roleName(lang: Lang, roleCode: string, storedName: string): string {

@@ -3,6 +3,7 @@
 // CSRF-checked forms, htmx for partial updates; see http.ts for the ground every page stands on.
 import type { RouteModule } from '../../http/types.ts';
 import type { ModuleDefinition } from '../../module.ts';
+import { deleteOldSubmissions } from './actions.tsx';
 import { consoleScope } from './http.ts';
 import { ErrorPage } from './layout.tsx';
 import assets from './routes/assets.ts';
@@ -56,7 +57,8 @@ export const consoleModule: ModuleDefinition = {
       const now = deps.clock.now();
       const sessions = await deleteEndedSessions(deps.db, now, new Date(now.getTime() - deps.config.consoleIdleMinutes * 60_000));
       const throttles = await deleteStaleThrottles(deps.db, now);
-      if (sessions + throttles > 0) deps.log.info({ sessions, throttles }, 'ended console sessions and stale sign-in counters deleted');
+      const submissions = await deleteOldSubmissions(deps.db, now);
+      if (sessions + throttles + submissions > 0) deps.log.info({ sessions, throttles, submissions }, 'ended console sessions, stale sign-in counters and old form submissions deleted');
     },
   }),
   // Hourly: an ended session is refused when used whether or not it has been deleted; this only

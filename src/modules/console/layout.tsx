@@ -34,6 +34,11 @@ export const SECTION_LABELS: Record<Section, ConsoleMessageKey> = {
   payouts: 'nav.payouts',
   statements: 'nav.statements',
   analytics: 'nav.analytics',
+  getPaid: 'nav.getPaid',
+  developers: 'nav.developers',
+  team: 'nav.team',
+  settlement: 'nav.settlement',
+  sandbox: 'nav.sandbox',
 };
 
 /** The same page in `lang`. */
@@ -134,7 +139,7 @@ export function Layout(p: LayoutProps): SafeHtml {
         <nav class="sections" aria-label={ct(lang, 'layout.navigation')}>
           <div class="sections-inner">
             <ul>
-              {sectionsFor(user.roleCode).map((section) => (
+              {sectionsFor(user.roleCode, context.sandbox).map((section) => (
                 <li>
                   <a href={SECTION_PATHS[section]} aria-current={section === p.section ? 'page' : undefined}>
                     {ct(lang, SECTION_LABELS[section])}

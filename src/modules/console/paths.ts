@@ -20,6 +20,11 @@ export const SECTION_PATHS = {
   payouts: '/console/payouts',
   statements: '/console/statements',
   analytics: '/console/analytics',
+  getPaid: '/console/get-paid',
+  developers: '/console/developers',
+  team: '/console/team',
+  settlement: '/console/settlement-accounts',
+  sandbox: '/console/sandbox',
 } as const;
 
 export type Section = keyof typeof SECTION_PATHS;

@@ -1,24 +1,34 @@
 // Which sections of the console each merchant-user role sees (role codes of migrations/0005 and
 // 0008; names are for people and may change). Everyone sees the balances on the home page; the
 // finance views (statements, analytics) are for the roles that answer for the money, not for
-// initiators, who capture payouts. Unknown roles see the home page only. Part 2's actions follow
-// users/permissions.ts (ACTIONS_BY_ROLE), not this table.
+// initiators, who capture payouts; the developers' keys, the team and the settlement accounts are
+// the administrators'. Unknown roles see the home page only. Within a section, what a user may
+// change follows users/permissions.ts (ACTIONS_BY_ROLE) for payouts.
 import type { Section } from './paths.ts';
 
 export const SECTIONS_BY_ROLE: Readonly<Record<string, readonly Section[]>> = {
-  MERC_ADMIN: ['home', 'collections', 'payouts', 'statements', 'analytics'],
-  MERC_APPROVER: ['home', 'collections', 'payouts', 'statements', 'analytics'],
-  MERC_REVIEWER: ['home', 'collections', 'payouts', 'statements', 'analytics'],
-  MERC_INITIATOR: ['home', 'collections', 'payouts'],
+  MERC_ADMIN: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'developers', 'team', 'settlement', 'sandbox'],
+  MERC_APPROVER: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'sandbox'],
+  MERC_REVIEWER: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'sandbox'],
+  MERC_INITIATOR: ['home', 'collections', 'payouts', 'getPaid', 'sandbox'],
+  // Sees the money, changes nothing: no API keys, no team, no settlement accounts, no tools that move test money.
   MERC_VIEWER: ['home', 'collections', 'payouts', 'statements', 'analytics'],
 };
 
-export function sectionsFor(roleCode: string): readonly Section[] {
-  return SECTIONS_BY_ROLE[roleCode] ?? ['home'];
+/** Sections that exist only in sandbox mode (they make test money move). */
+const SANDBOX_ONLY: readonly Section[] = ['sandbox'];
+
+export function isSandboxOnly(section: Section): boolean {
+  return SANDBOX_ONLY.includes(section);
 }
 
-export function maySee(roleCode: string, section: Section): boolean {
-  return sectionsFor(roleCode).includes(section);
+/** The sections `roleCode` sees, in navigation order; the sandbox-only ones only in sandbox mode. */
+export function sectionsFor(roleCode: string, sandbox: boolean): readonly Section[] {
+  return (SECTIONS_BY_ROLE[roleCode] ?? ['home']).filter((s) => sandbox || !SANDBOX_ONLY.includes(s));
+}
+
+export function maySee(roleCode: string, section: Section, sandbox: boolean): boolean {
+  return sectionsFor(roleCode, sandbox).includes(section);
 }
 
 /**

@@ -42,9 +42,9 @@ export function HomePage(p: { context: ConsoleContext; balances: Balances; summa
   const { context, balances } = p;
   const lang = context.lang;
   const role = context.user.roleCode;
-  const sections = sectionsFor(role).filter((s) => SECTION_TEXTS[s] !== undefined);
+  const sections = sectionsFor(role, context.sandbox).filter((s) => SECTION_TEXTS[s] !== undefined);
   // Each flow for a role that may see its section (roles.ts); an unknown role sees the balances only.
-  const kinds = (['collections', 'payouts'] as const).filter((s) => maySee(role, s));
+  const kinds = (['collections', 'payouts'] as const).filter((s) => maySee(role, s, context.sandbox));
   return (
     <Layout context={context} title={ct(lang, 'home.title')} section="home">
       <h1>{ct(lang, 'home.greeting', { name: context.user.firstName })}</h1>
@@ -54,7 +54,7 @@ export function HomePage(p: { context: ConsoleContext; balances: Balances; summa
         <Balance id="collection" label={ct(lang, 'home.collection')} hint={ct(lang, 'home.collectionHint')} currencyCode={balances.currencyCode} minor={balances.collectionMinor} />
         <Balance id="disbursement" label={ct(lang, 'home.disbursement')} hint={ct(lang, 'home.disbursementHint')} currencyCode={balances.currencyCode} minor={balances.disbursementMinor} />
       </ul>
-      <AttentionCard lang={lang} attention={p.attention} showPayouts={maySee(role, 'payouts')} />
+      <AttentionCard lang={lang} attention={p.attention} showPayouts={maySee(role, 'payouts', context.sandbox)} />
       <Activity lang={lang} summary={p.summary} kinds={[...kinds]} />
       {sections.length > 0 ? (
         <section class="card" aria-labelledby="sections-title">
