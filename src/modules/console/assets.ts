@@ -32,6 +32,9 @@ function asset(name: string, contentType: string, file: string | readonly string
 /** The stylesheet's parts: the frame and part 1's pages, then each area of part 2. */
 const STYLESHEETS = ['console.css', 'payouts.css', 'developers.css', 'team.css', 'settlement.css', 'getting-paid.css', 'sandbox.css'] as const;
 
+/** The script's parts, joined in this order into console.js. */
+const SCRIPTS = ['console.js', 'payouts.js', 'developers.js', 'getting-paid.js'] as const;
+
 export const ASSETS: ReadonlyMap<string, Asset> = new Map(
   [
     asset(
@@ -39,13 +42,21 @@ export const ASSETS: ReadonlyMap<string, Asset> = new Map(
       'text/css; charset=utf-8',
       STYLESHEETS.map((f) => fileURLToPath(new URL(`./assets/${f}`, import.meta.url))),
     ),
+    // The console's own behaviour (copy buttons, countdowns, upload progress, live pages): one file
+    // per area, each enhancing only elements that ask for it (data-* attributes) and doing nothing
+    // where the page has none; every page works without it.
+    asset(
+      'console.js',
+      'text/javascript; charset=utf-8',
+      SCRIPTS.map((f) => fileURLToPath(new URL(`./assets/${f}`, import.meta.url))),
+    ),
     // htmx 2: progressive enhancement for paging and filters. Configured by the page's
     // <meta name="htmx-config"> (layout.tsx): no eval, no inline indicator styles (the CSP has neither).
     asset('htmx.min.js', 'text/javascript; charset=utf-8', require.resolve('htmx.org/dist/htmx.min.js')),
   ].map((a) => [a.name, a]),
 );
 
-export function assetUrl(name: 'console.css' | 'htmx.min.js'): string {
+export function assetUrl(name: 'console.css' | 'console.js' | 'htmx.min.js'): string {
   const found = ASSETS.get(name);
   if (!found) throw new Error(`no console asset ${name}`);
   return found.url;

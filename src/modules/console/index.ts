@@ -18,6 +18,14 @@ import collections from './routes/collections.ts';
 // payouts & statements pages (P2)
 import payouts from './routes/payouts.ts';
 import statements from './routes/statements.ts';
+// part 2's areas (issue 19)
+import developers from './routes/developers.ts';
+import getPaid from './routes/get-paid.ts';
+import payoutActions from './routes/payout-actions.ts';
+import sandboxTools from './routes/sandbox-tools.ts';
+import settlement from './routes/settlement.ts';
+import team from './routes/team.ts';
+import uploads from './routes/uploads.ts';
 import { deleteEndedSessions } from './session-store.ts';
 import { dummyHash } from './sign-in.ts';
 import { deleteStaleThrottles } from './throttle.ts';
@@ -36,6 +44,14 @@ const PAGES: readonly RouteModule[] = [
   // payouts & statements pages (P2)
   payouts,
   statements,
+  // part 2's areas (issue 19)
+  payoutActions,
+  uploads,
+  getPaid,
+  developers,
+  team,
+  settlement,
+  sandboxTools,
 ];
 
 const consoleRoutes: RouteModule = (app, ctx) => {

@@ -81,6 +81,7 @@ function Head(p: { context: PageContext; title: string }) {
       <title>{`${p.title} · OneKhusa`}</title>
       <link rel="stylesheet" href={assetUrl('console.css')} />
       <script src={assetUrl('htmx.min.js')} nonce={p.context.nonce} defer />
+      <script src={assetUrl('console.js')} nonce={p.context.nonce} defer />
     </head>
   );
 }

@@ -1,0 +1,5 @@
+// Payout file uploads and the live batch page (issue 19).
+import type { RouteModule } from '../../../http/types.ts';
+
+const route: RouteModule = () => {};
+export default route;
