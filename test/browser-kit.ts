@@ -35,20 +35,22 @@ export async function listen(t: TestApp): Promise<string> {
   return `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
 }
 
-/** Collects what the browser logs about the Content-Security-Policy (none is expected). */
+/** Collects what the browser logs about the Content-Security-Policy, and script errors (none is expected). */
 export function watchCsp(page: Page, into: string[]): void {
   page.on('console', (msg) => {
     if (/Content Security Policy|Refused to/i.test(msg.text())) into.push(msg.text());
   });
+  page.on('pageerror', (err) => into.push(`page error: ${err.message}`));
 }
 
-/** axe-core on `url`, opened in a new page of `context`. */
-export async function axe(context: BrowserContext, url: string, viewport = PHONE): Promise<void> {
+/** axe-core on `url`, opened in a new page of `context` (answering `status`, when given). */
+export async function axe(context: BrowserContext, url: string, viewport = PHONE, status?: number): Promise<void> {
   const page = await context.newPage();
   await page.setViewportSize(viewport);
   const res = await page.goto(url);
-  expect(res?.status(), url).toBeLessThan(500);
-  await axePage(page, url);
+  if (status === undefined) expect(res?.status(), url).toBeLessThan(500);
+  else expect(res?.status(), url).toBe(status);
+  await axePage(page, `${url} at ${viewport.width} px`);
   await page.close();
 }
 
@@ -67,8 +69,9 @@ export async function axePage(page: Page, label: string): Promise<void> {
   expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), label).toEqual([]);
 }
 
-/** test-artifacts/console-<name>-375.png and -1440.png, full page; the page is left at phone width. */
+/** test-artifacts/console-<name>-375.png and -1440.png, full page; the page is left at the size it had. */
 export async function shoot(page: Page, name: string): Promise<void> {
+  const before = page.viewportSize() ?? PHONE;
   for (const [label, viewport] of [
     ['375', PHONE],
     ['1440', DESKTOP],
@@ -76,5 +79,5 @@ export async function shoot(page: Page, name: string): Promise<void> {
     await page.setViewportSize(viewport);
     await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-${label}.png`), fullPage: true });
   }
-  await page.setViewportSize(PHONE);
+  await page.setViewportSize(before);
 }

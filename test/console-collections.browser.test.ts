@@ -6,25 +6,16 @@
 // Every page is checked with axe-core (no serious or critical violation) and photographed at 375 and
 // 1440 px into test-artifacts/ (git-ignored), which a person looks at. Skipped with a notice where
 // the browser is missing (CI installs it: .ci/run).
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type net from 'node:net';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
 import { formatMajor } from '../src/lib/money.ts';
 import { consoleUser } from './console-client.ts';
-import { BASE, newMerchant, ROOT, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { act, runPayouts, validateBatch } from './money-ops.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const RUN = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
-if (!RUN) console.warn(`skipping the console collections browser test: ${CHROMIUM} is missing (apt-get install chromium)`);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const PHONE = { width: 375, height: 740 };
-const DESKTOP = { width: 1440, height: 900 };
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+warnIfSkipped('the console collections browser test');
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const PAYMENTS = 30;
 
@@ -34,13 +25,12 @@ let m: TestMerchant;
 let origin: string;
 
 beforeAll(async () => {
-  if (!RUN) return;
+  if (!BROWSER_PRESENT) return;
   t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchBrowser();
   m = await newMerchant(t, { accountName: 'Chikondi General Store', levelNumber: 2 });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -113,40 +103,8 @@ async function makeMoney(approver: string): Promise<{ hostileReference: string; 
   return { hostileReference, reversedReference, batchNumber };
 }
 
-/** Messages the browser logged about the Content-Security-Policy (none is expected). */
-function watchCsp(page: Page, into: string[]): void {
-  page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text())) into.push(msg.text());
-  });
-  page.on('pageerror', (err) => into.push(`page error: ${err.message}`));
-}
 
-/** axe-core on `url`, in a context that bypasses the CSP only so that axe itself can be injected. */
-async function axe(context: BrowserContext, url: string, viewport = PHONE): Promise<void> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  const res = await page.goto(url);
-  expect(res?.status(), url).toBeLessThan(500);
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const result = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run;
-    return run(document, { resultTypes: ['violations'] });
-  });
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), url).toEqual([]);
-  await page.close();
-}
 
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [label, viewport] of [
-    ['375', PHONE],
-    ['1440', DESKTOP],
-  ] as const) {
-    await page.setViewportSize(viewport);
-    await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize(PHONE);
-}
 
 /** The references listed on the page, in order. */
 const listed = (page: Page) => page.$$eval('#collections-table tbody tr td:nth-child(2)', (cells) => cells.map((c) => c.textContent?.trim() ?? ''));
@@ -155,7 +113,7 @@ const listed = (page: Page) => page.$$eval('#collections-table tbody tr td:nth-c
 const mark = (page: Page) => page.evaluate(() => document.documentElement.setAttribute('data-test-mark', 'kept'));
 const marked = (page: Page) => page.evaluate(() => document.documentElement.getAttribute('data-test-mark'));
 
-describe.skipIf(!RUN)('collections, analytics and home in a browser', () => {
+describe.skipIf(!BROWSER_PRESENT)('collections, analytics and home in a browser', () => {
   it('sign in → collections equal the API\'s → filter and page with htmx, by keyboard → a collection → analytics charts → home figures; every page accessible', async () => {
     const user = await consoleUser(t, m, { role: 'MERC_APPROVER', firstName: 'Thoko' });
     const { hostileReference, reversedReference, batchNumber } = await makeMoney(user.email);

@@ -13,27 +13,18 @@
 // Every page state reached is checked with axe-core (no serious or critical violation); the locked
 // and the session-ended sign-in pages are photographed at 375 and 1440 px into test-artifacts/
 // (git-ignored) for a person to look at. Skipped with a notice where the browser is missing.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type net from 'node:net';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type ElementHandle, type Page, type Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped } from './browser-kit.ts';
 import { SECTION_PATHS } from '../src/modules/console/paths.ts';
 import { sectionsFor } from '../src/modules/console/roles.ts';
 import { BACKOFF_AFTER_FAILURES, backoffSeconds, LOCK_AFTER_FAILURES, LOCK_MINUTES } from '../src/modules/console/throttle.ts';
 import { consoleUser, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, ROOT, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { collectionReference, customPayment } from './money-ops.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const RUN = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
-if (!RUN) console.warn(`skipping the console journeys browser test: ${CHROMIUM} is missing (apt-get install chromium)`);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const PHONE = { width: 375, height: 740 };
-const DESKTOP = { width: 1440, height: 900 };
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+warnIfSkipped('the console journeys browser test');
 const MINUTE = 60_000;
 
 const WRONG = 'The e-mail address or the password is wrong.';
@@ -60,9 +51,8 @@ async function startConsole(accountName: string): Promise<Console> {
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!RUN) return;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  if (!BROWSER_PRESENT) return;
+  browser = await launchBrowser();
 }, 60_000);
 
 afterAll(async () => {
@@ -81,32 +71,7 @@ async function newPage(viewport = PHONE): Promise<{ context: BrowserContext; pag
   return { context, page, problems };
 }
 
-/**
- * axe-core on the page as it is now (some states, such as a refused sign-in, are the answer to a
- * POST and cannot be opened again by address). Evaluated through the DevTools protocol, which
- * the page's CSP does not govern, so the page keeps its real CSP.
- */
-async function axe(page: Page, state: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run;
-    return run(document, { resultTypes: ['violations'] });
-  });
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `axe: ${state}`).toEqual([]);
-}
 
-async function shoot(page: Page, name: string): Promise<void> {
-  const before = page.viewportSize() ?? PHONE;
-  for (const [label, viewport] of [
-    ['375', PHONE],
-    ['1440', DESKTOP],
-  ] as const) {
-    await page.setViewportSize(viewport);
-    await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize(before);
-}
 
 /**
  * Runs `action` (a click or key press that submits a form or follows a link) and waits for the
@@ -160,9 +125,9 @@ interface Focus {
   visible: boolean;
   /**
    * The focus is on a part inside a form control's user-agent shadow tree: the calendar button of
-   * a date input is a Tab stop of its own in Chromium, where the input matches :focus-within
-   * but no longer :focus or :focus-visible (so the page's outline goes) and Chromium draws its own ring around the button,
-   * which no computed style of the page's elements shows. Checked by its pixels instead (tabTo).
+   * a date input is a Tab stop of its own in Chromium, where the input matches :focus-within but
+   * no longer :focus or :focus-visible. The console's stylesheet draws the ring on :focus-within
+   * for inputs, so the field keeps the page's own ring there.
    */
   insideControl: boolean;
   outline: string;
@@ -178,14 +143,15 @@ function focusOf(page: Page): Promise<Focus | undefined> {
     const drawn = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
     const onScreen = rect.width > 0 && rect.height > 0 && rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth;
     const withParts = el instanceof HTMLInputElement && ['date', 'time', 'datetime-local', 'month', 'week'].includes(el.type);
+    const insideControl = withParts && el.matches(':focus-within') && !el.matches(':focus');
     return {
       tag: el.tagName.toLowerCase(),
       id: el.id,
       className: typeof el.className === 'string' ? el.className : '',
       href: el.getAttribute('href') ?? '',
       text: (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 60),
-      visible: el.matches(':focus-visible') && drawn && onScreen,
-      insideControl: withParts && el.matches(':focus-within') && !el.matches(':focus'),
+      visible: (el.matches(':focus-visible') || insideControl) && drawn && onScreen,
+      insideControl,
       outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`,
       boxShadow: style.boxShadow,
     };
@@ -202,40 +168,18 @@ async function visibleFocus(page: Page, where: string): Promise<Focus> {
   return focus!;
 }
 
-/** A picture of the focused element alone. */
-async function shotOfFocused(page: Page): Promise<{ element: ElementHandle; picture: Buffer }> {
-  const element = (await page.evaluateHandle(() => document.activeElement)).asElement() as ElementHandle;
-  return { element, picture: await element.screenshot({ animations: 'disabled', caret: 'hide' }) };
-}
-
 /**
  * Presses Tab (or Shift+Tab) until the focus is on what `wanted` accepts, asserting at every stop
- * that the focus is visible; fails after `max` presses with the stops it passed. A stop inside a
- * control (Focus.insideControl) passes when the control's picture then differs from its picture
- * once the focus has left it: Chromium drew a ring.
+ * that the focus is visible; fails after `max` presses with the stops it passed.
  */
 async function tabTo(page: Page, what: string, wanted: (f: Focus) => boolean, { back = false, max = 60 } = {}): Promise<Focus> {
   const stops: string[] = [];
-  let inside: { element: ElementHandle; picture: Buffer; where: string } | undefined;
   for (let i = 0; i < max; i++) {
     await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
     const where = `${page.url()}, tabbing to ${what} (stops so far: ${stops.join(' → ')})`;
-    const focus = await focusOf(page);
-    if (inside) {
-      expect(await inside.element.evaluate((el) => el === document.activeElement), `${inside.where}: a second stop inside the same control`).toBe(false);
-      const atRest = await inside.element.screenshot({ animations: 'disabled', caret: 'hide' });
-      expect(atRest.equals(inside.picture), `${inside.where}: nothing drawn for the focus inside the control`).toBe(false);
-      await inside.element.dispose();
-      inside = undefined;
-    }
-    if (focus?.insideControl) {
-      inside = { ...(await shotOfFocused(page)), where };
-      stops.push(`${describeFocus(focus)} [its own part: ring drawn by the browser]`);
-      continue;
-    }
-    await visibleFocus(page, where);
-    stops.push(describeFocus(focus));
-    if (wanted(focus!)) return focus!;
+    const focus = await visibleFocus(page, where);
+    stops.push(`${describeFocus(focus)}${focus.insideControl ? ' [a part inside the field]' : ''}`);
+    if (!focus.insideControl && wanted(focus)) return focus;
   }
   throw new Error(`${what} not reached in ${max} presses of ${back ? 'Shift+Tab' : 'Tab'}: ${stops.join(' → ')}`);
 }
@@ -249,7 +193,7 @@ async function firstTabIsSkipLink(page: Page): Promise<void> {
   expect(first.text).toBe('Skip to the main content');
 }
 
-describe.skipIf(!RUN)('console journeys in a browser', () => {
+describe.skipIf(!BROWSER_PRESENT)('console journeys in a browser', () => {
   describe('an account under attack', () => {
     // Its own app and database: the failures back off the browser's address (127.0.0.1) too, and
     // the clock is moved by a quarter of an hour; neither may reach the other journeys.
@@ -280,12 +224,12 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
       for (let failure = 1; failure < BACKOFF_AFTER_FAILURES; failure++) {
         expect(await attempt(`wrong password number ${failure}`), `failure ${failure}`).toEqual({ status: 401, retryAfter: undefined, error: WRONG });
       }
-      await axe(page, 'sign-in, wrong password');
+      await axePage(page, 'sign-in, wrong password');
 
       // The 5th failure starts the back-off; the form says so.
       const fifth = await attempt(`wrong password number ${BACKOFF_AFTER_FAILURES}`);
       expect(fifth).toEqual({ status: 401, retryAfter: String(backoffSeconds(BACKOFF_AFTER_FAILURES)), error: `${WRONG} Too many failed attempts. Try again in ${backoffSeconds(BACKOFF_AFTER_FAILURES)} seconds.` });
-      await axe(page, 'sign-in, back-off started');
+      await axePage(page, 'sign-in, back-off started');
 
       // During the back-off even the right password is not checked: "try again in N seconds".
       const during = await attempt(user.password);
@@ -295,7 +239,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
       expect(seconds).toBeLessThanOrEqual(backoffSeconds(BACKOFF_AFTER_FAILURES));
       expect(during.retryAfter).toBe(String(seconds));
       expect(await sessionsOf(t, user.userId)).toBe(0);
-      await axe(page, 'sign-in, backing off');
+      await axePage(page, 'sign-in, backing off');
 
       // Each back-off waited out on the app's clock (failures count until 15 quiet minutes, and
       // every wait is shorter), so the failures add up to the lock.
@@ -308,7 +252,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
           expect(res, `failure ${failure}`).toEqual({ status: 429, retryAfter: String(LOCK_MINUTES * 60), error: LOCKED });
         }
       }
-      await axe(page, 'sign-in, locked');
+      await axePage(page, 'sign-in, locked');
 
       // Locked: the right password is refused with the same message, and signs nobody in.
       const right = await attempt(user.password);
@@ -318,7 +262,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
       expect(Number(right.retryAfter)).toBeLessThanOrEqual(LOCK_MINUTES * 60);
       expect(await sessionsOf(t, user.userId)).toBe(0);
       expect(await page.locator('#error[role="alert"]').count()).toBe(1);
-      await axe(page, 'sign-in, locked, right password');
+      await axePage(page, 'sign-in, locked, right password');
       await shoot(page, 'journeys-locked');
 
       // One e-mail to the user, in the outbox, whatever was tried after the lock.
@@ -383,7 +327,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
       // The session is gone on both sides: its row, and the browser's cookie.
       expect(await sessionsOf(t, user.userId)).toBe(0);
       expect((await context.cookies()).map((k) => k.name)).not.toContain('console_session');
-      await axe(page, 'sign-in, session ended');
+      await axePage(page, 'sign-in, session ended');
       await shoot(page, 'journeys-expired');
 
       // Signing in again goes back to the page the click asked for.
@@ -393,7 +337,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
       expect(await text(page, 'h1')).toBe('Payouts');
       expect(await page.getAttribute('nav.sections a[aria-current="page"]', 'href')).toBe('/console/payouts');
       expect(await sessionsOf(t, user.userId)).toBe(1);
-      await axe(page, 'payouts after signing in again');
+      await axePage(page, 'payouts after signing in again');
 
       expect(problems).toEqual([]);
       await context.close();
@@ -430,7 +374,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
         expect(await text(page, '#message-text'), how).toContain('Nothing was changed.');
         // Still signed in: the refusal is shown in the signed-in frame.
         expect(await text(page, '#signed-in-user'), how).toBe('Signed in as Mphatso Phiri (Merchant Administrator)');
-        await axe(page, `CSRF refusal (${how})`);
+        await axePage(page, `CSRF refusal (${how})`);
         expect(await sessionsOf(t, user.userId), how).toBe(1);
         expect(await auditActions(t, user.userId), how).toEqual(['sign_in']);
         // The error page's link leads back into the console, which still opens.
@@ -457,7 +401,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
       // The form puts the focus in the e-mail field (autofocus), visibly.
       await page.waitForFunction(() => document.activeElement?.id === 'email');
       await visibleFocus(page, 'sign-in, autofocus');
-      await axe(page, 'sign-in');
+      await axePage(page, 'sign-in');
       // The skip link is the page's first stop: the autofocus starts past it, so it is reached
       // backwards, and it leads to the main content, whose first field is the e-mail again.
       await tabTo(page, 'the skip link', isSkipLink, { back: true, max: 2 });
@@ -471,33 +415,33 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
 
       // Home → Collections through the navigation.
       await firstTabIsSkipLink(page);
-      await axe(page, 'home');
+      await axePage(page, 'home');
       await tabTo(page, 'Collections in the navigation', (f) => f.href === '/console/collections' && f.text === 'Collections');
       await Promise.all([page.waitForURL(`${origin}/console/collections`), page.keyboard.press('Enter')]);
       expect(await text(page, 'h1')).toBe('Collections');
 
       // Collections → the collection, from its row.
       await firstTabIsSkipLink(page);
-      await axe(page, 'collections');
+      await axePage(page, 'collections');
       await tabTo(page, `the collection ${reference}`, (f) => f.text === reference && f.href === `/console/collections/${reference}`);
       await Promise.all([page.waitForURL(`${origin}/console/collections/${reference}`), page.keyboard.press('Enter')]);
       expect(await text(page, '#collection-title')).toBe(`Collection ${reference}`);
 
       // The collection → Statements through the navigation.
       await firstTabIsSkipLink(page);
-      await axe(page, 'a collection');
+      await axePage(page, 'a collection');
       await tabTo(page, 'Statements in the navigation', (f) => f.href === '/console/statements' && f.text === 'Statements');
       await Promise.all([page.waitForURL(`${origin}/console/statements`), page.keyboard.press('Enter')]);
       expect(await text(page, 'h1')).toBe('Statements');
 
       // Statements → sign out, the button in the header.
       await firstTabIsSkipLink(page);
-      await axe(page, 'statements');
+      await axePage(page, 'statements');
       await tabTo(page, 'the sign-out button', (f) => f.id === 'sign-out');
       await Promise.all([page.waitForURL(`${origin}/console/sign-in?signedOut=1`), page.keyboard.press('Enter')]);
       expect(await text(page, '#notice')).toBe('You have signed out.');
       await visibleFocus(page, 'signed out, autofocus');
-      await axe(page, 'signed out');
+      await axePage(page, 'signed out');
       expect(await sessionsOf(t, user.userId)).toBe(0);
       expect(await auditActions(t, user.userId)).toEqual(['sign_in', 'sign_out']);
 
@@ -522,7 +466,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
         expect(res.status(), href).toBe(200);
         expect(await asViewer.page.getAttribute('nav.sections a[aria-current="page"]', 'href'), href).toBe(href);
         expect(await asViewer.page.locator('#message-title').count(), href).toBe(0);
-        await axe(asViewer.page, `viewer at ${href}`);
+        await axePage(asViewer.page, `viewer at ${href}`);
       }
       expect(asViewer.problems).toEqual([]);
       await asViewer.context.close();
@@ -541,7 +485,7 @@ describe.skipIf(!RUN)('console journeys in a browser', () => {
         expect(await text(asInitiator.page, '#message-text'), address).toBe('Your role (Merchant Initiator) does not include this page.');
         // No link to either (the language switch links to this same page in the other language).
         expect(await linksTo(asInitiator.page, ['/console/statements', '/console/analytics']), address).toEqual([]);
-        await axe(asInitiator.page, `initiator at ${address}`);
+        await axePage(asInitiator.page, `initiator at ${address}`);
       }
       // Still signed in, and the sections they have open.
       const payouts = await asInitiator.page.goto(`${origin}/console/payouts`);

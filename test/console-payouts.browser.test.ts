@@ -9,23 +9,15 @@
 // is missing (CI installs it: .ci/run).
 import { parse } from 'csv-parse/sync';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type net from 'node:net';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped } from './browser-kit.ts';
 import { consoleUser } from './console-client.ts';
-import { BASE, newMerchant, ROOT, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { act, addJson, APPROVER, CAPTURER, collectionReference, customPayment, paidSinglePayout, payoutLine, runPayouts, topup, validateBatch, walletLine } from './money-ops.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const RUN = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
-if (!RUN) console.warn(`skipping the console payouts browser test: ${CHROMIUM} is missing (apt-get install chromium)`);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const PHONE = { width: 375, height: 740 };
-const DESKTOP = { width: 1440, height: 900 };
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+warnIfSkipped('the console payouts browser test');
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const WAIT_MS = 10_000;
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 2000);
@@ -39,12 +31,11 @@ let bigBatch: number;
 let user: { email: string; password: string };
 
 beforeAll(async () => {
-  if (!RUN) return;
+  if (!BROWSER_PRESENT) return;
   t = await startTestApp({ PAYOUT_TIMEOUT_SECONDS: '0', PAYOUT_REVERSAL_SECONDS: '0' });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchBrowser();
 
   m = await newMerchant(t, { accountName: 'Chikondi General Store', levelNumber: 2 });
   expect((await topup(t, m, 900_000_00)).statusCode).toBe(200);
@@ -92,32 +83,7 @@ async function api<T>(url: string, body: object): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-/** axe-core on `url` in a context that bypasses the CSP only so that axe itself can be injected. */
-async function axe(context: BrowserContext, url: string, viewport = PHONE, status = 200): Promise<void> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  const res = await page.goto(url);
-  expect(res?.status(), url).toBe(status);
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const result = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run;
-    return run(document, { resultTypes: ['violations'] });
-  });
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${url} at ${viewport.width} px`).toEqual([]);
-  await page.close();
-}
 
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [label, viewport] of [
-    ['375', PHONE],
-    ['1440', DESKTOP],
-  ] as const) {
-    await page.setViewportSize(viewport);
-    await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize(PHONE);
-}
 
 /** The ids of the rows of a table now in the page. */
 const rowIds = (page: Page, selector: string, prefix: string) =>
@@ -128,7 +94,7 @@ const mark = (page: Page) => page.evaluate(() => ((window as unknown as { swapMa
 const marked = (page: Page) => page.evaluate(() => (window as unknown as { swapMark?: number }).swapMark === 1);
 const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
 
-describe.skipIf(!RUN)('payouts and statements in a browser', () => {
+describe.skipIf(!BROWSER_PRESENT)('payouts and statements in a browser', () => {
   it('sign in → payouts as E4 → next page by htmx → a batch, its lines paged and searched → single payouts → statements and their CSV; every page accessible', async () => {
     const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, acceptDownloads: true });
     const page = await context.newPage();

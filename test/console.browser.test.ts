@@ -5,24 +5,15 @@
 // or critical violation) and photographed at 375 and 1440 px into test-artifacts/ (git-ignored),
 // which a person looks at before the work is called done. Skipped with a notice where the browser
 // is missing (CI installs it: .ci/run).
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type net from 'node:net';
-import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
 import { formatMajor } from '../src/lib/money.ts';
-import { BASE, newMerchant, ROOT, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const RUN = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
-if (!RUN) console.warn(`skipping the console browser test: ${CHROMIUM} is missing (apt-get install chromium)`);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const PHONE = { width: 375, height: 740 };
-const DESKTOP = { width: 1440, height: 900 };
+warnIfSkipped('the console browser test');
 const PASSWORD = 'Nyanja ya Malawi ndi yaikulu 2026';
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let t: TestApp;
 let browser: Browser;
@@ -30,13 +21,12 @@ let m: TestMerchant;
 let origin: string;
 
 beforeAll(async () => {
-  if (!RUN) return;
+  if (!BROWSER_PRESENT) return;
   t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchBrowser();
   m = await newMerchant(t, { accountName: 'Chikondi General Store' });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -52,41 +42,10 @@ async function api(method: string, url: string, body?: unknown) {
   return JSON.parse(text);
 }
 
-/** Messages the browser logged about the Content-Security-Policy (none is expected). */
-function watchCsp(page: Page, into: string[]): void {
-  page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text())) into.push(msg.text());
-  });
-}
 
-/** axe-core on the page now open, in a context that bypasses the CSP only so that axe itself can be injected. */
-async function axe(context: BrowserContext, url: string, viewport = PHONE): Promise<void> {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  const res = await page.goto(url);
-  expect(res?.status(), url).toBeLessThan(500);
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const result = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe.run;
-    return run(document, { resultTypes: ['violations'] });
-  });
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), url).toEqual([]);
-  await page.close();
-}
 
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [label, viewport] of [
-    ['375', PHONE],
-    ['1440', DESKTOP],
-  ] as const) {
-    await page.setViewportSize(viewport);
-    await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize(PHONE);
-}
 
-describe.skipIf(!RUN)('the merchant console in a browser', () => {
+describe.skipIf(!BROWSER_PRESENT)('the merchant console in a browser', () => {
   it('invite → set password → sign in (after a wrong password) → home shows the API\'s balances → sign out; every page accessible', async () => {
     await api('POST', '/merchants/accounts/topup', { merchantAccountNumber: m.merchantAccountNumber, connectorId: 212188, topupAmount: '98765.43', createdBy: 'ops@shop.mw' });
     const email = `thoko.banda.${Date.now()}@shop.mw`;
