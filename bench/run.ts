@@ -12,6 +12,7 @@
 //   files          bench/parts/files.ts: CSV uploads of three merchants against a fourth one's reads
 //   analytics      bench/parts/analytics.ts: E5 over 1,000,000 transactions
 //   console        bench/parts/console.ts: the console's data functions and statement CSV for a merchant with 1,000,000 collections
+//   consoleFiles   bench/parts/console-files.ts: a 50,000-line XLSX uploaded and validated through the console, next to the API
 // Shared helpers are in bench/lib: load generation (autocannon, hooks), percentiles, CPU and
 // memory from /proc, databases and merchants, the service as a child process, the report files.
 // http, webhooks, collections and keyed use the database this file creates (migrated, queue
@@ -52,6 +53,7 @@ import { writeReport } from './lib/report.ts';
 import { benchAnalytics } from './parts/analytics.ts';
 import { benchCollections } from './parts/collections.ts';
 import { benchConsole } from './parts/console.ts';
+import { benchConsoleFiles } from './parts/console-files.ts';
 import { benchDisbursements } from './parts/disbursements.ts';
 import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
@@ -68,6 +70,7 @@ const PARTS = {
   files: benchFiles,
   analytics: benchAnalytics,
   console: benchConsole,
+  consoleFiles: benchConsoleFiles,
 } satisfies Record<string, (ctx: BenchContext) => Promise<object>>;
 type Part = keyof typeof PARTS;
 const PART_NAMES = Object.keys(PARTS) as Part[];

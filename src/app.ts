@@ -16,6 +16,16 @@ import { limitConnections } from './http/connections.ts';
 import { apiServices, DOCS_INTRO, merchantApi, ROOT_ROUTES } from './composition.ts';
 import type { KeyStatusCache } from './modules/auth/key-status.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Aborted when shutdown begins (beginShutdown): answers that stay open (the console's live
+     * batch pages, server-sent events) end then, rather than hold the drain for its whole grace.
+     */
+    shutdownSignal: AbortSignal;
+  }
+}
+
 export interface BuiltApp {
   app: App;
   metrics: Metrics;
@@ -46,6 +56,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     return503OnClosing: true,
     ajv: { customOptions: AJV_OPTIONS, plugins: [ajvPlugins as never] },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  const shutdown = new AbortController();
+  app.decorate('shutdownSignal', shutdown.signal);
 
   // In-flight requests, for a graceful shutdown: counted from the first hook to the socket's
   // response 'close', which fires whether the response completed or the client went away.
@@ -121,6 +133,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     keyStatus,
     beginShutdown: () => {
       shuttingDown = true;
+      shutdown.abort();
     },
     drain: async (timeoutMs) => {
       const deadline = Date.now() + timeoutMs;

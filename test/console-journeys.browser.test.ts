@@ -468,6 +468,13 @@ describe.skipIf(!BROWSER_PRESENT)('console journeys in a browser', () => {
         expect(await asViewer.page.locator('#message-title').count(), href).toBe(0);
         await axePage(asViewer.page, `viewer at ${href}`);
       }
+      // The API keys page typed into the address bar (developers: administrators only): the 403 page, and no Developers link.
+      const keys = await asViewer.page.goto(`${origin}/console/developers/api-keys`);
+      expect(keys?.status()).toBe(403);
+      expect(await text(asViewer.page, '#message-title')).toBe(FORBIDDEN_TITLE);
+      expect(await text(asViewer.page, '#message-text')).toBe('Your role (Merchant Viewer) does not include this page.');
+      expect(await linksTo(asViewer.page, ['/console/developers'])).toEqual([]);
+      await axePage(asViewer.page, 'viewer at /console/developers/api-keys');
       expect(asViewer.problems).toEqual([]);
       await asViewer.context.close();
 

@@ -102,6 +102,9 @@ const ROWS: Row[] = [
   { area: 'Console', figure: 'statement CSV lines', path: 'console.csv.lines', unit: 'lines', target: { atLeast: 1000000 } },
   { area: 'Console', figure: 'statement CSV streamed', path: 'console.csv.linesPerSecond', unit: 'lines/s', target: { atLeast: 100000 } },
   { area: 'Console', figure: 'statement CSV: RSS growth while streaming', path: 'console.csv.rssGrowthMb', unit: 'MB' },
+  { area: 'Console uploads', figure: '50,000-line XLSX through the API: request → validated, p50', path: 'consoleFiles.api.validated.p50Ms', unit: 'ms' },
+  { area: 'Console uploads', figure: 'the same through the console: request → validated, p50', path: 'consoleFiles.console.validated.p50Ms', unit: 'ms' },
+  { area: 'Console uploads', figure: 'console ÷ API (request → validated, p50)', path: 'consoleFiles.consoleOverApi.validatedP50', unit: '×', target: { atMost: 1.1 } },
 ];
 
 function targetText(t: Row['target']): string {

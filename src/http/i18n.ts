@@ -198,6 +198,12 @@ const MESSAGES = {
     en: '{actor} is not an active user of merchant account {merchantAccountNumber}; its batches are acted on only by its active merchant users.',
     ny: '{actor} si wogwiritsa ntchito wotsegulidwa wa akaunti ya wamalonda {merchantAccountNumber}; magulu ake amachitidwa ndi ogwiritsa ntchito ake otsegulidwa okha.',
   },
+  'detail.decisionsInConsole': {
+    en: 'Merchant account {merchantAccountNumber} takes its payout decisions in the merchant console only, where each is bound to the signed-in user: {subject} {id} was not changed.',
+    ny: 'Akaunti ya wamalonda {merchantAccountNumber} imapanga zisankho za malipiro patsamba la wamalonda lokha, pomwe chisankho chilichonse chimamangidwa kwa wogwiritsa ntchito amene walowa: {subject} {id} sichinasinthidwe.',
+  },
+  'detail.subjectBatch': { en: 'batch', ny: 'gulu' },
+  'detail.subjectPayout': { en: 'payout', ny: 'malipiro' },
   'detail.actorRole': { en: '{actor} ({role}) may not {action} batch {batchNumber}.', ny: '{actor} ({role}) saloledwa {action} (gulu {batchNumber}).' },
   'detail.actorRoleOwn': {
     en: '{actor} ({role}) may {action} only a batch they captured; batch {batchNumber} was captured by someone else.',

@@ -17,7 +17,7 @@ import { randomUpperAlnum } from '../../lib/ids.ts';
 import { listConnectors, type ConnectorRow } from '../connectors/repository.ts';
 import { verifyKeyPair } from '../auth/service.ts';
 import { createPaymentRequest, payTimedAccount } from '../collections/service.ts';
-import { findCollectionByRequest } from '../collections/repository.ts';
+import { findCollectionByRequest, type PaymentRequestRow } from '../collections/repository.ts';
 import { findSubscription } from '../webhooks/repository.ts';
 import { newSigningSecret, newWebhookSignature } from '../webhooks/signing.ts';
 import { assertPublicTarget, CALLBACK_URL_MAX_LENGTH, parseCallbackUrl } from '../webhooks/url-guard.ts';
@@ -54,10 +54,8 @@ async function referenceFor(tx: pg.PoolClient, merchantAccountNumber: number, so
   return fits && !(await repo.openReferenceTaken(tx, merchantAccountNumber, alnum)) ? alnum : `CO${randomUpperAlnum(12)}`;
 }
 
-export interface InitiateCheckoutInput {
-  apiKey: string;
-  apiSecret: string;
-  organisationId: string;
+/** What a checkout is made of, however it is asked for (the API with a key pair, the console with a session). */
+export interface CheckoutInput {
   merchantAccountNumber: number;
   sourceReferenceNumber: string;
   description: string;
@@ -67,6 +65,14 @@ export interface InitiateCheckoutInput {
   callbackApiUrl: string | null;
   /** Origin the checkout link starts with, e.g. https://pay.example.mw. */
   baseUrl: string;
+  /** Who the payment request names as its capturer: the console's signed-in user; 'hosted-checkout' by default. */
+  capturedBy?: string;
+}
+
+export interface InitiateCheckoutInput extends CheckoutInput {
+  apiKey: string;
+  apiSecret: string;
+  organisationId: string;
 }
 
 function badUrl(field: string): AppError {
@@ -98,6 +104,25 @@ async function callbackUrl(deps: Deps, raw: string): Promise<string> {
   return url.href;
 }
 
+/** The names a refused address goes by in its 400 (field.redirectUrl's {field}). */
+export const CHECKOUT_URL_FIELDS = { success: 'Success Redirection Url', failure: 'Failure Redirection Url', callback: 'Callback Api Url' } as const;
+
+/** A checkout's addresses, checked. */
+export interface CheckoutTargets {
+  successRedirectUrl: string;
+  failureRedirectUrl: string;
+  callback: string | null;
+}
+
+/** Checks the redirect and callback addresses (400 naming the field otherwise); no database. */
+export async function checkoutTargets(deps: Deps, input: Pick<CheckoutInput, 'successRedirectionUrl' | 'failureRedirectionUrl' | 'callbackApiUrl'>): Promise<CheckoutTargets> {
+  return {
+    successRedirectUrl: redirectUrl(input.successRedirectionUrl, CHECKOUT_URL_FIELDS.success),
+    failureRedirectUrl: redirectUrl(input.failureRedirectionUrl, CHECKOUT_URL_FIELDS.failure),
+    callback: input.callbackApiUrl === null ? null : await callbackUrl(deps, input.callbackApiUrl),
+  };
+}
+
 export interface InitiatedCheckout {
   sourceReferenceNumber: string;
   merchantAccountNumber: number;
@@ -109,47 +134,61 @@ export interface InitiatedCheckout {
   callbackWebhookSignature?: string;
 }
 
-export async function initiateCheckout(deps: Deps, input: InitiateCheckoutInput): Promise<InitiatedCheckout> {
-  // Credentials first: a caller without them learns nothing, not even which URL was wrong.
-  const key = await verifyKeyPair(deps, input);
-  const merchantAccountNumber = key.merchant_account_number;
-  const successRedirectUrl = redirectUrl(input.successRedirectionUrl, 'Success Redirection Url');
-  const failureRedirectUrl = redirectUrl(input.failureRedirectionUrl, 'Failure Redirection Url');
-  const callback = input.callbackApiUrl === null ? null : await callbackUrl(deps, input.callbackApiUrl);
+/** The checkout's link: the page at `baseUrl` with its unguessable id. */
+export function checkoutUrl(baseUrl: string, paymentTransactionId: string): string {
+  return `${baseUrl}${CHECKOUT_PATH}?ptid=${paymentTransactionId}`;
+}
+
+/**
+ * Creates a checkout in `tx` (its addresses checked by checkoutTargets): the payment request with
+ * the checkout's columns, and the answer the API gives. The console calls this too, in its action's
+ * transaction, for the signed-in user's merchant.
+ */
+export async function createCheckout(deps: Deps, tx: pg.PoolClient, input: CheckoutInput, targets: CheckoutTargets): Promise<{ checkout: InitiatedCheckout; request: PaymentRequestRow }> {
+  const { merchantAccountNumber } = input;
   const paymentTransactionId = newPaymentTransactionId();
-  return withTransaction(deps.db, async (tx) => {
-    // The callback is signed like the merchant's payrequest.success webhook when it has one (its
-    // receiver already knows those secrets); otherwise with a pair made for this checkout, which
-    // the answer carries. Either way the pair is fixed now, so what the merchant was told holds.
-    let generated: { signingSecret: string; webhookSignature: string } | undefined;
-    let secrets: { signingSecret: string; webhookSignature: string } | undefined;
-    if (callback !== null) {
-      const subscription = await findSubscription(tx, merchantAccountNumber, { eventCode: CALLBACK_EVENT });
-      secrets = subscription ? { signingSecret: subscription.signing_secret, webhookSignature: subscription.webhook_signature } : (generated = { signingSecret: newSigningSecret(), webhookSignature: newWebhookSignature() });
-    }
-    const request = await createPaymentRequest(deps, tx, {
-      merchantAccountNumber,
-      amountMinor: input.amountMinor,
-      transactionDescription: input.description,
-      referenceNumber: await referenceFor(tx, merchantAccountNumber, input.sourceReferenceNumber),
-      capturedBy: CAPTURED_BY,
-      checkout: {
-        paymentTransactionId,
-        sourceReferenceNumber: input.sourceReferenceNumber,
-        successRedirectUrl,
-        failureRedirectUrl,
-        callback: callback !== null && secrets ? { url: callback, ...secrets } : null,
-      },
-    });
-    return {
+  // The callback is signed like the merchant's payrequest.success webhook when it has one (its
+  // receiver already knows those secrets); otherwise with a pair made for this checkout, which
+  // the answer carries. Either way the pair is fixed now, so what the merchant was told holds.
+  let generated: { signingSecret: string; webhookSignature: string } | undefined;
+  let secrets: { signingSecret: string; webhookSignature: string } | undefined;
+  if (targets.callback !== null) {
+    const subscription = await findSubscription(tx, merchantAccountNumber, { eventCode: CALLBACK_EVENT });
+    secrets = subscription ? { signingSecret: subscription.signing_secret, webhookSignature: subscription.webhook_signature } : (generated = { signingSecret: newSigningSecret(), webhookSignature: newWebhookSignature() });
+  }
+  const request = await createPaymentRequest(deps, tx, {
+    merchantAccountNumber,
+    amountMinor: input.amountMinor,
+    transactionDescription: input.description,
+    referenceNumber: await referenceFor(tx, merchantAccountNumber, input.sourceReferenceNumber),
+    capturedBy: input.capturedBy ?? CAPTURED_BY,
+    checkout: {
+      paymentTransactionId,
+      sourceReferenceNumber: input.sourceReferenceNumber,
+      successRedirectUrl: targets.successRedirectUrl,
+      failureRedirectUrl: targets.failureRedirectUrl,
+      callback: targets.callback !== null && secrets ? { url: targets.callback, ...secrets } : null,
+    },
+  });
+  return {
+    request,
+    checkout: {
       sourceReferenceNumber: input.sourceReferenceNumber,
       merchantAccountNumber,
       paymentTransactionId,
-      checkoutUrl: `${input.baseUrl}${CHECKOUT_PATH}?ptid=${paymentTransactionId}`,
+      checkoutUrl: checkoutUrl(input.baseUrl, paymentTransactionId),
       expiryDate: request.expires_at.toISOString(),
       ...(generated ? { callbackSigningSecret: generated.signingSecret, callbackWebhookSignature: generated.webhookSignature } : {}),
-    };
-  });
+    },
+  };
+}
+
+export async function initiateCheckout(deps: Deps, input: InitiateCheckoutInput): Promise<InitiatedCheckout> {
+  // Credentials first: a caller without them learns nothing, not even which URL was wrong.
+  const key = await verifyKeyPair(deps, input);
+  const targets = await checkoutTargets(deps, input);
+  const made = await withTransaction(deps.db, (tx) => createCheckout(deps, tx, { ...input, merchantAccountNumber: key.merchant_account_number }, targets));
+  return made.checkout;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -216,6 +216,26 @@ export async function initiate(
   }
 }
 
+/**
+ * E12 in the caller's transaction (the console's actions, whose form key and audit entry commit
+ * with it): createPaymentRequest, and, as `initiate` does, a reference still held by a request that
+ * expired a moment ago is released and the request made again. The first attempt runs in a
+ * savepoint: its refused insert would otherwise end the whole transaction.
+ */
+export async function createPaymentRequestInTransaction(deps: Deps, tx: pg.PoolClient, input: InitiateInput): Promise<repo.PaymentRequestRow> {
+  await tx.query('savepoint payment_request');
+  try {
+    const request = await createPaymentRequest(deps, tx, input);
+    await tx.query('release savepoint payment_request');
+    return request;
+  } catch (err) {
+    if (!(err instanceof AppError && err.detailKey === 'detail.referenceOpen')) throw err;
+    await tx.query('rollback to savepoint payment_request');
+    if ((await repo.expireReference(tx, input.merchantAccountNumber, input.referenceNumber)) === 0) throw err;
+    return createPaymentRequest(deps, tx, input);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Payments (both kinds)
 

@@ -18,7 +18,7 @@ export type AuditAction =
   | `${ActionArea}.${string}`;
 
 /** The parts of the console that act, as the first half of their audit actions. */
-export type ActionArea = 'batch' | 'payout' | 'upload' | 'payment_request' | 'checkout' | 'api_key' | 'webhook' | 'user' | 'settlement_account' | 'sandbox';
+export type ActionArea = 'batch' | 'payout' | 'upload' | 'payment_request' | 'checkout' | 'api_key' | 'webhook' | 'user' | 'settlement_account' | 'sandbox' | 'merchant';
 
 export type AuditDetail = Record<string, string | number | boolean | null>;
 

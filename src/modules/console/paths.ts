@@ -8,6 +8,7 @@ export const SECURITY_PATH = '/console/security';
 export const TWO_FACTOR_PATH = '/console/security/two-factor';
 export const TWO_FACTOR_CONFIRM_PATH = '/console/security/two-factor/confirm';
 export const TWO_FACTOR_REMOVE_PATH = '/console/security/two-factor/remove';
+export const PAYOUT_DECISIONS_PATH = '/console/security/payout-decisions';
 export const SIGN_OUT_PATH = '/console/sign-out';
 export const FORGOT_PASSWORD_PATH = '/console/forgot-password';
 export const RESET_PASSWORD_PATH = '/console/reset-password';

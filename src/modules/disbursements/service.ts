@@ -14,7 +14,7 @@ import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
-import { authoriseActor } from '../users/permissions.ts';
+import { authoriseActor, type DecisionChannel } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
 import {
   allowed,
@@ -190,6 +190,8 @@ export interface ActionInput {
   batchNumber: number;
   actionedBy: string;
   reason?: string;
+  /** 'console': the actor is the signed-in user (allowed when the merchant decides in the console only). Default 'api'. */
+  channel?: DecisionChannel;
 }
 
 const ACTOR_COLUMN = { review: 'reviewed', approve: 'approved', reject: 'rejected', cancel: 'cancelled', transferFunds: 'transferred' } as const;
@@ -219,7 +221,7 @@ async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: Acti
     new AppError('fourEyes', 'detail.fourEyes', { actor: input.actionedBy, batchNumber: batch.batch_number, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } }),
   );
   // A merchant with active users acts through them, as their roles allow (users/permissions.ts).
-  await authoriseActor(tx, { merchantAccountNumber: batch.merchant_account_number, batchNumber: batch.batch_number, action, actor: input.actionedBy, capturedBy: batch.captured_by });
+  await authoriseActor(tx, { merchantAccountNumber: batch.merchant_account_number, channel: input.channel ?? 'api', batchNumber: batch.batch_number, action, actor: input.actionedBy, capturedBy: batch.captured_by });
   return batch;
 }
 
@@ -387,6 +389,8 @@ export interface SingleActionInput {
   transactionReferenceNumber: string;
   actionedBy: string;
   reason?: string;
+  /** As ActionInput's. */
+  channel?: DecisionChannel;
 }
 
 /**
@@ -411,7 +415,7 @@ export async function actOnSinglePayout(tx: pg.PoolClient, action: SingleAction,
   assertFourEyes(SINGLE_TRANSITIONS[action].notBy, payout, input.actionedBy, (role) =>
     new AppError('fourEyes', 'detail.fourEyesPayout', { actor: input.actionedBy, reference, role: { key: `role.${role}` }, action: { key: `actionVerb.${action}` } }),
   );
-  await authoriseActor(tx, { merchantAccountNumber: payout.merchant_account_number, transactionReferenceNumber: reference, action, actor: input.actionedBy, capturedBy: payout.captured_by });
+  await authoriseActor(tx, { merchantAccountNumber: payout.merchant_account_number, channel: input.channel ?? 'api', transactionReferenceNumber: reference, action, actor: input.actionedBy, capturedBy: payout.captured_by });
   if (action !== 'approve') return repo.actOnSinglePayout(tx, payout.payout_id, action, input.actionedBy, input.reason);
   const merchant = await activeMerchant(tx, payout.merchant_account_number);
   if (!payout.transaction_code) throw new AppError('invalidState', 'detail.payoutState', { reference, status: { key: 'payoutStatus.P' }, action: { key: 'action.approve' } });

@@ -57,6 +57,15 @@ async function bankConnector(q: Queryable, connectorId: number): Promise<void> {
   if (connector.channel_code !== 'B') throw new AppError('connectorNotAllowed', 'detail.settlementNotBank', { connectorId });
 }
 
+/**
+ * `fn` in the caller's transaction `tx` when there is one (the console runs an action, its form key
+ * and its audit entry in one: src/modules/console/actions.tsx), else in a transaction of its own (the
+ * API). The same rules either way: only where the transaction comes from differs.
+ */
+function inTransaction<T>(deps: Deps, tx: pg.PoolClient | undefined, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  return tx ? fn(tx) : withTransaction(deps.db, fn);
+}
+
 export interface NewSettlement {
   merchantAccountNumber: number;
   accountNumber: string;
@@ -65,9 +74,11 @@ export interface NewSettlement {
   capturedBy: string;
 }
 
-export async function addAccount(deps: Deps, input: NewSettlement): Promise<number> {
-  await bankConnector(deps.db, input.connectorId);
-  const { rows } = await deps.db.query<{ account_id: number }>(
+/** In `tx` when given (the console's action), else on the pool: one statement needs no transaction of its own. */
+export async function addAccount(deps: Deps, input: NewSettlement, tx?: pg.PoolClient): Promise<number> {
+  const q: Queryable = tx ?? deps.db;
+  await bankConnector(q, input.connectorId);
+  const { rows } = await q.query<{ account_id: number }>(
     `insert into settlement_accounts (merchant_account_number, account_number, connector_id, account_name, captured_by)
      values ($1, $2, $3, $4, $5) returning account_id`,
     [input.merchantAccountNumber, input.accountNumber, input.connectorId, input.accountName, input.capturedBy],
@@ -86,10 +97,14 @@ async function setStatus(tx: pg.PoolClient, accountId: number, status: 'A' | 'I'
   await tx.query('update settlement_accounts set status_code = $2, modified_by = $3, date_modified = now() where account_id = $1', [accountId, status, changedBy]);
 }
 
-/** E7. Activating the active account again is a no-op; a second one is refused, naming the first. */
-export async function activate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string): Promise<void> {
+/**
+ * E7. Activating the active account again is a no-op; a second one is refused, naming the first.
+ * In the caller's `tx` the refused UPDATE has aborted that transaction: the active account is read
+ * on the pool (it is committed: the index waited for it), and the caller rolls back on the error.
+ */
+export async function activate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string, tx?: pg.PoolClient): Promise<void> {
   try {
-    await withTransaction(deps.db, async (tx) => {
+    await inTransaction(deps, tx, async (tx) => {
       const account = await find(tx, merchantAccountNumber, accountId, true);
       if (account.status_code === 'A') return;
       await setStatus(tx, accountId, 'A', changedBy);
@@ -104,8 +119,8 @@ export async function activate(deps: Deps, merchantAccountNumber: number, accoun
   }
 }
 
-export async function deactivate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
+export async function deactivate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string, tx?: pg.PoolClient): Promise<void> {
+  await inTransaction(deps, tx, async (tx) => {
     const account = await find(tx, merchantAccountNumber, accountId, true);
     if (account.status_code === 'I') return;
     await setStatus(tx, accountId, 'I', changedBy);
@@ -113,8 +128,8 @@ export async function deactivate(deps: Deps, merchantAccountNumber: number, acco
 }
 
 /** E15: active accounts only. */
-export async function updateAccount(deps: Deps, input: NewSettlement & { accountId: number }): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
+export async function updateAccount(deps: Deps, input: NewSettlement & { accountId: number }, tx?: pg.PoolClient): Promise<void> {
+  await inTransaction(deps, tx, async (tx) => {
     const account = await find(tx, input.merchantAccountNumber, input.accountId, true);
     if (account.status_code !== 'A') throw new AppError('invalidState', 'detail.settlementNotActive', { accountId: input.accountId });
     await bankConnector(tx, input.connectorId);
@@ -126,8 +141,8 @@ export async function updateAccount(deps: Deps, input: NewSettlement & { account
 }
 
 /** Inactive accounts only. Kept as D with who deleted it: settlements went there. */
-export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number, deletedBy: string): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
+export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number, deletedBy: string, tx?: pg.PoolClient): Promise<void> {
+  await inTransaction(deps, tx, async (tx) => {
     const account = await find(tx, merchantAccountNumber, accountId, true);
     if (account.status_code === 'A') throw new AppError('invalidState', 'detail.settlementIsActive', { accountId });
     await tx.query(`update settlement_accounts set status_code = 'D', deleted_by = $2, date_deleted = now() where account_id = $1`, [accountId, deletedBy]);

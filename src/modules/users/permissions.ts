@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { AppError } from '../../http/errors.ts';
 import { canonicalActor } from '../../lib/actor.ts';
 import type { BatchAction } from '../disbursements/lifecycle.ts';
-import { activeUsers } from './repository.ts';
+import { activeUsers, decisionsInConsole } from './repository.ts';
 
 /** 'any': on any batch of the merchant; 'own': only on a batch the user captured. */
 export type Grant = 'any' | 'own';
@@ -39,8 +39,12 @@ export function batchPermissions(roleCode: string): string[] {
   return BATCH_ACTIONS.flatMap((action) => (grants[action] === 'any' ? [`batch.${action}`] : grants[action] === 'own' ? [`batch.${action}.own`] : []));
 }
 
+/** Where a payout decision comes from: the API (actor named in the body) or the console (the signed-in user). */
+export type DecisionChannel = 'api' | 'console';
+
 export interface ActorCheck {
   merchantAccountNumber: number;
+  channel: DecisionChannel;
   /** The batch acted on; or, for a single payout (issue 14: the same rules), its reference. */
   batchNumber?: number;
   transactionReferenceNumber?: string;
@@ -57,6 +61,10 @@ export interface ActorCheck {
  * grants the action on this batch or single payout.
  */
 export async function authoriseActor(tx: pg.PoolClient, c: ActorCheck): Promise<void> {
+  if (c.channel === 'api' && (await decisionsInConsole(tx, c.merchantAccountNumber))) {
+    const subject = c.transactionReferenceNumber !== undefined ? { key: 'detail.subjectPayout' as const } : { key: 'detail.subjectBatch' as const };
+    throw new AppError('forbidden', 'detail.decisionsInConsole', { merchantAccountNumber: c.merchantAccountNumber, subject, id: c.transactionReferenceNumber ?? c.batchNumber ?? 0 });
+  }
   const users = await activeUsers(tx, c.merchantAccountNumber);
   if (users.length === 0) return;
   const actor = canonicalActor(c.actor);

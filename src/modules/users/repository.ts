@@ -60,6 +60,18 @@ export async function activeUsers(q: Queryable, merchantAccountNumber: number): 
   return rows;
 }
 
+/** Whether the merchant takes its payout decisions in the console only (migrations/0019). */
+export async function decisionsInConsole(q: Queryable, merchantAccountNumber: number): Promise<boolean> {
+  const { rows } = await q.query<{ on: boolean }>('select payout_decisions_in_console as on from merchants where merchant_account_number = $1', [merchantAccountNumber]);
+  return rows[0]?.on ?? false;
+}
+
+/** Turns console-only payout decisions on or off; answers whether it changed. */
+export async function setDecisionsInConsole(q: Queryable, merchantAccountNumber: number, on: boolean): Promise<boolean> {
+  const { rowCount } = await q.query('update merchants set payout_decisions_in_console = $2 where merchant_account_number = $1 and payout_decisions_in_console <> $2', [merchantAccountNumber, on]);
+  return rowCount === 1;
+}
+
 /** Every user's e-mail address (any status): to refuse a second user with the same mailbox. */
 export async function userEmails(q: Queryable, merchantAccountNumber: number): Promise<Array<{ user_id: string; email_address: string }>> {
   const { rows } = await q.query<{ user_id: string; email_address: string }>('select user_id, email_address from merchant_users where merchant_account_number = $1', [merchantAccountNumber]);

@@ -83,6 +83,15 @@ async function roleOf(q: Queryable, roleId: number | string): Promise<RoleRow> {
   throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.roleUnknown', params: { roleId: text, roles: list } }] });
 }
 
+/**
+ * `fn` in the caller's transaction `tx` when there is one (the console runs an action, its form key
+ * and its audit entry in one: src/modules/console/actions.tsx), else in a transaction of its own (the
+ * API). The same rules either way: only where the transaction comes from differs.
+ */
+function inTransaction<T>(deps: Deps, tx: pg.PoolClient | undefined, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  return tx ? fn(tx) : withTransaction(deps.db, fn);
+}
+
 /** A user id is a UUID: anything else names no user (404, as an unknown UUID does). */
 const USER_ID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
@@ -127,10 +136,10 @@ async function invite(deps: Deps, tx: pg.PoolClient, user: { merchantAccountNumb
 
 export type NewMerchantUser = Omit<NewUser, 'roleId'> & { roleId: number | string };
 
-/** Adds the user, invites them; returns the new userId. */
-export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: string): Promise<string> {
+/** Adds the user, invites them; returns the new userId. In `tx` when given (see inTransaction). */
+export async function addUser(deps: Deps, input: NewMerchantUser, baseUrl: string, tx?: pg.PoolClient): Promise<string> {
   return refusingDuplicateEmail(input.emailAddress, () =>
-    withTransaction(deps.db, async (tx) => {
+    inTransaction(deps, tx, async (tx) => {
       const role = await roleOf(tx, input.roleId);
       await refuseSameMailbox(tx, input.merchantAccountNumber, input.emailAddress);
       const firstName = input.firstName.trim();
@@ -190,10 +199,10 @@ export interface MerchantUserUpdate {
   modifiedBy: string;
 }
 
-export async function updateMerchantUser(deps: Deps, input: MerchantUserUpdate): Promise<void> {
+export async function updateMerchantUser(deps: Deps, input: MerchantUserUpdate, tx?: pg.PoolClient): Promise<void> {
   const emailAddress = input.emailAddress;
   await refusingDuplicateEmail(emailAddress ?? '', () =>
-    withTransaction(deps.db, async (tx) => {
+    inTransaction(deps, tx, async (tx) => {
       const user = await userOf(tx, input.merchantAccountNumber, input.userId, true);
       const role = await roleOf(tx, input.roleId);
       const newEmail = emailAddress ?? user.email_address;
@@ -223,8 +232,8 @@ async function changeStatus(tx: pg.PoolClient, merchantAccountNumber: number, us
   await insertStatusChange(tx, merchantAccountNumber, user.user_id, { ...change, reasonId: change.reasonId || null, comments, status });
 }
 
-export async function activateMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
+export async function activateMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest, tx?: pg.PoolClient): Promise<void> {
+  await inTransaction(deps, tx, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, true);
     await changeStatus(tx, merchantAccountNumber, user, 'A', change);
   });
@@ -234,8 +243,8 @@ export async function activateMerchantUser(deps: Deps, merchantAccountNumber: nu
  * Closing also revokes the open invitations (a closed user's link stops working) and ends the
  * user's console sessions, in the same transaction: their browser is signed out by this commit.
  */
-export async function closeMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
+export async function closeMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest, tx?: pg.PoolClient): Promise<void> {
+  await inTransaction(deps, tx, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, true);
     await changeStatus(tx, merchantAccountNumber, user, 'C', change);
     await revokeInvitations(tx, merchantAccountNumber, userId);
@@ -280,8 +289,8 @@ export async function merchantClaims(deps: Deps, lang: Lang, merchantAccountNumb
 }
 
 /** E6: a new invitation (the previous links stop working); returns the address it goes to. */
-export async function reinviteMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, baseUrl: string): Promise<string> {
-  return withTransaction(deps.db, async (tx) => {
+export async function reinviteMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, baseUrl: string, tx?: pg.PoolClient): Promise<string> {
+  return inTransaction(deps, tx, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, true);
     if (user.status_code !== 'A') throw new AppError('invalidState', 'detail.userClosed', { userId });
     if (user.is_password_set) throw new AppError('passwordAlreadySet', 'detail.passwordAlreadySet', { userId });

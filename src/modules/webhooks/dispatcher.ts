@@ -140,6 +140,41 @@ interface Recorded {
 const NEXT_DUE_SQL = `select extract(epoch from (min(next_attempt_at) - now())) * 1000 as ms from webhook_deliveries
   where status = 'pending' and not (split_part(callback_url, '/', 3) = any($1::text[]))`;
 
+/** What a delivery's request carries besides its body (the console's delivery log shows it, signatures masked). */
+export interface DeliveryHeaderValues {
+  eventCode: string;
+  messageId: string;
+  deliveryId: number;
+  isTest: boolean;
+  listenerId: number | null;
+  timestampSeconds: number;
+  /** The static X-OneKhusa-Webhook-Signature. */
+  webhookSignature: string;
+  /** The Standard Webhooks webhook-signature ("v1,…"). */
+  standardSignature: string;
+}
+
+/** The headers of a delivery's POST, as every attempt sends them. */
+export function deliveryHeaders(v: DeliveryHeaderValues): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-onekhusa-webhook-event': v.eventCode,
+    'x-onekhusa-webhook-signature': v.webhookSignature,
+    'webhook-id': v.messageId,
+    'webhook-timestamp': String(v.timestampSeconds),
+    'webhook-signature': v.standardSignature,
+    // The deliveryId of the delivery log (redeliver takes it); webhook-id stays the receivers' dedup key.
+    'x-onekhusa-delivery-id': String(v.deliveryId),
+    ...(v.isTest ? { 'x-onekhusa-webhook-test': 'true' } : {}),
+    // A copy for a temporary listener (`listen`), not a delivery to a subscription.
+    ...(v.listenerId !== null ? { 'x-onekhusa-listener-id': String(v.listenerId) } : {}),
+  };
+}
+
+/** The headers whose values are secrets or derived from one: the console's delivery log masks them. */
+export const SIGNATURE_HEADERS: readonly string[] = ['x-onekhusa-webhook-signature', 'webhook-signature'];
+
 function hostOf(url: string): string {
   return url.split('/')[2] ?? '';
 }
@@ -328,7 +363,7 @@ export class WebhookDispatcher {
     const started = performance.now();
     let outcome: Outcome;
     try {
-      outcome = row.signing_secret ? await this.post(row) : { httpStatus: null, snippet: null, error: row.listener_id === null ? SUBSCRIPTION_DELETED : LISTENER_LAPSED, latencyMs: 0, retryAfterMs: null };
+      outcome = row.signing_secret ? await this.post(row, attemptedAt) : { httpStatus: null, snippet: null, error: row.listener_id === null ? SUBSCRIPTION_DELETED : LISTENER_LAPSED, latencyMs: 0, retryAfterMs: null };
     } catch (err) {
       outcome = { httpStatus: null, snippet: null, error: describeError(err, this.deps.config.webhookTimeoutMs), latencyMs: Math.round(performance.now() - started), retryAfterMs: null };
     }
@@ -342,7 +377,7 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  private async post(row: Claimed): Promise<Outcome> {
+  private async post(row: Claimed, attemptedAt: Date): Promise<Outcome> {
     const { config } = this.deps;
     const url = new URL(row.target_url);
     // An address in the URL is checked here (connecting to it looks nothing up); a name is checked
@@ -352,21 +387,18 @@ export class WebhookDispatcher {
     if (config.mode === 'production' && net.isIP(host) !== 0 && isInternalAddress(host)) {
       return { httpStatus: null, snippet: null, error: 'refused: callback host is an internal address', latencyMs: 0, retryAfterMs: null };
     }
-    const timestampSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'x-onekhusa-webhook-event': row.event_code,
-      'x-onekhusa-webhook-signature': row.webhook_signature ?? '',
-      'webhook-id': row.message_id,
-      'webhook-timestamp': String(timestampSeconds),
-      'webhook-signature': standardSignature(row.signing_secret!, row.message_id, timestampSeconds, row.body),
-      // The deliveryId of the delivery log (redeliver takes it); webhook-id stays the receivers' dedup key.
-      'x-onekhusa-delivery-id': String(row.delivery_id),
-      ...(row.is_test ? { 'x-onekhusa-webhook-test': 'true' } : {}),
-      // A copy for a temporary listener (`listen`), not a delivery to a subscription.
-      ...(row.listener_id !== null ? { 'x-onekhusa-listener-id': String(row.listener_id) } : {}),
-    };
+    // The attempt's recorded time, so the delivery log shows the webhook-timestamp that was sent.
+    const timestampSeconds = Math.floor(attemptedAt.getTime() / 1000);
+    const headers = deliveryHeaders({
+      eventCode: row.event_code,
+      messageId: row.message_id,
+      deliveryId: row.delivery_id,
+      isTest: row.is_test,
+      listenerId: row.listener_id,
+      timestampSeconds,
+      webhookSignature: row.webhook_signature ?? '',
+      standardSignature: standardSignature(row.signing_secret!, row.message_id, timestampSeconds, row.body),
+    });
     const started = performance.now();
     const res = await request(url, {
       method: 'POST',

@@ -1,10 +1,11 @@
 // Webhook subscriptions (E13, E14 and the gateway's add/getAll/get/verify), the delivery log,
 // redelivery and sample events.
 import { timingSafeEqual } from 'node:crypto';
-import { withTransaction } from '../../db/pool.ts';
+import type pg from 'pg';
+import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Lang } from '../../http/i18n.ts';
-import type { Deps } from '../../http/types.ts';
+import type { Clock, Deps } from '../../http/types.ts';
 import { emitEvent, DELIVERY_CHANNEL } from '../../jobs/outbox.ts';
 import { findMerchant } from '../merchants/repository.ts';
 import { eventName, isKnownEvent } from './catalogue.ts';
@@ -41,10 +42,11 @@ function duplicate(err: unknown, eventCode: string): never {
   throw err;
 }
 
-export async function addWebhook(deps: Deps, input: { merchantAccountNumber: number; eventCode: string; callbackUrl: string; capturedBy: string }): Promise<void> {
+/** `q`: the transaction to write in (the console's action runs in one); the pool by default. Answers the new subscription's id. */
+export async function addWebhook(deps: Deps, input: { merchantAccountNumber: number; eventCode: string; callbackUrl: string; capturedBy: string }, q: Queryable = deps.db): Promise<number> {
   const callbackUrl = await checkedCallbackUrl(deps, input.callbackUrl);
-  await repo
-    .insertSubscription(deps.db, {
+  const created = await repo
+    .insertSubscription(q, {
       merchantAccountNumber: input.merchantAccountNumber,
       eventCode: input.eventCode,
       callbackUrl,
@@ -53,6 +55,7 @@ export async function addWebhook(deps: Deps, input: { merchantAccountNumber: num
       createdBy: input.capturedBy,
     })
     .catch((err) => duplicate(err, input.eventCode));
+  return created.webhook_id;
 }
 
 export async function listWebhooks(deps: Deps, lang: Lang, merchantAccountNumber: number) {
@@ -65,21 +68,28 @@ export async function getWebhook(deps: Deps, lang: Lang, merchantAccountNumber: 
   return subscriptionView(lang, found);
 }
 
-export async function updateWebhook(deps: Deps, input: { webhookId: number; merchantAccountNumber: number; eventCode: string; callbackUrl: string; capturedBy: string }): Promise<void> {
+/** `q`: as for addWebhook. */
+export async function updateWebhook(deps: Deps, input: { webhookId: number; merchantAccountNumber: number; eventCode: string; callbackUrl: string; capturedBy: string }, q: Queryable = deps.db): Promise<void> {
   const callbackUrl = await checkedCallbackUrl(deps, input.callbackUrl);
   const updated = await repo
-    .updateSubscription(deps.db, { webhookId: input.webhookId, merchantAccountNumber: input.merchantAccountNumber, eventCode: input.eventCode, callbackUrl, modifiedBy: input.capturedBy })
+    .updateSubscription(q, { webhookId: input.webhookId, merchantAccountNumber: input.merchantAccountNumber, eventCode: input.eventCode, callbackUrl, modifiedBy: input.capturedBy })
     .catch((err) => duplicate(err, input.eventCode));
   if (!updated) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: String(input.webhookId) });
 }
 
 export async function deleteWebhook(deps: Deps, merchantAccountNumber: number, eventCode: string): Promise<void> {
-  const deleted = await withTransaction(deps.db, (tx) => repo.deleteSubscription(tx, merchantAccountNumber, eventCode));
+  await withTransaction(deps.db, (tx) => deleteWebhookIn(tx, merchantAccountNumber, eventCode));
+}
+
+/** deleteWebhook in the caller's transaction (the console's action). */
+export async function deleteWebhookIn(tx: pg.PoolClient, merchantAccountNumber: number, eventCode: string): Promise<void> {
+  const deleted = await repo.deleteSubscription(tx, merchantAccountNumber, eventCode);
   if (!deleted) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
 }
 
-export async function verifySignature(deps: Deps, merchantAccountNumber: number, eventCode: string, signature: string) {
-  const found = await repo.findSubscription(deps.db, merchantAccountNumber, { eventCode });
+/** `q`: as for addWebhook. */
+export async function verifySignature(deps: Deps, merchantAccountNumber: number, eventCode: string, signature: string, q: Queryable = deps.db) {
+  const found = await repo.findSubscription(q, merchantAccountNumber, { eventCode });
   const expected = Buffer.from(found?.webhook_signature ?? '');
   const given = Buffer.from(signature);
   const isSignatureValid = found !== undefined && expected.length === given.length && timingSafeEqual(expected, given);
@@ -92,13 +102,18 @@ export async function verifySignature(deps: Deps, merchantAccountNumber: number,
  * names the subscription's delivery, else (no subscription: webhookId null) a listener's copy.
  */
 export async function sendTestEvent(deps: Deps, merchantAccountNumber: number, eventCode: string) {
+  return withTransaction(deps.db, (tx) => sendTestEventIn(tx, deps.clock, merchantAccountNumber, eventCode));
+}
+
+/** sendTestEvent in the caller's transaction (the console's action). */
+export async function sendTestEventIn(tx: pg.PoolClient, clock: Clock, merchantAccountNumber: number, eventCode: string) {
   if (!isKnownEvent(eventCode)) throw new AppError('validation', 'detail.unknownEventForTest', { eventCode }, { fieldErrors: [{ key: 'detail.unknownEventForTest', params: { eventCode } }] });
-  const subscription = await repo.findSubscription(deps.db, merchantAccountNumber, { eventCode });
-  if (!subscription && !(await repo.hasActiveListener(deps.db, merchantAccountNumber, eventCode))) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
-  const merchant = await findMerchant(deps.db, merchantAccountNumber);
-  const payload = { ...samplePayload(eventCode, merchantAccountNumber, merchant!.payment_account_number, deps.clock.now()), isTest: true };
-  const emitted = await withTransaction(deps.db, (tx) => emitEvent(tx, merchantAccountNumber, eventCode, payload, { isTest: true, webhookId: subscription?.webhook_id }));
-  const { rows } = await deps.db.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1 order by webhook_id is null, delivery_id limit 1', [emitted.eventId]);
+  const subscription = await repo.findSubscription(tx, merchantAccountNumber, { eventCode });
+  if (!subscription && !(await repo.hasActiveListener(tx, merchantAccountNumber, eventCode))) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
+  const merchant = await findMerchant(tx, merchantAccountNumber);
+  const payload = { ...samplePayload(eventCode, merchantAccountNumber, merchant!.payment_account_number, clock.now()), isTest: true };
+  const emitted = await emitEvent(tx, merchantAccountNumber, eventCode, payload, { isTest: true, webhookId: subscription?.webhook_id });
+  const { rows } = await tx.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1 order by webhook_id is null, delivery_id limit 1', [emitted.eventId]);
   if (!rows[0]) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
   return { merchantAccountNumber, eventCode, webhookId: subscription?.webhook_id ?? null, eventId: emitted.eventId, deliveryId: rows[0].delivery_id };
 }
@@ -131,19 +146,21 @@ export async function listDeliveries(deps: Deps, merchantAccountNumber: number, 
 }
 
 export async function redeliver(deps: Deps, merchantAccountNumber: number, target: { deliveryId?: number; fromDate?: string; toDate?: string }) {
+  return withTransaction(deps.db, (tx) => redeliverIn(tx, merchantAccountNumber, target));
+}
+
+/** redeliver in the caller's transaction (the console's action); the dispatcher is woken at its commit. */
+export async function redeliverIn(tx: pg.PoolClient, merchantAccountNumber: number, target: { deliveryId?: number; fromDate?: string; toDate?: string }) {
   const byId = target.deliveryId !== undefined;
   const byRange = target.fromDate !== undefined && target.toDate !== undefined;
   // Exactly one target: a deliveryId with any part of a range is as ambiguous as both.
   const anyDate = target.fromDate !== undefined || target.toDate !== undefined;
   if (byId ? anyDate : !byRange) throw new AppError('validation', 'detail.redeliverTarget', {}, { fieldErrors: [{ key: 'detail.redeliverTarget', params: {} }] });
-  if (byId && !(await repo.deliveryExists(deps.db, merchantAccountNumber, target.deliveryId!))) {
+  if (byId && !(await repo.deliveryExists(tx, merchantAccountNumber, target.deliveryId!))) {
     throw new AppError('notFound', 'detail.deliveryNotFound', { deliveryId: target.deliveryId! });
   }
-  const numberOfDeliveries = await withTransaction(deps.db, async (tx) => {
-    const n = await repo.requeueDeliveries(tx, merchantAccountNumber, byId ? { deliveryId: target.deliveryId! } : { fromDate: target.fromDate!, toDate: target.toDate! });
-    if (n > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, 'redeliver']);
-    return n;
-  });
+  const numberOfDeliveries = await repo.requeueDeliveries(tx, merchantAccountNumber, byId ? { deliveryId: target.deliveryId! } : { fromDate: target.fromDate!, toDate: target.toDate! });
+  if (numberOfDeliveries > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, 'redeliver']);
   return { merchantAccountNumber, numberOfDeliveries };
 }
 

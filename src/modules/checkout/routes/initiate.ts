@@ -21,7 +21,8 @@ const Url = (description: string) =>
     'x-message-limit': REDIRECT_URL_MAX_LENGTH,
   });
 
-const Body = Type.Object({
+/** The request body (the console checks its form against the same limits). */
+export const Body = Type.Object({
   authentication: Type.Object({
     apiKey: Type.String({ minLength: 1, maxLength: 64, description: 'The key pair\'s clientKey.' }),
     apiSecret: Type.String({ minLength: 1, maxLength: 128, description: 'The key pair\'s secret.' }),

@@ -10,7 +10,8 @@ import { toMinor } from '../../../lib/money.ts';
 import { CollectionResult } from '../schemas.ts';
 import { collectionView, payPaymentAccount } from '../service.ts';
 
-const Body = Type.Object({
+/** The request body (the console checks its form against the same limits). */
+export const Body = Type.Object({
   beneficiaryAccountNumber: Type.String({ minLength: 10, maxLength: 15, pattern: '^[0-9]+$', description: 'The merchant\'s payment account number.' }),
   connectorId: Type.Integer({ minimum: 100000, maximum: 999999, description: 'Connector the customer pays from (6 digits).' }),
   transactionAmount: Money('0.01', '50000000', 'Greater than 0 and at most 50,000,000.'),

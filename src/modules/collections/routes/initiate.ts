@@ -12,7 +12,8 @@ import { initiate } from '../service.ts';
 
 export const ReferenceNumber = Type.String({ minLength: 5, maxLength: 25, pattern: '^[A-Za-z0-9]+$', description: 'The merchant system\'s reference (5–25 alphanumerics), unique while its request is open.' });
 
-const Body = Type.Object({
+/** The request body (the console checks its form against the same limits). */
+export const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
   transactionAmount: Money('0.01', '50000000', 'Amount the customer must pay, at most 2 decimals.'),
   transactionDescription: Type.String({ minLength: 1, maxLength: 200 }),

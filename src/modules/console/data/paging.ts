@@ -23,11 +23,12 @@ export interface Page<T> {
   next: string | null;
 }
 
-/** A cursor key part: a timestamp as text (microseconds, exact) or an integer. */
+/** A cursor key part: a timestamp as text (microseconds, exact), an integer or a UUID (the audit log's id). */
 export type KeyPart = string | number;
 
 /** PostgreSQL's timestamptz with its microseconds, in UTC, as the queries select it (keysetTime). */
 const KEY_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const KEY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The SQL expression of a timestamp as a cursor key: microseconds kept (a JavaScript Date has only
@@ -52,9 +53,10 @@ function cursorRefused(): AppError {
 
 /**
  * The key of a cursor written by encodeCursor for this scope, with `shape` giving each part's type
- * ('time' for a keysetTime text, 'int' for a safe integer); undefined without a cursor.
+ * ('time' for a keysetTime text, 'int' for a safe integer, 'uuid' for a UUID in lower case);
+ * undefined without a cursor.
  */
-export function decodeCursor(cursor: string | undefined, scope: string, shape: ReadonlyArray<'time' | 'int'>): KeyPart[] | undefined {
+export function decodeCursor(cursor: string | undefined, scope: string, shape: ReadonlyArray<'time' | 'int' | 'uuid'>): KeyPart[] | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   if (cursor.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw cursorRefused();
   let parsed: unknown;
@@ -66,7 +68,11 @@ export function decodeCursor(cursor: string | undefined, scope: string, shape: R
   if (!Array.isArray(parsed) || parsed.length !== shape.length + 2 || parsed[0] !== CURSOR_VERSION || parsed[1] !== scope) throw cursorRefused();
   const key = parsed.slice(2) as unknown[];
   const valid = key.every((part, i) =>
-    shape[i] === 'time' ? typeof part === 'string' && KEY_TIME.test(part) && !Number.isNaN(Date.parse(part)) : Number.isSafeInteger(part),
+    shape[i] === 'time'
+      ? typeof part === 'string' && KEY_TIME.test(part) && !Number.isNaN(Date.parse(part))
+      : shape[i] === 'uuid'
+        ? typeof part === 'string' && KEY_UUID.test(part)
+        : Number.isSafeInteger(part),
   );
   if (!valid) throw cursorRefused();
   return key as KeyPart[];

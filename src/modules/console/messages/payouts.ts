@@ -1,4 +1,80 @@
 // The console's texts for payout actions, uploads and the live batch page (keys payoutActions.*), in English and Chichewa.
 import type { Entry } from './entry.ts';
+import { UPLOAD_MESSAGES } from './uploads.ts';
 
-export const PAYOUT_ACTION_MESSAGES = {} satisfies Record<string, Entry>;
+export const PAYOUT_ACTION_MESSAGES = {
+  // uploads, the error workbook and the live batch page (uploads engineer): messages/uploads.ts
+  ...UPLOAD_MESSAGES,
+  // payout actions: the actions card of a batch or single payout, the single-payout form (payout-actions engineer)
+  'payoutActions.title': { en: 'Actions', ny: 'Zochita' },
+  'payoutActions.subject.batch': { en: 'batch {number}', ny: 'gulu la malipiro {number}' },
+  'payoutActions.subject.payout': { en: 'payout {reference}', ny: 'malipiro {reference}' },
+  'payoutActions.button.review': { en: 'Review', ny: 'Wunikani' },
+  'payoutActions.button.approve': { en: 'Approve', ny: 'Vomerezani' },
+  'payoutActions.button.transferFunds': { en: 'Transfer funds', ny: 'Tumizani ndalama' },
+  'payoutActions.button.reject': { en: 'Reject…', ny: 'Kanani…' },
+  'payoutActions.button.cancel': { en: 'Cancel…', ny: 'Letsani…' },
+  'payoutActions.transferHint': {
+    en: 'Transferring funds debits {amount} (payouts and fees) from your disbursement balance and sends the payouts.',
+    ny: 'Kutumiza ndalama kumachotsa {amount} (malipiro ndi malipiro a ntchito) mu ndalama zanu zotumizira ndipo malipiro amatumizidwa.',
+  },
+  'payoutActions.rejectWarning': { en: 'Rejecting {subject} stops it for good: none of it will be paid.', ny: 'Kukana {subject} kumaimitsa kotheratu: palibe chomwe chidzalipidwe.' },
+  'payoutActions.cancelWarning': {
+    en: 'Cancelling {subject} withdraws it for good: none of it will be paid, and any money already debited comes back to your disbursement balance.',
+    ny: 'Kuletsa {subject} kumachichotsa kotheratu: palibe chomwe chidzalipidwe, ndipo ndalama zomwe zinachotsedwa kale zimabwerera mu ndalama zanu zotumizira.',
+  },
+  'payoutActions.reason': { en: 'Reason for rejecting', ny: 'Chifukwa chokanira' },
+  'payoutActions.reasonHint': { en: 'Up to {max} characters. It is kept with the payouts and shown to your team.', ny: 'Zilembo {max} zokha basi. Chimasungidwa pamodzi ndi malipiro ndipo gulu lanu limachiona.' },
+  'payoutActions.confirmReject': { en: 'Reject {subject}', ny: 'Kanani {subject}' },
+  'payoutActions.confirmCancel': { en: 'Yes, cancel {subject}', ny: 'Inde, letsani {subject}' },
+  'payoutActions.keep': { en: 'Changed your mind? Select "{button}" again to close this.', ny: 'Mwasintha maganizo? Sankhaninso "{button}" kuti mutseke ichi.' },
+  'payoutActions.none': { en: 'There is nothing for you to do on it now.', ny: 'Palibe chomwe mungachite pano.' },
+  'payoutActions.note.capturer.review': { en: 'You captured it, so another user must review it.', ny: 'Munalowetsa ndinu, choncho munthu wina ayenera kuwunika.' },
+  'payoutActions.note.capturer.approve': { en: 'You captured it, so another user must approve it.', ny: 'Munalowetsa ndinu, choncho munthu wina ayenera kuvomereza.' },
+  'payoutActions.note.reviewer.approve': { en: 'You reviewed it, so another user must approve it.', ny: 'Munawunika ndinu, choncho munthu wina ayenera kuvomereza.' },
+  'payoutActions.reasonRequired': { en: 'Write why you reject it.', ny: 'Lembani chifukwa chimene mukukanira.' },
+  'payoutActions.tooLong': { en: 'This has {length} characters; at most {max} are allowed.', ny: 'Ichi chili ndi zilembo {length}; zololedwa ndi {max} zokha.' },
+
+  'payoutActions.newSingle': { en: 'New single payout', ny: 'Malipiro amodzi atsopano' },
+  'payoutActions.level.1': { en: 'It is paid as soon as you create it: the amount and its fee are debited from your disbursement balance.', ny: 'Amalipidwa mukangowapanga: ndalama ndi malipiro a ntchito zimachotsedwa mu ndalama zanu zotumizira.' },
+  'payoutActions.level.2': { en: 'Once created, it waits for another user to approve it; nothing is debited until then.', ny: 'Akapangidwa, amadikira kuti munthu wina awavomereze; palibe ndalama zochotsedwa mpaka nthawi imeneyo.' },
+  'payoutActions.level.3': { en: 'Once created, it waits for one user to review it and another to approve it; nothing is debited until then.', ny: 'Akapangidwa, amadikira kuti munthu mmodzi awawunike ndipo wina awavomereze; palibe ndalama zochotsedwa mpaka nthawi imeneyo.' },
+  'payoutActions.field.connector': { en: 'Bank or wallet', ny: 'Banki kapena wolleti' },
+  'payoutActions.field.choose': { en: 'Choose…', ny: 'Sankhani…' },
+  'payoutActions.field.wallets': { en: 'Mobile wallets', ny: 'Mawolleti a pa foni' },
+  'payoutActions.field.banks': { en: 'Banks', ny: 'Mabanki' },
+  'payoutActions.field.account': { en: 'Beneficiary account number', ny: 'Nambala ya akaunti ya wolandira' },
+  'payoutActions.field.accountHint': { en: 'Wallets: the 12-digit number starting 265. Banks: 10 to 16 digits.', ny: 'Mawolleti: nambala ya manambala 12 yoyamba ndi 265. Mabanki: manambala 10 mpaka 16.' },
+  'payoutActions.field.name': { en: 'Beneficiary name', ny: 'Dzina la wolandira' },
+  'payoutActions.field.amount': { en: 'Amount', ny: 'Ndalama' },
+  'payoutActions.field.amountHint': { en: 'In {currency}, for example 1500 or 1500.50. The fee is added to it.', ny: 'Mu {currency}, mwachitsanzo 1500 kapena 1500.50. Malipiro a ntchito amaonjezedwa.' },
+  'payoutActions.field.reference': { en: 'Your reference', ny: 'Nambala yanu' },
+  'payoutActions.field.referenceHint': { en: 'Your own reference for this payment, to find it later. Up to {max} characters.', ny: 'Nambala yanu ya malipiro awa, kuti muwapeze pambuyo pake. Zilembo {max} zokha basi.' },
+  'payoutActions.field.description': { en: 'Description (optional)', ny: 'Kufotokozera (mwakufuna)' },
+  'payoutActions.field.descriptionHint': { en: 'Up to {max} characters.', ny: 'Zilembo {max} zokha basi.' },
+  'payoutActions.create': { en: 'Create payout', ny: 'Pangani malipiro' },
+  'payoutActions.notSaved': { en: 'Not saved: {title}', ny: 'Sizinasungidwe: {title}' },
+  'payoutActions.fixFields': { en: 'Correct these fields and send the form again:', ny: 'Konzani magawo awa ndipo tumizaninso fomu:' },
+  'payoutActions.error.connector': { en: 'Choose the bank or wallet that holds the account.', ny: 'Sankhani banki kapena wolleti yomwe ili ndi akauntiyo.' },
+  'payoutActions.error.account': { en: "Enter the beneficiary's account number.", ny: 'Lembani nambala ya akaunti ya wolandira.' },
+  'payoutActions.error.name': { en: "Enter the beneficiary's name.", ny: 'Lembani dzina la wolandira.' },
+  'payoutActions.error.amount': { en: 'Enter an amount such as 1500 or 1500.50 (at most 2 decimals).', ny: 'Lembani ndalama ngati 1500 kapena 1500.50 (manambala awiri okha pambuyo pa kadontho).' },
+  'payoutActions.error.amountRange': { en: 'The amount must be from {min} to {max}.', ny: 'Ndalama iyenera kukhala kuyambira {min} mpaka {max}.' },
+  'payoutActions.error.reference': { en: 'Enter your reference for this payment.', ny: 'Lembani nambala yanu ya malipiro awa.' },
+
+  'payoutActions.payoutTitle': { en: 'Payout {reference}', ny: 'Malipiro {reference}' },
+  'payoutActions.description': { en: 'Description', ny: 'Kufotokozera' },
+  'payoutActions.yourReference': { en: 'Your reference', ny: 'Nambala yanu' },
+
+  'notice.payoutActions.review': { en: 'The batch is reviewed: it now waits for approval.', ny: 'Gulu la malipiro lawunikidwa: tsopano likudikira kuvomerezedwa.' },
+  'notice.payoutActions.approve': { en: 'The batch is approved: funds can now be transferred.', ny: 'Gulu la malipiro lavomerezedwa: ndalama zitha kutumizidwa tsopano.' },
+  'notice.payoutActions.transferFunds': { en: 'Funds transferred: the payouts are on their way.', ny: 'Ndalama zatumizidwa: malipiro ali pa njira.' },
+  'notice.payoutActions.reject': { en: 'The batch is rejected.', ny: 'Gulu la malipiro lakanidwa.' },
+  'notice.payoutActions.cancel': { en: 'The batch is cancelled.', ny: 'Gulu la malipiro laletsedwa.' },
+  'notice.payoutActions.singleSent': { en: 'The payout is accepted and on its way.', ny: 'Malipiro alandiridwa ndipo ali pa njira.' },
+  'notice.payoutActions.singleAwaiting': { en: 'The payout is saved: it now waits for approval.', ny: 'Malipiro asungidwa: tsopano akudikira kuvomerezedwa.' },
+  'notice.payoutActions.singleReview': { en: 'The payout is reviewed: it now waits for approval.', ny: 'Malipiro awunikidwa: tsopano akudikira kuvomerezedwa.' },
+  'notice.payoutActions.singleApprove': { en: 'The payout is approved and on its way.', ny: 'Malipiro avomerezedwa ndipo ali pa njira.' },
+  'notice.payoutActions.singleReject': { en: 'The payout is rejected.', ny: 'Malipiro akanidwa.' },
+  // end of payout actions
+} satisfies Record<string, Entry>;

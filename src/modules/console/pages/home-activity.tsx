@@ -169,7 +169,13 @@ function MoreListed(p: { lang: Lang; shown: number; count: number }): SafeHtml |
   return p.count > p.shown ? <p class="hint">{ct(p.lang, 'home.moreWaiting', { shown: p.shown, count: p.count })}</p> : null;
 }
 
-export function AttentionCard(p: { lang: Lang; attention: Attention; showPayouts: boolean }): SafeHtml {
+/** A delivery's page in the developers' section (routes/developers-webhooks.ts). */
+function deliveryPath(deliveryId: number): string {
+  return `${SECTION_PATHS.developers}/webhooks/deliveries/${deliveryId}`;
+}
+
+/** `linkDeliveries`: the user may open the developers' section, where each failed delivery can be read and redelivered. */
+export function AttentionCard(p: { lang: Lang; attention: Attention; showPayouts: boolean; linkDeliveries: boolean }): SafeHtml {
   const { lang } = p;
   const { batches, singlePayouts, failedDeliveries } = p.attention;
   const showBatches = p.showPayouts && batches.count > 0;
@@ -234,7 +240,14 @@ export function AttentionCard(p: { lang: Lang; attention: Attention; showPayouts
           <ul class="attention-list" id="attention-deliveries" aria-labelledby="attention-deliveries-title">
             {failedDeliveries.items.map((d) => (
               <li>
-                <code>{d.eventCode}</code> <span class="wrap">{d.callbackUrl}</span>
+                {p.linkDeliveries ? (
+                  <a href={deliveryPath(d.deliveryId)}>
+                    <code>{d.eventCode}</code>
+                  </a>
+                ) : (
+                  <code>{d.eventCode}</code>
+                )}{' '}
+                <span class="wrap">{d.callbackUrl}</span>
                 <span class="attention-facts">
                   {ct(lang, 'home.deliveryFacts', {
                     attempts: d.totalAttempts,

@@ -23,6 +23,11 @@ const SECTION_TEXTS: Partial<Record<Section, ConsoleMessageKey>> = {
   payouts: 'section.payouts',
   statements: 'section.statements',
   analytics: 'section.analytics',
+  getPaid: 'section.getPaid',
+  developers: 'section.developers',
+  team: 'section.team',
+  settlement: 'section.settlement',
+  sandbox: 'section.sandbox',
 };
 
 function Balance(p: { id: string; label: string; hint: string; currencyCode: string; minor: number }) {
@@ -54,7 +59,7 @@ export function HomePage(p: { context: ConsoleContext; balances: Balances; summa
         <Balance id="collection" label={ct(lang, 'home.collection')} hint={ct(lang, 'home.collectionHint')} currencyCode={balances.currencyCode} minor={balances.collectionMinor} />
         <Balance id="disbursement" label={ct(lang, 'home.disbursement')} hint={ct(lang, 'home.disbursementHint')} currencyCode={balances.currencyCode} minor={balances.disbursementMinor} />
       </ul>
-      <AttentionCard lang={lang} attention={p.attention} showPayouts={maySee(role, 'payouts', context.sandbox)} />
+      <AttentionCard lang={lang} attention={p.attention} showPayouts={maySee(role, 'payouts', context.sandbox)} linkDeliveries={maySee(role, 'developers', context.sandbox)} />
       <Activity lang={lang} summary={p.summary} kinds={[...kinds]} />
       {sections.length > 0 ? (
         <section class="card" aria-labelledby="sections-title">

@@ -14,6 +14,10 @@ import { ct, type ConsoleMessageKey } from '../i18n.ts';
 import { Layout } from '../layout.tsx';
 import { SECTION_PATHS } from '../paths.ts';
 import { Cell, Choice, Money, Pager, Results, StatusBar, swapping, When, withQuery, type BarPart } from './lists.tsx';
+import { BatchActions, NEW_SINGLE_PATH, singlePayoutPath, type ActionProblem } from './payout-actions.tsx';
+import { mayCapture } from '../data/payout-actions.ts';
+import { BatchErrors, LIVE_REGION_ID, LiveBatch, liveViewOf } from './live-batch.tsx';
+import { UploadLink } from './upload.tsx';
 
 export const PAYOUTS_PATH = SECTION_PATHS.payouts;
 export const SINGLE_PAYOUTS_PATH = `${PAYOUTS_PATH}/single`;
@@ -186,6 +190,7 @@ export function BatchesPage(p: { context: ConsoleContext; page: Page<BatchItem>;
     <Layout context={p.context} title={ct(lang, 'payouts.title')} section="payouts">
       <h1>{ct(lang, 'payouts.title')}</h1>
       <Tabs lang={lang} current="batches" />
+      <UploadLink context={p.context} />
       <p class="lead">{ct(lang, 'payouts.batchesIntro')}</p>
       <form class="filters card" method="get" action={PAYOUTS_PATH} {...swapping(PAYOUTS_PATH, REGIONS.batches)} aria-label={ct(lang, 'payouts.filter')}>
         <Choice id="batch-status" name="status" label={ct(lang, 'payouts.col.status')} value={p.filter.status} options={batchStatusOptions(lang)} />
@@ -478,7 +483,7 @@ export function LinesResults(p: { lang: Lang; batchNumber: number; page: Page<Ba
   );
 }
 
-export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; dates: BatchDates; lines: Page<BatchLine>; filter: LineFilterValues }): SafeHtml {
+export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; dates: BatchDates; lines: Page<BatchLine>; filter: LineFilterValues; actionProblem?: ActionProblem; notice?: string }): SafeHtml {
   const lang = p.context.lang;
   const { batch } = p;
   const base = batchPath(batch.batchNumber);
@@ -496,7 +501,18 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; date
         </ol>
       </nav>
       <h1 id="batch-title">{title}</h1>
-      <BatchHeader lang={lang} batch={batch} dates={p.dates} />
+      {p.notice ? (
+        <p class="alert alert-info" role="status" id="notice">
+          {p.notice}
+        </p>
+      ) : null}
+      <LiveBatch lang={lang} view={liveViewOf(batch)} statusText={batchStatusName(lang, batch.statusCode, batch.levelNumber)} pagePath={base} />
+      {/* Redrawn by the live script when the batch changes (pages/live-batch.tsx): what depends on its state. */}
+      <div id={LIVE_REGION_ID} class="batch-live">
+        <BatchErrors lang={lang} batchNumber={batch.batchNumber} statusCode={batch.statusCode} invalid={batch.progress.invalid} />
+        <BatchActions context={p.context} batch={batch} problem={p.actionProblem} />
+        <BatchHeader lang={lang} batch={batch} dates={p.dates} />
+      </div>
       <form class="filters card" method="get" action={base} {...swapping(base, REGIONS.lines)} role="search" aria-label={ct(lang, 'payouts.searchLines')}>
         <div class="field field-grow">
           <label for="line-search">{ct(lang, 'payouts.search')}</label>
@@ -544,7 +560,9 @@ export function SingleResults(p: { lang: Lang; page: Page<SinglePayoutItem>; fil
             {page.items.map((item) => (
               <tr id={`single-${item.transactionReferenceNumber}`} data-reference={item.transactionReferenceNumber}>
                 <Cell row label={ct(lang, 'payouts.col.date')}>
-                  <When at={item.dateCreated} lang={lang} />
+                  <a href={singlePayoutPath(item.transactionReferenceNumber)}>
+                    <When at={item.dateCreated} lang={lang} />
+                  </a>
                 </Cell>
                 <PayoutCells lang={lang} item={item} extraStatus={singleWaiting(lang, item)} />
               </tr>
@@ -570,6 +588,13 @@ export function SinglePage(p: { context: ConsoleContext; page: Page<SinglePayout
     <Layout context={p.context} title={ct(lang, 'payouts.singleTab')} section="payouts">
       <h1>{ct(lang, 'payouts.title')}</h1>
       <Tabs lang={lang} current="single" />
+      {mayCapture(p.context.user.roleCode) ? (
+        <p>
+          <a class="button" href={NEW_SINGLE_PATH} id="new-single">
+            {ct(lang, 'payoutActions.newSingle')}
+          </a>
+        </p>
+      ) : null}
       <p class="lead">{ct(lang, 'payouts.singleIntro')}</p>
       <form class="filters card" method="get" action={SINGLE_PAYOUTS_PATH} {...swapping(SINGLE_PAYOUTS_PATH, REGIONS.single)} role="search" aria-label={ct(lang, 'payouts.searchSingles')}>
         <div class="field field-grow">

@@ -7,7 +7,8 @@ import { h, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../http.ts';
 import { ct } from '../i18n.ts';
 import { Layout } from '../layout.tsx';
-import { CONSOLE_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../paths.ts';
+import { FormKey } from '../actions.tsx';
+import { CONSOLE_PATH, PAYOUT_DECISIONS_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../paths.ts';
 import type { Enrolment, TwoFactorStatus } from '../two-factor.ts';
 
 /** Modules of light border around the code: what scanners need (ISO/IEC 18004). */
@@ -76,8 +77,32 @@ export interface SecurityPageProps {
   status: TwoFactorStatus;
   /** The user's role must use two-factor sign-in and they have not set it up. */
   required: boolean;
+  /** For administrators: whether the merchant takes its payout decisions in the console only. */
+  decisionsInConsole?: boolean;
   notice?: string;
   error?: string;
+}
+
+/** The merchant's policy, for administrators: payout decisions through the API, or in the console only. */
+function PayoutDecisions(p: { context: ConsoleContext; on: boolean }) {
+  const lang = p.context.lang;
+  return (
+    <section class="card" aria-labelledby="decisions-title">
+      <h2 id="decisions-title">{ct(lang, 'security.decisionsTitle')}</h2>
+      <p id="decisions-status">
+        <span class={p.on ? 'badge badge-ok' : 'badge badge-warn'}>{ct(lang, p.on ? 'security.decisionsOn' : 'security.decisionsOff')}</span>{' '}
+        {ct(lang, p.on ? 'security.decisionsOnText' : 'security.decisionsOffText')}
+      </p>
+      <form method="post" action={PAYOUT_DECISIONS_PATH} id="decisions-form">
+        <input type="hidden" name={CSRF_FIELD} value={p.context.csrfToken} />
+        <FormKey />
+        <input type="hidden" name="on" value={p.on ? 'false' : 'true'} />
+        <button class={p.on ? 'link-button' : 'button'} type="submit" id="decisions-toggle">
+          {ct(lang, p.on ? 'security.decisionsTurnOff' : 'security.decisionsTurnOn')}
+        </button>
+      </form>
+    </section>
+  );
 }
 
 export function SecurityPage(p: SecurityPageProps): SafeHtml {
@@ -122,6 +147,7 @@ export function SecurityPage(p: SecurityPageProps): SafeHtml {
           </div>
         )}
       </section>
+      {p.decisionsInConsole === undefined ? null : <PayoutDecisions context={context} on={p.decisionsInConsole} />}
     </Layout>
   );
 }

@@ -1,5 +1,12 @@
-// Developers (issue 19): API keys and webhooks.
+// Developers (issue 19): API keys and webhooks, administrators only (roles.ts: section
+// 'developers'). Every action calls the service the API route calls, in the action's transaction
+// (actions.tsx runAction), and is audited as api_key.<verb> or webhook.<verb>, never with a secret.
 import type { RouteModule } from '../../../http/types.ts';
+import keys from './developers-keys.ts';
+import webhooks from './developers-webhooks.ts';
 
-const route: RouteModule = () => {};
+const route: RouteModule = (scope, ctx) => {
+  keys(scope, ctx);
+  webhooks(scope, ctx);
+};
 export default route;

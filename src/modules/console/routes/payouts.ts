@@ -8,6 +8,7 @@ import { formField } from '../../../http/html.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { findBatch } from '../../disbursements/repository.ts';
 import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../data/payouts.ts';
+import { noticeOf } from '../actions.tsx';
 import { consoleContext } from '../http.ts';
 import {
   BatchesPage,
@@ -64,7 +65,7 @@ const route: RouteModule = (scope, { deps }) => {
     const [batch, row] = await Promise.all([batchDetail(deps.db, merchant, batchNumber), findBatch(deps.db, merchant, batchNumber)]);
     if (!batch || !row) throw batchNotFound(given);
     const dates = { reviewed: row.date_reviewed, approved: row.date_approved, rejected: row.date_rejected, cancelled: row.date_cancelled };
-    return sendListPage(reply, context, 200, BatchPage({ context, batch, dates, lines, filter }));
+    return sendListPage(reply, context, 200, BatchPage({ context, batch, dates, lines, filter, notice: noticeOf(request, context.lang) }));
   });
 
   scope.get(at(SINGLE_PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {

@@ -10,15 +10,17 @@ import { formField } from '../../../http/html.ts';
 import type { Deps, RouteModule } from '../../../http/types.ts';
 import { publicBaseUrl } from '../../../http/base-url.ts';
 import { writeAudit } from '../audit.ts';
-import { consoleContext, originFromRequest, sendHtml, sessionOf, type ConsoleContext } from '../http.ts';
+import { noticeOf, runAction, withNotice } from '../actions.tsx';
+import { consoleContext, originFromRequest, redirect, sendHtml, sessionOf, type ConsoleContext } from '../http.ts';
 import { ct } from '../i18n.ts';
 import { page } from '../layout.tsx';
 import { EnrolPage, RecoveryCodesPage, SecurityPage } from '../pages/security.tsx';
-import { SECURITY_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../paths.ts';
-import { mustUseTwoFactor } from '../roles.ts';
+import { PAYOUT_DECISIONS_PATH, SECURITY_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../paths.ts';
+import { maySee, mustUseTwoFactor } from '../roles.ts';
 import { endOtherSessions } from '../session-store.ts';
 import { checkSecondFactor } from '../sign-in.ts';
 import { beginEnrolment, confirmEnrolment, pendingEnrolment, removeTwoFactor, twoFactorKey, twoFactorStatus } from '../two-factor.ts';
+import { decisionsInConsole as decisionsInConsoleOnly, setDecisionsInConsole } from '../../users/repository.ts';
 import { at } from './at.ts';
 
 const CONFIG = { consoleAccess: 'user', consoleBeforeTwoFactor: true } as const;
@@ -45,7 +47,8 @@ const route: RouteModule = (scope, { deps }) => {
     const context = consoleContext(request);
     const twoFactor = await twoFactorStatus(deps.db, context.user);
     const required = mustUseTwoFactor(context.user.roleCode, deps.config.consoleRequireTwoFactor);
-    return { context, html: page(SecurityPage({ context, status: twoFactor, required, ...message })), status };
+    const decisionsInConsole = maySee(context.user.roleCode, 'team', context.sandbox) ? await decisionsInConsoleOnly(deps.db, context.user.merchantAccountNumber) : undefined;
+    return { context, html: page(SecurityPage({ context, status: twoFactor, required, decisionsInConsole, notice: noticeOf(request, context.lang), ...message })), status };
   };
 
   scope.get(at(SECURITY_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
@@ -97,6 +100,21 @@ const route: RouteModule = (scope, { deps }) => {
     });
     const shown = await securityPage(request, 200, { notice: ct(context.lang, 'security.removed') });
     return sendHtml(reply, context, shown.status, shown.html);
+  });
+
+  // The merchant's payout-decision policy: for those who administer the merchant (the team's
+  // section), and not before their own second factor where it is required.
+  scope.post(at(PAYOUT_DECISIONS_PATH), { schema: { hide: true }, config: { consoleAccess: 'user', consoleSection: 'team' } }, async (request, reply) => {
+    const context = consoleContext(request);
+    const on = formField(request.body, 'on') === 'true';
+    const result = await runAction(deps, request, context, {
+      action: 'merchant.payout_decisions',
+      run: async (tx) => {
+        const changed = await setDecisionsInConsole(tx, context.user.merchantAccountNumber, on);
+        return { outcome: { location: withNotice(SECURITY_PATH, on ? 'notice.security.decisionsOn' : 'notice.security.decisionsOff') }, detail: { inConsoleOnly: on, changed } };
+      },
+    });
+    return redirect(request, reply, result.outcome.location);
   });
 };
 export default route;

@@ -5,7 +5,8 @@
 // row alone.
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
-import type { RouteModule } from '../../../http/types.ts';
+import type { Lang } from '../../../http/i18n.ts';
+import type { Deps, RouteModule } from '../../../http/types.ts';
 import { CONTENT_TYPES, tableDocument, type DownloadType } from '../documents.ts';
 import { FILE_COLUMNS } from '../files.ts';
 import { findBatch, invalidLines } from '../repository.ts';
@@ -28,6 +29,33 @@ export const Document = Type.Object({
 
 const Body = Type.Object({ ...BatchActionBody.properties, downloadType: Type.Optional(DownloadTypeField) });
 
+/**
+ * The document of a batch's invalid lines, in `lang` (the route's, and the console's error
+ * workbook: console/routes/uploads.ts). 404 for a batch that is not the merchant's, 409 while it
+ * is being validated, 503 while other documents are being built (tableDocument).
+ */
+export async function batchErrorsDocument(deps: Deps, lang: Lang, merchantAccountNumber: number, batchNumber: number, downloadType: DownloadType): Promise<Buffer> {
+  const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
+  if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
+  if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
+  const lines = await invalidLines(deps.db, batch.merchant_account_number, batch.batch_number);
+  return tableDocument(
+    downloadType,
+    'Errors',
+    ['lineNumber', ...FILE_COLUMNS, 'errorMessage'],
+    lines.map((l) => [
+      l.line_number,
+      l.beneficiary_name,
+      l.connector_id,
+      l.beneficiary_account_number,
+      l.transaction_description,
+      { minor: l.amount_minor },
+      l.source_reference_number,
+      lineError(lang, l),
+    ]),
+  );
+}
+
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/downloadErrors', {
     schema: {
@@ -40,27 +68,9 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request) => {
       const { merchantAccountNumber, batchNumber, downloadType = 'XLSX' } = request.body;
-      const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
-      if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
-      if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
-      const lines = await invalidLines(deps.db, batch.merchant_account_number, batch.batch_number);
-      const file = await tableDocument(
-        downloadType,
-        'Errors',
-        ['lineNumber', ...FILE_COLUMNS, 'errorMessage'],
-        lines.map((l) => [
-          l.line_number,
-          l.beneficiary_name,
-          l.connector_id,
-          l.beneficiary_account_number,
-          l.transaction_description,
-          { minor: l.amount_minor },
-          l.source_reference_number,
-          lineError(request.lang, l),
-        ]),
-      );
+      const file = await batchErrorsDocument(deps, request.lang, merchantAccountNumber, batchNumber, downloadType);
       return {
-        documentName: downloadType === 'CSV' ? `batch-${batch.batch_number}-errors.csv` : 'Batch Disbursement Errors',
+        documentName: downloadType === 'CSV' ? `batch-${batchNumber}-errors.csv` : 'Batch Disbursement Errors',
         contentType: CONTENT_TYPES[downloadType],
         dateCreated: deps.clock.now().toISOString(),
         documentBase64: file.toString('base64'),

@@ -1,0 +1,70 @@
+// Sandbox tools: what a simulated payment made (the collection, and the merchant's collection
+// balance right after it, from the ledger), and the connectors a customer can pay from.
+import type { Queryable } from '../../../db/pool.ts';
+import { Body as CustomPaymentBody } from '../../collections/routes/add-fake-custom-payment.ts';
+import { findCollection, type CollectionRow } from '../../collections/repository.ts';
+import { TimedAccountNumber } from '../../collections/schemas.ts';
+import { listConnectors } from '../../connectors/repository.ts';
+
+/** E11's amount range and the timed account number's form, from the API's own schemas. */
+export const SANDBOX_LIMITS = {
+  amount: (CustomPaymentBody.properties.transactionAmount as unknown as { 'x-money': { min: string; max: string } })['x-money'],
+  timedAccountPattern: new RegExp(TimedAccountNumber.pattern ?? '^.*$'),
+} as const;
+
+export interface ConnectorChoice {
+  connectorId: number;
+  connectorName: string;
+  /** M wallet, B bank. */
+  channelCode: string;
+}
+
+/** The connectors a customer can pay from (active, collections allowed), as the services check them. */
+export async function collectionConnectors(db: Queryable): Promise<ConnectorChoice[]> {
+  return (await listConnectors(db, true))
+    .filter((c) => c.is_collection_allowed)
+    .map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name, channelCode: c.channel_code }));
+}
+
+export interface PaymentResult {
+  collection: CollectionRow;
+  /** The merchant's collection balance just after this payment's ledger transfer. */
+  balanceAfterMinor: number;
+  /** The request to pay it paid, if any. */
+  requestId: number | null;
+}
+
+/**
+ * A collection of the merchant with its collection balance right after it: the balance now
+ * (ledger_accounts.balance_minor, which ledger_post keeps equal to the sum of its entries) less
+ * the account's entries made after the payment's last one, read in one statement (one snapshot).
+ * The later entries are few and found along the primary key. Entry ids follow the order the
+ * transfers reached the balance, except for two transfers racing between ledger_post's insert and
+ * its balance update (a simulated payment racing another movement of the same account): then the
+ * figure is the balance before or after the other one. Undefined when the reference is unknown or
+ * another merchant's.
+ */
+export async function paymentResult(db: Queryable, merchantAccountNumber: number, transactionReferenceNumber: string): Promise<PaymentResult | undefined> {
+  if (!/^[A-Z0-9]{12}$/.test(transactionReferenceNumber)) return undefined;
+  const collection = await findCollection(db, merchantAccountNumber, transactionReferenceNumber);
+  if (!collection) return undefined;
+  const { rows } = await db.query<{ after_minor: string | number | null }>(
+    `with account as (
+       select a.account_id, a.balance_minor
+         from ledger_accounts a
+        where a.merchant_account_number = $1 and a.kind = 'collection' and a.currency_code = $3
+     ), payment as (
+       select max(e.entry_id) as last_entry
+         from ledger_transfers t join ledger_entries e on e.transfer_id = t.transfer_id
+        where t.merchant_account_number = $1 and t.reference = $2 and t.transfer_type in ('payment', 'payrequest')
+     )
+     select account.balance_minor - coalesce((
+              select sum(e.amount_minor) from ledger_entries e
+               where e.entry_id > (select last_entry from payment) and e.account_id = account.account_id), 0) as after_minor
+       from account`,
+    [merchantAccountNumber, transactionReferenceNumber, collection.currency_code],
+  );
+  const after = rows[0]?.after_minor;
+  if (after === null || after === undefined) throw new Error(`merchant ${merchantAccountNumber} has no collection account in ${collection.currency_code}`);
+  return { collection, balanceAfterMinor: Number(after), requestId: collection.request_id === null ? null : Number(collection.request_id) };
+}
