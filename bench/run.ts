@@ -24,7 +24,8 @@
 //
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
-// (`worker`, the default, or `inprocess`), BENCH_ONLY (one part's name: that part alone).
+// (`worker`, the default, or `inprocess`), BENCH_ONLY (one part's name: that part alone),
+// BENCH_KEEP_DATABASE=1 (keep each part's database, to EXPLAIN queries on its data).
 //
 // Where the load generator runs: the machine has 2 cores. With autocannon in the server's own
 // event loop (`inprocess`) the two compete for one thread and the numbers mostly measure that

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/http/errors.ts';
 import { analyticsOverview } from '../src/modules/console/data/analytics.ts';
-import { collectionDetail, listCollections, type CollectionItem } from '../src/modules/console/data/collections.ts';
+import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../src/modules/console/data/collections.ts';
 import { attention, homeSummary } from '../src/modules/console/data/home.ts';
 import type { Page } from '../src/modules/console/data/paging.ts';
 import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../src/modules/console/data/payouts.ts';
@@ -413,6 +413,74 @@ describe('listCollections', () => {
     }
     // The right cursor still works.
     expect((await listCollections(t.db, a.merchantAccountNumber, { limit: 1, after: first.next! })).items).toHaveLength(1);
+  });
+});
+
+describe('listCollections search at scale', () => {
+  // Collections written straight into the table (the list reads only the table, and thousands made
+  // through the API would take minutes): every 5th customer is a Zqxwe, every 7th collection pays a
+  // request whose reference holds ZQXWE, and one collection in all carries a rare source reference.
+  const COUNT = 30_000;
+  let d: TestMerchant;
+  const zqx = (i: number) => i % 5 === 0 || i % 7 === 0;
+
+  beforeAll(async () => {
+    d = await newMerchant(t);
+    await t.db.query(
+      `with requests as (
+         insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+                                       reference_number, captured_by, status_code, created_at, expires_at, paid_at)
+         select $1, (13000000 + g)::text, 100000, 'MWK', 'Order', 'ORDERZQXWE' || g, 'a@b.mw', 'P', now() - interval '2 days', now() - interval '1 day', now() - interval '1 day'
+           from generate_series(7, $2::int, 7) g
+         returning request_id, reference_number)
+       insert into collections (merchant_account_number, transaction_reference_number, transaction_code, request_id, request_reference_number, connector_id, source_account_number,
+                                source_account_name, source_reference_number, beneficiary_account_number, amount_minor, fee_minor, currency_code,
+                                transaction_description, bridge_reference_number, created_by, transaction_date, value_date)
+       select $1, 'S' || lpad(g::text, 11, '0'), case when r.request_id is null then 'BAM' else 'RTP' end, r.request_id, r.reference_number, $3, '265991' || lpad(g::text, 6, '0'),
+              case when g % 5 = 0 then 'Zqxwe Banda' else 'Chisomo Phiri' end, case when g = 24242 then 'RARE4242REF' else 'SRC' || lpad(g::text, 9, '0') end,
+              $4, 100000, 1000, 'MWK', 'Customer payment', 'BR' || g, 'test', now() - g * interval '1 minute', now() - g * interval '1 minute'
+         from generate_series(1, $2::int) g
+         left join requests r on r.reference_number = 'ORDERZQXWE' || g`,
+      [d.merchantAccountNumber, COUNT, AIRTEL, d.paymentAccountNumber],
+    );
+    // As autovacuum leaves a table in use: statistics read, GIN's pending list merged.
+    await t.db.query('vacuum analyze collections');
+  });
+
+  it('pages through matches of the collection and of its request\'s reference, newest first, without gaps or repeats', async () => {
+    const { items, pages } = await allPages((after) => listCollections(t.db, d.merchantAccountNumber, { search: 'zqXWE', limit: 50, after }), (x) => x.transactionReferenceNumber);
+    const expected = Array.from({ length: COUNT }, (_, k) => k + 1).filter(zqx);
+    expect(items.map((x) => Number(x.transactionReferenceNumber.slice(1)))).toEqual(expected);
+    expect(pages).toBe(Math.ceil(expected.length / 50));
+    // A match by the request's reference shows it; one by both is listed once.
+    const both = items.find((x) => x.transactionReferenceNumber === `S${'35'.padStart(11, '0')}`)!;
+    expect([both.customerName, both.requestReferenceNumber]).toEqual(['Zqxwe Banda', 'ORDERZQXWE35']);
+    // Filters still apply to both branches, and other merchants see none of it.
+    expect((await listCollections(t.db, d.merchantAccountNumber, { search: 'zqxwe', status: 'R' })).items).toEqual([]);
+    expect((await listCollections(t.db, a.merchantAccountNumber, { search: 'zqxwe' })).items).toEqual([]);
+    expect((await listCollections(t.db, d.merchantAccountNumber, { search: 'rare4242' })).items.map((x) => x.transactionReferenceNumber)).toEqual([`S${'24242'.padStart(11, '0')}`]);
+  });
+
+  it('finds a rare reference through the trigram indexes instead of walking every collection', async () => {
+    const plan = async (search: string) => {
+      const { text, values } = listCollectionsQuery(d.merchantAccountNumber, { search });
+      const client = await t.db.connect();
+      try {
+        // Thirty thousand rows are a few hundred pages, which the planner rightly reads whole;
+        // with sequential scans off, what is left is the choice that matters at a million rows:
+        // walking the merchant's date index until a page matched, or the trigram indexes.
+        await client.query('begin');
+        await client.query('set local enable_seqscan = off');
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values);
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      } finally {
+        await client.query('rollback');
+        client.release();
+      }
+    };
+    const rare = await plan('RARE4242REF');
+    expect(rare).toMatch(/Bitmap Index Scan on collections_search_idx/);
+    expect(rare).not.toMatch(/collections_merchant_date_idx/);
   });
 });
 

@@ -33,8 +33,16 @@ export async function createDatabase(adminUrl: string): Promise<{ name: string; 
   return { name, url: withDatabase(adminUrl, name) };
 }
 
-/** Drops a database createDatabase made; a failure is logged, not thrown. `label` prefixes the log line. */
+/**
+ * Drops a database createDatabase made; a failure is logged, not thrown. `label` prefixes the log
+ * line. BENCH_KEEP_DATABASE=1 keeps it (its URL logged) to read a query's plan on the loaded data
+ * with EXPLAIN; the next run's dropStaleDatabases removes it once it is an hour old.
+ */
 export async function dropDatabase(adminUrl: string, name: string, label = ''): Promise<void> {
+  if (process.env.BENCH_KEEP_DATABASE === '1') {
+    log(`${label}database ${name} kept (BENCH_KEEP_DATABASE=1): ${withDatabase(adminUrl, name)}`);
+    return;
+  }
   await adminQuery(adminUrl, `drop database if exists ${name} with (force)`).then(
     () => log(`${label}database ${name} dropped`),
     (err: Error) => log(`${label}dropping ${name} failed: ${err.message}`),

@@ -305,8 +305,12 @@ export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Pro
   const { rows } = await tx.query<{ collection_id: number }>(
     `insert into collections (merchant_account_number, transaction_reference_number, transaction_code, request_id, connector_id,
                               source_account_number, source_account_name, source_reference_number, beneficiary_account_number,
-                              amount_minor, fee_minor, currency_code, transaction_description, bridge_reference_number, created_by)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) returning collection_id`,
+                              amount_minor, fee_minor, currency_code, transaction_description, bridge_reference_number, created_by,
+                              request_reference_number)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+             -- The paid request's reference, kept on the collection for the console's search (migration 0021).
+             (select r.reference_number from payment_requests r where r.request_id = $4))
+     returning collection_id`,
     [
       c.merchant_account_number,
       c.transaction_reference_number,

@@ -56,7 +56,7 @@ interface ListRow {
   source_account_name: string;
   source_account_number: string;
   source_reference_number: string;
-  reference_number: string | null;
+  request_reference_number: string | null;
   connector_id: number;
   connector_name: string;
   amount_minor: number;
@@ -75,7 +75,7 @@ function item(r: ListRow): CollectionItem {
     customerName: r.source_account_name,
     sourceAccountNumber: r.source_account_number,
     sourceReferenceNumber: r.source_reference_number,
-    requestReferenceNumber: r.reference_number,
+    requestReferenceNumber: r.request_reference_number,
     connectorId: r.connector_id,
     connectorName: r.connector_name,
     amountMinor: r.amount_minor,
@@ -87,6 +87,30 @@ function item(r: ListRow): CollectionItem {
   };
 }
 
+// $1 merchant, $2/$3 UTC days, $4 status, $5 connector, $6 the search's ILIKE pattern (or null),
+// $7/$8 the cursor, $9 the rows to read. The search's columns are those of collections_search_idx
+// (migration 0021): a rare text is found through that trigram index, a common one by walking the
+// merchant's collections newest first; the planner picks by the pattern's estimated selectivity.
+const LIST_SQL = `select c.transaction_reference_number, c.transaction_date, ${keysetTime('c.transaction_date')} as date_key, c.collection_id,
+            c.transaction_code, c.status_code, c.source_account_name, c.source_account_number, c.source_reference_number,
+            c.request_reference_number, c.connector_id, k.connector_name, c.amount_minor, c.fee_minor, c.currency_code, c.transaction_description,
+            c.reversed_at
+       from collections c
+       join connectors k on k.connector_id = c.connector_id
+      where c.merchant_account_number = $1
+        and ($2::date is null or c.transaction_date >= $2::date::timestamp at time zone 'UTC')
+        and ($3::date is null or c.transaction_date < ($3::date + 1)::timestamp at time zone 'UTC')
+        and ($4::text is null or c.status_code = $4)
+        and ($5::integer is null or coalesce(k.alias_of, k.connector_id) = (select coalesce(alias_of, connector_id) from connectors where connector_id = $5))
+        and ($6::text is null or c.transaction_reference_number::text ilike $6 or c.source_reference_number ilike $6
+             or c.source_account_name ilike $6 or c.request_reference_number ilike $6)
+        -- The cursor: strictly after the last row shown, in (date desc, id desc) order. The first
+        -- condition alone is what the index range can use.
+        and ($7::timestamptz is null or c.transaction_date <= $7)
+        and ($7::timestamptz is null or c.transaction_date < $7 or c.collection_id < $8)
+      order by c.transaction_date desc, c.collection_id desc
+      limit $9`;
+
 /**
  * Newest first: transaction_date desc, collection_id desc (ties broken by the id, so the order is
  * total and pages neither skip nor repeat). A page reads the merchant's index on
@@ -94,6 +118,13 @@ function item(r: ListRow): CollectionItem {
  * page 1. Filters are checked (400 on a bad value) and named in the cursor's scope.
  */
 export async function listCollections(db: Queryable, merchantAccountNumber: number, filter: CollectionFilter = {}): Promise<Page<CollectionItem>> {
+  const { text, values, limit, scope } = listCollectionsQuery(merchantAccountNumber, filter);
+  const { rows } = await db.query<ListRow>(text, values);
+  return pageOf(rows, limit, scope, (r) => [r.date_key, r.collection_id], item);
+}
+
+/** The statement listCollections sends for `filter`, checked: exported for a test to EXPLAIN it. */
+export function listCollectionsQuery(merchantAccountNumber: number, filter: CollectionFilter) {
   const fromDate = checkDay('fromDate', filter.fromDate);
   const toDate = checkDay('toDate', filter.toDate);
   checkOrder(fromDate, toDate);
@@ -103,30 +134,8 @@ export async function listCollections(db: Queryable, merchantAccountNumber: numb
   const limit = pageRows(filter.limit);
   const scope = listScope('collections', merchantAccountNumber, { fromDate, toDate, status, connectorId, search });
   const after = decodeCursor(filter.after, scope, ['time', 'int']);
-  const { rows } = await db.query<ListRow>(
-    `select c.transaction_reference_number, c.transaction_date, ${keysetTime('c.transaction_date')} as date_key, c.collection_id,
-            c.transaction_code, c.status_code, c.source_account_name, c.source_account_number, c.source_reference_number,
-            r.reference_number, c.connector_id, k.connector_name, c.amount_minor, c.fee_minor, c.currency_code, c.transaction_description,
-            c.reversed_at
-       from collections c
-       join connectors k on k.connector_id = c.connector_id
-       left join payment_requests r on r.request_id = c.request_id
-      where c.merchant_account_number = $1
-        and ($2::date is null or c.transaction_date >= $2::date::timestamp at time zone 'UTC')
-        and ($3::date is null or c.transaction_date < ($3::date + 1)::timestamp at time zone 'UTC')
-        and ($4::text is null or c.status_code = $4)
-        and ($5::integer is null or coalesce(k.alias_of, k.connector_id) = (select coalesce(alias_of, connector_id) from connectors where connector_id = $5))
-        and ($6::text is null or c.transaction_reference_number ilike $6 or c.source_reference_number ilike $6
-             or c.source_account_name ilike $6 or r.reference_number ilike $6)
-        -- The cursor: strictly after the last row shown, in (date desc, id desc) order. The first
-        -- condition alone is what the index range can use.
-        and ($7::timestamptz is null or c.transaction_date <= $7)
-        and ($7::timestamptz is null or c.transaction_date < $7 or c.collection_id < $8)
-      order by c.transaction_date desc, c.collection_id desc
-      limit $9`,
-    [merchantAccountNumber, fromDate ?? null, toDate ?? null, status ?? null, connectorId ?? null, search ? containsPattern(search) : null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
-  );
-  return pageOf(rows, limit, scope, (r) => [r.date_key, r.collection_id], item);
+  const values = [merchantAccountNumber, fromDate ?? null, toDate ?? null, status ?? null, connectorId ?? null, search ? containsPattern(search) : null, after?.[0] ?? null, after?.[1] ?? null, limit + 1];
+  return { text: LIST_SQL, values, limit, scope };
 }
 
 // ---------------------------------------------------------------------------------------------

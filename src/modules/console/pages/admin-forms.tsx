@@ -148,21 +148,3 @@ export function SelectField(p: SelectFieldProps): SafeHtml {
     </div>
   );
 }
-
-/** The notice after an action (role=status) and a refusal (role=alert), as every page of these areas shows them. */
-export function Alerts(p: { notice?: string; error?: string }): SafeHtml {
-  return (
-    <>
-      {p.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {p.notice}
-        </p>
-      ) : null}
-      {p.error ? (
-        <p class="alert alert-error" role="alert" id="error" tabindex="-1">
-          {p.error}
-        </p>
-      ) : null}
-    </>
-  );
-}

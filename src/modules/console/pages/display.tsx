@@ -3,7 +3,7 @@
 // (AppError 'validation') as a sentence naming the form's field rather than the API's.
 import type { Lang } from '../../../http/i18n.ts';
 import { AppError } from '../../../http/errors.ts';
-import { h, type SafeHtml } from '../../../lib/html/jsx.ts';
+import { Fragment, h, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { formatMajor } from '../../../lib/money.ts';
 import { ct, type ConsoleMessageKey } from '../i18n.ts';
 
@@ -83,4 +83,22 @@ export function filterProblem(lang: Lang, err: unknown, fields: Record<string, {
       return { field: field.name, message: ct(lang, key, { field: ct(lang, field.label), value }) };
     }
   }
+}
+
+/** The notice after an action (role=status) and a refusal (role=alert), as every page of these areas shows them. */
+export function Alerts(p: { notice?: string; error?: string }): SafeHtml {
+  return (
+    <>
+      {p.notice ? (
+        <p class="alert alert-info" role="status" id="notice">
+          {p.notice}
+        </p>
+      ) : null}
+      {p.error ? (
+        <p class="alert alert-error" role="alert" id="error" tabindex="-1">
+          {p.error}
+        </p>
+      ) : null}
+    </>
+  );
 }

@@ -14,6 +14,7 @@ import { Layout } from '../layout.tsx';
 import { SECTION_PATHS } from '../paths.ts';
 import { collectionPath } from './collections.tsx';
 import { Cell, formatInstant, Money, Pager, Results, withQuery } from './lists.tsx';
+import { Alerts } from './display.tsx';
 
 export const GET_PAID_PATH = SECTION_PATHS.getPaid;
 /** POST: a new request to pay. GET REQUESTS_PATH/:id: one request (or checkout). */
@@ -150,6 +151,23 @@ export interface GetPaidLimits {
   expiryMinutes: number;
 }
 
+/** The amount both forms ask for, with the merchant's currency and its E12 limits. */
+function AmountField(p: { form: string; lang: ConsoleContext['lang']; value: string; error?: string; limits: GetPaidLimits }): SafeHtml {
+  const { lang, limits } = p;
+  return (
+    <Field
+      form={p.form}
+      name="amount"
+      label={ct(lang, 'getPaid.amountIn', { currency: limits.currencyCode })}
+      hint={ct(lang, 'getPaid.amountHint', { min: limits.minAmount, max: limits.maxAmount })}
+      value={p.value}
+      error={p.error}
+      inputmode="decimal"
+      maxlength={20}
+    />
+  );
+}
+
 function RequestForm(p: { context: ConsoleContext; state: FormState<RequestField>; limits: GetPaidLimits }): SafeHtml {
   const { context, state, limits } = p;
   const lang = context.lang;
@@ -161,16 +179,7 @@ function RequestForm(p: { context: ConsoleContext; state: FormState<RequestField
       <FormProblem lang={lang} form={form} state={state} labels={requestLabels(lang)} />
       <form method="post" action={REQUESTS_PATH} id="rtp-form" novalidate>
         <ActionFields context={context} />
-        <Field
-          form={form}
-          name="amount"
-          label={ct(lang, 'getPaid.amountIn', { currency: limits.currencyCode })}
-          hint={ct(lang, 'getPaid.amountHint', { min: limits.minAmount, max: limits.maxAmount })}
-          value={state.values.amount}
-          error={state.errors.amount}
-          inputmode="decimal"
-          maxlength={20}
-        />
+        <AmountField form={form} lang={lang} value={state.values.amount} error={state.errors.amount} limits={limits} />
         <Field form={form} name="description" label={ct(lang, 'getPaid.description')} hint={ct(lang, 'getPaid.descriptionHint')} value={state.values.description} error={state.errors.description} maxlength={limits.descriptionMaxLength} />
         <Field
           form={form}
@@ -201,16 +210,7 @@ function CheckoutForm(p: { context: ConsoleContext; state: FormState<CheckoutFie
       <FormProblem lang={lang} form={form} state={state} labels={checkoutLabels(lang)} />
       <form method="post" action={CHECKOUTS_PATH} id="checkout-form" novalidate>
         <ActionFields context={context} />
-        <Field
-          form={form}
-          name="amount"
-          label={ct(lang, 'getPaid.amountIn', { currency: limits.currencyCode })}
-          hint={ct(lang, 'getPaid.amountHint', { min: limits.minAmount, max: limits.maxAmount })}
-          value={state.values.amount}
-          error={state.errors.amount}
-          inputmode="decimal"
-          maxlength={20}
-        />
+        <AmountField form={form} lang={lang} value={state.values.amount} error={state.errors.amount} limits={limits} />
         <Field form={form} name="description" label={ct(lang, 'getPaid.description')} hint={ct(lang, 'getPaid.checkoutDescriptionHint')} value={state.values.description} error={state.errors.description} maxlength={limits.descriptionMaxLength} />
         <Field
           form={form}
@@ -361,11 +361,7 @@ export function GetPaidPage(v: GetPaidView): SafeHtml {
     <Layout context={context} title={title} section="getPaid" languageUrl={GET_PAID_PATH}>
       <h1>{title}</h1>
       <p class="lead">{ct(lang, 'getPaid.intro')}</p>
-      {v.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {v.notice}
-        </p>
-      ) : null}
+      <Alerts notice={v.notice} />
       <div class="get-paid-forms">
         <RequestForm context={context} state={v.request} limits={v.limits} />
         <CheckoutForm context={context} state={v.checkout} limits={v.limits} />
@@ -471,11 +467,7 @@ export function RequestPage(v: RequestView): SafeHtml {
         </ol>
       </nav>
       <h1 id="request-title">{title}</h1>
-      {v.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {v.notice}
-        </p>
-      ) : null}
+      <Alerts notice={v.notice} />
       {r.status === 'open' ? (
         <section class="card pay-card" aria-labelledby="pay-title">
           <h2 id="pay-title">{ct(lang, r.kind === 'checkout' ? 'getPaid.shareTitle' : 'getPaid.giveTitle')}</h2>

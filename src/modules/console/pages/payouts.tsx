@@ -18,6 +18,7 @@ import { BatchActions, NEW_SINGLE_PATH, singlePayoutPath, type ActionProblem } f
 import { mayCapture } from '../data/payout-actions.ts';
 import { BatchErrors, LIVE_REGION_ID, LiveBatch, liveViewOf } from './live-batch.tsx';
 import { UploadLink } from './upload.tsx';
+import { Alerts } from './display.tsx';
 
 export const PAYOUTS_PATH = SECTION_PATHS.payouts;
 export const SINGLE_PAYOUTS_PATH = `${PAYOUTS_PATH}/single`;
@@ -501,11 +502,7 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; date
         </ol>
       </nav>
       <h1 id="batch-title">{title}</h1>
-      {p.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {p.notice}
-        </p>
-      ) : null}
+      <Alerts notice={p.notice} />
       <LiveBatch lang={lang} view={liveViewOf(batch)} statusText={batchStatusName(lang, batch.statusCode, batch.levelNumber)} pagePath={base} />
       {/* Redrawn by the live script when the batch changes (pages/live-batch.tsx): what depends on its state. */}
       <div id={LIVE_REGION_ID} class="batch-live">

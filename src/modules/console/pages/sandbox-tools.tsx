@@ -16,7 +16,7 @@ import { SECTION_PATHS } from '../paths.ts';
 import { collectionPath } from './collections.tsx';
 import { ActionFields, Field, FormProblem, GET_PAID_PATH, requestPath, requestReference, timeLeftText, type FormState } from './get-paid.tsx';
 import { Cell, formatInstant, Money } from './lists.tsx';
-import { moneyText } from './display.tsx';
+import { Alerts, moneyText } from './display.tsx';
 
 export const SANDBOX_PATH = SECTION_PATHS.sandbox;
 /** POST: a customer pays the merchant's payment account (E11). */
@@ -220,11 +220,7 @@ export function SandboxPage(v: SandboxView): SafeHtml {
     <Layout context={context} title={title} section="sandbox" languageUrl={SANDBOX_PATH}>
       <h1>{title}</h1>
       <p class="lead">{ct(lang, 'sandboxTools.intro')}</p>
-      {v.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {v.notice}
-        </p>
-      ) : null}
+      <Alerts notice={v.notice} />
       <div class="sandbox-forms">
         <SimulateForm {...v} />
         <PayForm {...v} />
@@ -265,11 +261,7 @@ export function PaymentResultPage(p: { context: ConsoleContext; result: PaymentR
         </ol>
       </nav>
       <h1>{title}</h1>
-      {p.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {p.notice}
-        </p>
-      ) : null}
+      <Alerts notice={p.notice} />
       <section class="card" aria-labelledby="result-what">
         <h2 id="result-what">{what}</h2>
         <dl class="facts">

@@ -10,6 +10,7 @@ import { Layout } from '../layout.tsx';
 import { FormKey } from '../actions.tsx';
 import { CONSOLE_PATH, PAYOUT_DECISIONS_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../paths.ts';
 import type { Enrolment, TwoFactorStatus } from '../two-factor.ts';
+import { Alerts } from './display.tsx';
 
 /** Modules of light border around the code: what scanners need (ISO/IEC 18004). */
 const QUIET_ZONE_MODULES = 4;
@@ -41,23 +42,6 @@ export function QrCode(p: { text: string; label: string }): SafeHtml {
 /** The secret in groups of four, as authenticator apps show typed keys. */
 function grouped(secretBase32: string): string {
   return secretBase32.replace(/(.{4})(?=.)/g, '$1 ');
-}
-
-function Alerts(p: { notice?: string; error?: string }) {
-  return (
-    <div>
-      {p.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {p.notice}
-        </p>
-      ) : null}
-      {p.error ? (
-        <p class="alert alert-error" role="alert" id="error">
-          {p.error}
-        </p>
-      ) : null}
-    </div>
-  );
 }
 
 function CodeField(p: { lang: ConsoleContext['lang']; id: string; hint: string; autofocus?: boolean }) {

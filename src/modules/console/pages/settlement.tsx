@@ -9,8 +9,9 @@ import type { ConsoleContext } from '../http.ts';
 import { ct, type ConsoleMessageKey } from '../i18n.ts';
 import { Layout } from '../layout.tsx';
 import { SECTION_PATHS } from '../paths.ts';
-import { ActionFields, Alerts, FormProblems, SelectField, TextField, type FormState } from './admin-forms.tsx';
+import { ActionFields, FormProblems, SelectField, TextField, type FormState } from './admin-forms.tsx';
 import { Cell, When } from './lists.tsx';
+import { Alerts } from './display.tsx';
 
 export const SETTLEMENT_PATH = SECTION_PATHS.settlement;
 export const ADD_ACCOUNT_PATH = `${SETTLEMENT_PATH}/add`;

@@ -5,6 +5,7 @@ import { ct, roleName } from '../i18n.ts';
 import { PublicLayout } from '../layout.tsx';
 import { FORGOT_PASSWORD_PATH, SIGN_IN_CHOOSE_PATH, SIGN_IN_CODE_PATH, SIGN_IN_PATH } from '../paths.ts';
 import type { Candidate } from '../sign-in.ts';
+import { Alerts } from './display.tsx';
 
 export interface SignInForm {
   context: PageContext;
@@ -25,11 +26,7 @@ export function SignInPage(p: SignInForm): SafeHtml {
     <PublicLayout context={context} title={title} languageUrl={SIGN_IN_PATH}>
       <h1>{title}</h1>
       <p class="lead">{ct(lang, 'signIn.intro')}</p>
-      {p.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {p.notice}
-        </p>
-      ) : null}
+      <Alerts notice={p.notice} />
       {p.error ? (
         <p class="alert alert-error" role="alert" id="error">
           {p.error}

@@ -14,6 +14,7 @@ import { Layout } from '../layout.tsx';
 import { Money, When } from './lists.tsx';
 import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, type ActionProblem } from './payout-actions.tsx';
 import { lineStatusName, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from './payouts.tsx';
+import { Alerts } from './display.tsx';
 
 /** The form's fields: the API's own names (single/add). */
 export const SINGLE_FIELDS = ['connectorId', 'beneficiaryAccountNumber', 'beneficiaryName', 'transactionAmount', 'sourceReferenceNumber', 'transactionDescription'] as const;
@@ -223,11 +224,7 @@ export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow
     <Layout context={context} title={title} section="payouts" languageUrl={`${SINGLE_PAYOUTS_PATH}/${reference}`}>
       <Breadcrumbs context={context} here={title} />
       <h1 id="payout-title">{title}</h1>
-      {p.notice ? (
-        <p class="alert alert-info" role="status" id="notice">
-          {p.notice}
-        </p>
-      ) : null}
+      <Alerts notice={p.notice} />
       <ActionsCard
         context={context}
         subject={ct(lang, 'payoutActions.subject.payout', { reference })}

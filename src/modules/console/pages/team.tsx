@@ -10,8 +10,9 @@ import type { ConsoleContext } from '../http.ts';
 import { ct, roleName, type ConsoleMessageKey } from '../i18n.ts';
 import { Layout } from '../layout.tsx';
 import { SECTION_PATHS } from '../paths.ts';
-import { ActionFields, Alerts, FormProblems, SelectField, TextField, type FormState } from './admin-forms.tsx';
+import { ActionFields, FormProblems, SelectField, TextField, type FormState } from './admin-forms.tsx';
 import { Cell, When } from './lists.tsx';
+import { Alerts } from './display.tsx';
 
 export const TEAM_PATH = SECTION_PATHS.team;
 export const INVITE_PATH = `${TEAM_PATH}/invite`;
