@@ -11,13 +11,15 @@
 //            balances set from their entries, connector_daily_stats built by the migration's own
 //            backfill statements, then VACUUM ANALYZE. An administrator user (for `attention`, and
 //            for signing in to the pages) with a random password, added by the users service.
+//   days     statementSummary over the 180 days before the closed days' totals are written (every
+//            entry read), then the hourly ledger_account_days job's run over this history, timed.
 //   calls    each function called directly (no HTTP: the page's server time is these calls plus
 //            rendering), 3 warm-up calls then 50 measured ones, one at a time: p50 and p95 in ms.
 //            homeSummary; attention; listCollections' first page and a page 500,000 rows deep (its
 //            cursor is the row at that position), and first pages filtered by status and connector;
 //            collectionDetail; listBatches; batchLines (first page, and from line 2,000);
 //            listSinglePayouts; statementSummary for the last 30 days and for all 180; statementLines'
-//            first page; analyticsOverview (90 days); searches by a customer's name that one in five
+//            first page of both; analyticsOverview (90 days); searches by a customer's name that one in five
 //            collections has, and by a source reference that one collection has.
 //   pages    the same pages as served: the real app (buildApp) on this database, on 127.0.0.1 and a
 //            free port, signed in over HTTP as a browser does (GET the sign-in form for its cookie
@@ -53,6 +55,7 @@ import { collectionDetail, listCollections } from '../../src/modules/console/dat
 import { attention, homeSummary } from '../../src/modules/console/data/home.ts';
 import { encodeCursor, listScope } from '../../src/modules/console/data/paging.ts';
 import { batchLines, listBatches, listSinglePayouts } from '../../src/modules/console/data/payouts.ts';
+import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from '../../src/modules/console/data/statement-days.ts';
 import { statementLines, statementSummary, streamStatementCsv } from '../../src/modules/console/data/statements.ts';
 import { ANALYTICS_PATH } from '../../src/modules/console/pages/analytics.tsx';
 import { collectionPath, collectionsUrl, COLLECTIONS_PATH, RESULTS_ID, type CollectionsFilterValues } from '../../src/modules/console/pages/collections.tsx';
@@ -541,6 +544,11 @@ export async function benchConsole({ adminUrl }: BenchContext) {
     const last30 = daysAgo(29);
     const allDays = daysAgo(SPREAD_DAYS + 1);
 
+    // The whole period before the hourly job has written the closed days' totals (every entry read,
+    // as before migration 0022), then the job's run over this history, as the worker would do it.
+    const statementBeforeDayTotals = await measure(`statementSummary, ${SPREAD_DAYS + 2} days, before the day totals`, () => statementSummary(db!, m, allDays, today));
+    const dayTotals = await timed(() => fillLedgerAccountDays(db!, now, 600_000));
+    log(`console: ledger totals of closed days (the ${LEDGER_DAYS_TASK} job) ${JSON.stringify(dayTotals.result)} in ${round1(dayTotals.ms / 1000)} s`);
     const calls = {
       homeSummary: await measure('homeSummary', () => homeSummary(db!, m, now)),
       attention: await measure('attention (administrator)', () => attention(db!, m, admin)),
@@ -556,6 +564,7 @@ export async function benchConsole({ adminUrl }: BenchContext) {
       statementSummary30Days: await measure('statementSummary, 30 days', () => statementSummary(db!, m, last30, today)),
       statementSummary180Days: await measure(`statementSummary, ${SPREAD_DAYS + 2} days`, () => statementSummary(db!, m, allDays, today)),
       statementLinesFirstPage: await measure('statementLines first page, 30 days', () => statementLines(db!, m, last30, today, { limit: 25 })),
+      statementLinesFirstPage180Days: await measure(`statementLines first page, ${SPREAD_DAYS + 2} days`, () => statementLines(db!, m, allDays, today, { limit: 25 })),
       analyticsOverview90Days: await measure('analyticsOverview, 90 days', () => analyticsOverview(db!, m, { fromDate: daysAgo(89), toDate: today }, now)),
       // Contains-matches (ILIKE '%…%'): a common text is found by walking the collections newest
       // first, a rare one through the trigram indexes (migration 0021).
@@ -614,6 +623,7 @@ export async function benchConsole({ adminUrl }: BenchContext) {
       how: 'each function called directly in the bench process (no HTTP), one at a time, 3 warm-up calls then 50 measured',
       data: { merchantAccountNumber: m, ...counts[0], spreadDays: SPREAD_DAYS },
       loadSeconds,
+      dayTotals: { seconds: round1(dayTotals.ms / 1000), ...dayTotals.result, statementSummaryBefore: statementBeforeDayTotals },
       calls,
       pages: {
         how: 'the real app (buildApp) on this database on 127.0.0.1, signed in over HTTP; one keep-alive connection, one request at a time, 3 warm-ups then 50 measured; p50Ms/p95Ms/maxMs client (request to last byte), serverP50Ms/serverP95Ms Fastify reply.elapsedTime; met: server p95 ≤ 100 ms',

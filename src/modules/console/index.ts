@@ -26,6 +26,7 @@ import sandboxTools from './routes/sandbox-tools.ts';
 import settlement from './routes/settlement.ts';
 import team from './routes/team.ts';
 import uploads from './routes/uploads.ts';
+import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from './data/statement-days.ts';
 import { deleteEndedSessions } from './session-store.ts';
 import { dummyHash } from './sign-in.ts';
 import { deleteStaleThrottles } from './throttle.ts';
@@ -76,8 +77,14 @@ export const consoleModule: ModuleDefinition = {
       const submissions = await deleteOldSubmissions(deps.db, now);
       if (sessions + throttles + submissions > 0) deps.log.info({ sessions, throttles, submissions }, 'ended console sessions, stale sign-in counters and old form submissions deleted');
     },
+    [LEDGER_DAYS_TASK]: async () => {
+      const filled = await fillLedgerAccountDays(deps.db, deps.clock.now());
+      if (filled.days > 0) deps.log.info(filled, 'ledger totals of closed days written for statements');
+    },
   }),
   // Hourly: an ended session is refused when used whether or not it has been deleted; this only
   // keeps the tables small.
-  cron: [`17 * * * * ${CONSOLE_CLEANUP_TASK} ?max=1`],
+  // Hourly too, the ledger's totals of the days that closed since (statement-days.ts): a statement
+  // reads the entries of any day not filled yet, so a late or missed run costs time, never money.
+  cron: [`17 * * * * ${CONSOLE_CLEANUP_TASK} ?max=1`, `23 * * * * ${LEDGER_DAYS_TASK} ?max=1`],
 };

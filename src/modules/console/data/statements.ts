@@ -5,8 +5,9 @@
 //
 // Balances come from the ledger itself: an account's balance at an instant is its running balance
 // now (ledger_accounts.balance_minor, which ledger_post keeps equal to the sum of its entries) less
-// the entries made since. Read in one statement, so in one snapshot: closing − opening is exactly
-// money in − money out, and the CSV's running balances end at the closing balance.
+// the entries made since (ledger_sums_after: the days ledger_account_days holds, and the entries of
+// the rest). Read in one statement, so in one snapshot: closing − opening is exactly money in −
+// money out, and the CSV's running balances end at the closing balance.
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
@@ -65,30 +66,24 @@ const PERIOD_START = `($2::date)::timestamp at time zone 'UTC'`;
 const PERIOD_END = `($3::date + 1)::timestamp at time zone 'UTC'`;
 
 /**
- * Opening and closing balance, money in and out, per account. Reads each account's entries from
- * the period's start on, in the index ledger_entries (account_id, created_at, entry_id) including
- * the amount (migration 0016): an index-only range, so a recent period costs little however long
- * the merchant's history. Undefined for an unknown merchant.
+ * Opening and closing balance, money in and out, per account. Sums from the period's start on:
+ * whole closed days from ledger_account_days, and the rest from the index ledger_entries
+ * (account_id, created_at, entry_id) including the amount (migrations 0016 and 0022), so neither a
+ * long period nor a long history reads every entry. Undefined for an unknown merchant.
  */
 export async function statementSummary(db: Queryable, merchantAccountNumber: number, fromDate: string, toDate: string): Promise<StatementSummary | undefined> {
   const period = checkPeriod(fromDate, toDate);
-  // Per account (lateral): each reads one range of the index; the period's entries once, and the
-  // ones made after it (none, usually) to step back from today's balance to the closing one.
+  // Per account, what was posted from the period's start on, less what was posted after its end
+  // (ledger_sums_after, migration 0022: closed days from ledger_account_days, the rest from the
+  // entries); what was posted after the end also steps back from today's balance to the closing one.
   const { rows } = await db.query<{ kind: 'collection' | 'disbursement'; currency_code: string; balance_minor: number; in_minor: number; out_minor: number; movements: number; since_end: number }>(
     `with ${ACCOUNTS}
-     select a.kind, m.currency_code, a.balance_minor, p.in_minor, p.out_minor, p.movements, later.since_end
+     select a.kind, m.currency_code, a.balance_minor, (s.in_minor - x.in_minor)::bigint as in_minor, (s.out_minor - x.out_minor)::bigint as out_minor,
+            (s.movements - x.movements)::bigint as movements, (x.in_minor - x.out_minor)::bigint as since_end
        from accounts a
        join merchants m on m.merchant_account_number = $1
-      cross join lateral (
-        select coalesce(sum(e.amount_minor) filter (where e.amount_minor > 0), 0)::bigint as in_minor,
-               coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0), 0)::bigint as out_minor,
-               count(*)::bigint as movements
-          from ledger_entries e
-         where e.account_id = a.account_id and e.created_at >= ${PERIOD_START} and e.created_at < ${PERIOD_END}
-      ) p
-      cross join lateral (
-        select coalesce(sum(e.amount_minor), 0)::bigint as since_end from ledger_entries e where e.account_id = a.account_id and e.created_at >= ${PERIOD_END}
-      ) later
+      cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_START}, 0) s
+      cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_END}, 0) x
       order by a.kind`,
     [merchantAccountNumber, period.fromDate, period.toDate],
   );
@@ -154,12 +149,9 @@ export async function statementLines(
     `with ${ACCOUNTS},
      -- Materialised: each account's balance just before the page, computed once (not per row).
      before as materialized (
-       select a.account_id, a.kind, a.balance_minor - later.amount_minor as balance_minor
+       select a.account_id, a.kind, (a.balance_minor - (later.in_minor - later.out_minor))::bigint as balance_minor
          from accounts a
-        cross join lateral (
-          select coalesce(sum(e.amount_minor), 0)::bigint as amount_minor from ledger_entries e
-           where e.account_id = a.account_id and (e.created_at, e.entry_id) > ($3::timestamptz, $4::bigint)
-        ) later
+        cross join lateral ledger_sums_after($1, a.account_id, $3::timestamptz, $4::bigint) later
      ),
      page as (
        select x.* from before b
@@ -214,14 +206,14 @@ interface ExportAccount {
 }
 
 /** An account's movements in the period, in key order, each with the account's balance after it. */
-function accountMoves(a: ExportAccount, fromDate: string, toDate: string): string {
+function accountMoves(merchantAccountNumber: number, a: ExportAccount, fromDate: string, toDate: string): string {
   const id = Number(a.account_id);
   const start = `('${fromDate}'::date)::timestamp at time zone 'UTC'`;
   const end = `('${toDate}'::date + 1)::timestamp at time zone 'UTC'`;
   // The opening balance: two uncorrelated subqueries, so PostgreSQL computes them once (InitPlans).
   return `(select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, '${a.kind}'::text as kind,
           (select balance_minor from ledger_accounts where account_id = ${id})
-            - (select coalesce(sum(amount_minor), 0) from ledger_entries where account_id = ${id} and created_at >= ${start})
+            - (select in_minor - out_minor from ledger_sums_after(${merchantAccountNumber}, ${id}, ${start}, 0))
             + sum(e.amount_minor) over (order by e.created_at, e.entry_id rows between unbounded preceding and current row) as balance_minor
      from ledger_entries e
     where e.account_id = ${id} and e.created_at >= ${start} and e.created_at < ${end}
@@ -233,10 +225,10 @@ function accountMoves(a: ExportAccount, fromDate: string, toDate: string): strin
  * over rows already in order: no sort), the accounts are merged by time (Merge Append), and each
  * line's transfer is looked up by its key as it passes (a LIMIT keeps it a nested loop, which keeps
  * the order): the first line leaves at once and nothing is sorted or spilled to disk, whatever the
- * number of lines. COPY takes no parameters: every inlined value is checked (account ids and kinds
- * read from the database, two YYYY-MM-DD days).
+ * number of lines. COPY takes no parameters: every inlined value is checked (the merchant's number,
+ * account ids and kinds read from the database, two YYYY-MM-DD days).
  */
-function csvQuery(accounts: ExportAccount[], fromDate: string, toDate: string): string {
+function csvQuery(merchantAccountNumber: number, accounts: ExportAccount[], fromDate: string, toDate: string): string {
   const columns = `to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as date,
             ${guarded('t.reference')} as reference, ${guarded('t.transfer_type')} as type, m.kind as account,
             ${major('m.amount_minor')} as amount, ${major('m.balance_minor')} as balance, ${guarded(NOTE)} as note`;
@@ -245,7 +237,7 @@ function csvQuery(accounts: ExportAccount[], fromDate: string, toDate: string): 
             (select null::text as reference, null::text as transfer_type, null::jsonb as metadata) t where false`;
   }
   return `select ${columns}
-       from (${accounts.map((a) => accountMoves(a, fromDate, toDate)).join(' union all ')} order by created_at, entry_id) m
+       from (${accounts.map((a) => accountMoves(merchantAccountNumber, a, fromDate, toDate)).join(' union all ')} order by created_at, entry_id) m
       cross join lateral (select t.reference, t.transfer_type, t.metadata from ledger_transfers t where t.transfer_id = m.transfer_id limit 1) t
       order by m.created_at, m.entry_id`;
 }
@@ -282,7 +274,7 @@ export function streamStatementCsv(db: Db, merchantAccountNumber: number, fromDa
       // JIT compiling would only delay the first line: the per-line work is small.
       await client.query(`begin read only; set local statement_timeout = '${EXPORT_TIMEOUT}'; set local jit = off`);
       const { rows: accounts } = await client.query<ExportAccount>(`with ${ACCOUNTS} select account_id, kind from accounts order by kind`, [merchantAccountNumber]);
-      copy = client.query(copyTo(`copy (${csvQuery(accounts, period.fromDate, period.toDate)}) to stdout with (format csv, header)`));
+      copy = client.query(copyTo(`copy (${csvQuery(merchantAccountNumber, accounts, period.fromDate, period.toDate)}) to stdout with (format csv, header)`));
     } catch (err) {
       release(err as Error);
       out.destroy(err as Error);

@@ -1,0 +1,102 @@
+// Each merchant account's ledger totals per closed UTC day (ledger_account_days, migration 0022),
+// so that statements over long periods read a few hundred day rows instead of every entry. Filled
+// by the worker's hourly `ledger_account_days` job from each account's mark on; reading never
+// depends on it (ledger_sums_after reads the entries of any day not filled yet).
+import type { Queryable } from '../../../db/pool.ts';
+
+export const LEDGER_DAYS_TASK = 'ledger_account_days';
+
+/**
+ * A day is closed an hour after it ends. Entries carry their transaction's start time (now()), so
+ * a transaction that began before midnight can commit after it; every statement has a 30 s timeout
+ * and no transaction of the service waits for a person, so an hour is far past any of them.
+ */
+const GRACE_MINUTES = 60;
+/** Days of one account filled by one statement: a few hundred thousand entries at most. */
+const DAYS_PER_STATEMENT = 92;
+/** Accounts read per round of the job. */
+const ACCOUNTS_PER_ROUND = 100;
+/** The job stops after this long and goes on at its next run (the reads are right meanwhile). */
+const BUDGET_MS = 20_000;
+
+/**
+ * The last closed UTC day at `now`: the earlier of the caller's clock and the database's, so a test
+ * clock moved forward cannot close a day the database is still writing entries on.
+ */
+async function lastClosedDay(db: Queryable, now: Date): Promise<string> {
+  const { rows } = await db.query<{ day: string }>(
+    `select to_char(((least(now(), $1::timestamptz) - make_interval(mins => $2)) at time zone 'UTC')::date - 1, 'YYYY-MM-DD') as day`,
+    [now, GRACE_MINUTES],
+  );
+  return rows[0].day;
+}
+
+/**
+ * Fills one account's days after its mark (or from the day before its first entry), at most
+ * DAYS_PER_STATEMENT of them up to `closedDay`, and moves its mark, in one statement: the days and
+ * the mark commit together. A second filler racing on the same account computes the same totals
+ * from the same immutable entries; its rows are skipped and the mark only moves forward.
+ */
+async function fillAccount(db: Queryable, merchantAccountNumber: number, accountId: number, closedDay: string): Promise<number> {
+  const { rows } = await db.query<{ days: number }>(
+    `with start as (
+       select coalesce(
+                (select filled_through from ledger_account_day_marks where merchant_account_number = $1 and account_id = $2),
+                -- Never filled: from its first entry's day (with none yet, nothing up to the closed day).
+                least((select (min(created_at) at time zone 'UTC')::date from ledger_entries where account_id = $2) - 1, $3::date)
+              ) as after
+     ),
+     span as (
+       select after, least($3::date, after + $4::int) as through from start where after <= $3::date
+     ),
+     days as (
+       insert into ledger_account_days (merchant_account_number, account_id, day, in_minor, out_minor, movements)
+       select $1, $2, (e.created_at at time zone 'UTC')::date,
+              coalesce(sum(e.amount_minor) filter (where e.amount_minor > 0), 0), coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0), 0), count(*)
+         from span
+         join ledger_entries e on e.account_id = $2
+              and e.created_at >= (span.after + 1)::timestamp at time zone 'UTC' and e.created_at < (span.through + 1)::timestamp at time zone 'UTC'
+        group by 3
+       on conflict do nothing
+       returning 1
+     )
+     insert into ledger_account_day_marks (merchant_account_number, account_id, filled_through)
+     select $1, $2, through from span
+     on conflict (merchant_account_number, account_id)
+       do update set filled_through = greatest(ledger_account_day_marks.filled_through, excluded.filled_through)
+     returning (select count(*) from days)::int as days`,
+    [merchantAccountNumber, accountId, closedDay, DAYS_PER_STATEMENT],
+  );
+  return rows[0]?.days ?? 0;
+}
+
+/**
+ * The job: every merchant account whose mark is behind the last closed day, least filled first,
+ * until all are filled or BUDGET_MS has passed. Each account's mark moves forward by at least a day
+ * per statement, so the loop ends. Returns how many statements ran and how many day rows they wrote.
+ */
+export async function fillLedgerAccountDays(db: Queryable, now: Date, budgetMs = BUDGET_MS): Promise<{ accounts: number; days: number; closedDay: string }> {
+  const closedDay = await lastClosedDay(db, now);
+  const started = Date.now();
+  let accounts = 0;
+  let days = 0;
+  for (;;) {
+    const { rows } = await db.query<{ merchant_account_number: number; account_id: number }>(
+      `select a.merchant_account_number, a.account_id
+         from ledger_accounts a
+         left join ledger_account_day_marks k on k.merchant_account_number = a.merchant_account_number and k.account_id = a.account_id
+        where a.merchant_account_number is not null and a.kind in ('collection', 'disbursement')
+          and (k.filled_through is null or k.filled_through < $1::date)
+        order by k.filled_through nulls first, a.account_id
+        limit $2`,
+      [closedDay, ACCOUNTS_PER_ROUND],
+    );
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      days += await fillAccount(db, row.merchant_account_number, row.account_id, closedDay);
+      accounts++;
+      if (Date.now() - started > budgetMs) return { accounts, days, closedDay };
+    }
+  }
+  return { accounts, days, closedDay };
+}
