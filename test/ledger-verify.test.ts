@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
+import { fillLedgerAccountDays } from '../src/modules/console/data/statement-days.ts';
 import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../src/modules/merchants/ledger-verify.ts';
 import { ADMIN_TOKEN, newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
 import {
@@ -90,6 +91,9 @@ beforeAll(async () => {
   await readyBatch(t, m1, [payoutLine(wallet(14_000))]);
   const cancelled = await readyBatch(t, m2, [payoutLine(wallet(15_000))]);
   ok(await act(t, m2, 'cancel', cancelled.batchNumber));
+  // The hourly job of statements: every merchant account marked as filled up to the last closed day
+  // (today's entries are not in a closed day, so no day row yet).
+  await fillLedgerAccountDays(t.db, new Date());
 });
 afterAll(() => t.close());
 
@@ -156,6 +160,7 @@ describe('npm run cli -- ledger verify', () => {
     expect(check(report, 'balances_match_entries').checked).toBe(4);
     expect(check(report, 'collection_transfers').checked).toBe(6);
     expect(check(report, 'payout_debits').checked).toBe(4 + 11);
+    expect(check(report, 'statement_days').checked).toBe(4);
     // The in-flight batch and single payout are in the snapshot.
     const { rows } = await t.db.query<{ n: number }>(`select count(*)::int as n from payouts where status_code = 'T'`);
     expect(rows[0].n).toBe(3);
@@ -410,6 +415,37 @@ describe('npm run cli -- ledger verify', () => {
         );
         await tx.query('alter table ledger_accounts add constraint ledger_balance_non_negative check (balance_minor >= 0)');
       });
+    }
+    await expectClean();
+  });
+
+  it("catches a closed day's totals that differ from its entries, and a day the entries do not have", async () => {
+    const account = await accountId(m1.merchantAccountNumber, 'collection');
+    const { rows: marked } = await t.db.query<{ through: string }>(`select filled_through::text as through from ledger_account_day_marks where account_id = $1`, [account]);
+    // A day before the mark with no entries, and a real day's totals (today's, once the day is
+    // taken as closed) written one movement short.
+    await t.db.query(
+      `insert into ledger_account_days (merchant_account_number, account_id, day, in_minor, out_minor, movements)
+       values ($1, $2, (now() at time zone 'UTC')::date - 3, 100, 0, 1)`,
+      [m1.merchantAccountNumber, account],
+    );
+    try {
+      const report = await expectCaught(['statement_days']);
+      expect(check(report, 'statement_days').examples).toEqual([
+        expect.objectContaining({ merchantAccountNumber: m1.merchantAccountNumber, kind: 'collection', daysDiffering: 1 }),
+      ]);
+      await t.db.query(`update ledger_account_day_marks set filled_through = (now() at time zone 'UTC')::date where account_id = $1`, [account]);
+      await t.db.query(
+        `insert into ledger_account_days (merchant_account_number, account_id, day, in_minor, out_minor, movements)
+         select $1, $2, (now() at time zone 'UTC')::date, coalesce(sum(amount_minor) filter (where amount_minor > 0), 0),
+                coalesce(-sum(amount_minor) filter (where amount_minor < 0), 0), count(*) - 1
+           from ledger_entries where account_id = $2`,
+        [m1.merchantAccountNumber, account],
+      );
+      expect((check(await expectCaught(['statement_days']), 'statement_days').examples[0] as { daysDiffering: number }).daysDiffering).toBe(2);
+    } finally {
+      await t.db.query(`delete from ledger_account_days where account_id = $1`, [account]);
+      await t.db.query(`update ledger_account_day_marks set filled_through = $2::date where account_id = $1`, [account, marked[0].through]);
     }
     await expectClean();
   });

@@ -10,6 +10,7 @@
 // collections and payouts say; each collection has exactly one payment transfer (and a reversed one
 // exactly one reversal) of the right amounts; each transferred batch and each submitted single
 // payout was debited exactly once, for its amounts plus fees (one awaiting approval, or rejected, never).
+// Derived data: the totals of closed days that statements read equal the entries they summarise.
 import pg from 'pg';
 
 export interface CheckResult {
@@ -301,6 +302,37 @@ export const CHECKS: Check[] = [
         full join moved m on m.transfer_id = f.transfer_id`,
     detail: `json_build_object('fundingId', funding_id, 'reference', reference, 'merchantAccountNumber', merchant_account_number,
                                 'amountMinor', amount_minor, 'creditedMinor', credited, 'fromBankMinor', from_bank)`,
+  },
+  {
+    name: 'statement_days',
+    description:
+      "each merchant account's totals of closed days (ledger_account_days, up to its ledger_account_day_marks) equal its entries " +
+      'grouped by UTC day: money in, money out and movements, no day missing and none beyond the mark',
+    items: `
+      with per_day as (
+        select k.merchant_account_number, k.account_id, (e.created_at at time zone 'UTC')::date as day,
+               coalesce(sum(e.amount_minor) filter (where e.amount_minor > 0), 0) as in_minor,
+               coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0), 0) as out_minor, count(*) as movements
+          from ledger_account_day_marks k
+          join ledger_entries e on e.account_id = k.account_id and e.created_at < (k.filled_through + 1)::timestamp at time zone 'UTC'
+         group by 1, 2, 3
+      ),
+      compared as (
+        select coalesce(p.merchant_account_number, d.merchant_account_number) as merchant_account_number,
+               coalesce(p.account_id, d.account_id) as account_id, coalesce(p.day, d.day) as day,
+               p.day is null or d.day is null or (p.in_minor, p.out_minor, p.movements) <> (d.in_minor, d.out_minor, d.movements) as differs
+          from per_day p
+          full join ledger_account_days d on d.merchant_account_number = p.merchant_account_number and d.account_id = p.account_id and d.day = p.day
+      )
+      select k.merchant_account_number, a.kind, k.filled_through,
+             count(*) filter (where c.differs) as days_differing, min(c.day) filter (where c.differs) as first_day_differing,
+             count(*) filter (where c.differs) = 0 as ok
+        from ledger_account_day_marks k
+        join ledger_accounts a on a.account_id = k.account_id
+        left join compared c on c.merchant_account_number = k.merchant_account_number and c.account_id = k.account_id
+       group by k.merchant_account_number, k.account_id, a.kind, k.filled_through`,
+    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'kind', kind, 'filledThrough', filled_through,
+                                'daysDiffering', days_differing, 'firstDayDiffering', first_day_differing)`,
   },
 ];
 
