@@ -1,8 +1,8 @@
 // Statements read closed days' totals from ledger_account_days (migration 0022) and the rest from
 // the entries: the same figures however far the `ledger_account_days` job has filled (not at all,
 // part of the way, up to yesterday), equal to sums over the entries themselves; the day rows equal
-// the entries grouped by day; the job fills a long history in steps, writes nothing twice, and two
-// runs at once agree.
+// the entries grouped by day; the job fills a long history in steps, writes nothing twice, two
+// runs at once agree, and an account whose statement fails holds no other back.
 import { parse } from 'csv-parse/sync';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,5 +217,30 @@ describe('statements over ledger_account_days', () => {
     expect(runs.reduce((n, r) => n + r.days, 0)).toBe(100);
     expect(await rowsOf()).toBe(100);
     await expectStatementsRight(long);
+  });
+
+  it('leaves an account whose statement fails for the next run, and fills the others', async () => {
+    const [stuck, other] = [await newMerchant(t), await newMerchant(t)];
+    await backdated(stuck, 'collection', 4, 2);
+    await backdated(other, 'collection', 4, 2);
+    const { rows } = await t.db.query<{ account_id: number }>(`select account_id from ledger_accounts where merchant_account_number = $1 and kind = 'collection'`, [stuck.merchantAccountNumber]);
+    const stuckAccount = Number(rows[0].account_id);
+    // A statement that fails for that account alone, as a timeout on a huge history would.
+    await t.db.query(`create function fail_stuck() returns trigger language plpgsql as $$ begin
+                        if new.account_id = ${stuckAccount} then raise exception 'canceling statement due to statement timeout'; end if; return new; end $$`);
+    await t.db.query('create trigger fail_stuck before insert on ledger_account_day_marks for each row execute function fail_stuck()');
+    try {
+      const run = await fillLedgerAccountDays(t.db, new Date());
+      expect(run.failed).toEqual([{ accountId: stuckAccount, error: 'canceling statement due to statement timeout' }]);
+      expect((await marks(other)).map((x) => x.through)).toEqual([run.closedDay, run.closedDay]);
+      expect((await marks(stuck)).map((x) => x.kind)).toEqual(['disbursement']);
+      await expectStatementsRight(stuck);
+    } finally {
+      await t.db.query('drop trigger fail_stuck on ledger_account_day_marks; drop function fail_stuck()');
+    }
+    const next = await fillLedgerAccountDays(t.db, new Date());
+    expect(next.failed).toEqual([]);
+    expect((await marks(stuck)).map((x) => x.kind)).toEqual(['collection', 'disbursement']);
+    await expectStatementsRight(stuck);
   });
 });

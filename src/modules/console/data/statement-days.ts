@@ -72,14 +72,21 @@ async function fillAccount(db: Queryable, merchantAccountNumber: number, account
 
 /**
  * The job: every merchant account whose mark is behind the last closed day, least filled first,
- * until all are filled or BUDGET_MS has passed. Each account's mark moves forward by at least a day
- * per statement, so the loop ends. Returns how many statements ran and how many day rows they wrote.
+ * until all are filled or `budgetMs` has passed. Each account's mark moves forward by at least a day
+ * per statement, so the loop ends. An account whose statement fails (a statement timeout on a huge
+ * history, say) is named in `failed` and left for the next run, so it never holds the others back.
+ * Returns how many statements ran and how many day rows they wrote.
  */
-export async function fillLedgerAccountDays(db: Queryable, now: Date, budgetMs = BUDGET_MS): Promise<{ accounts: number; days: number; closedDay: string }> {
+export async function fillLedgerAccountDays(
+  db: Queryable,
+  now: Date,
+  budgetMs = BUDGET_MS,
+): Promise<{ accounts: number; days: number; closedDay: string; failed: Array<{ accountId: number; error: string }> }> {
   const closedDay = await lastClosedDay(db, now);
   const started = Date.now();
   let accounts = 0;
   let days = 0;
+  const failed: Array<{ accountId: number; error: string }> = [];
   for (;;) {
     const { rows } = await db.query<{ merchant_account_number: number; account_id: number }>(
       `select a.merchant_account_number, a.account_id
@@ -87,16 +94,21 @@ export async function fillLedgerAccountDays(db: Queryable, now: Date, budgetMs =
          left join ledger_account_day_marks k on k.merchant_account_number = a.merchant_account_number and k.account_id = a.account_id
         where a.merchant_account_number is not null and a.kind in ('collection', 'disbursement')
           and (k.filled_through is null or k.filled_through < $1::date)
+          and a.account_id <> all($3::bigint[])
         order by k.filled_through nulls first, a.account_id
         limit $2`,
-      [closedDay, ACCOUNTS_PER_ROUND],
+      [closedDay, ACCOUNTS_PER_ROUND, failed.map((f) => f.accountId)],
     );
     if (rows.length === 0) break;
     for (const row of rows) {
-      days += await fillAccount(db, row.merchant_account_number, row.account_id, closedDay);
-      accounts++;
-      if (Date.now() - started > budgetMs) return { accounts, days, closedDay };
+      try {
+        days += await fillAccount(db, row.merchant_account_number, row.account_id, closedDay);
+        accounts++;
+      } catch (err) {
+        failed.push({ accountId: Number(row.account_id), error: (err as Error).message });
+      }
+      if (Date.now() - started > budgetMs) return { accounts, days, closedDay, failed };
     }
   }
-  return { accounts, days, closedDay };
+  return { accounts, days, closedDay, failed };
 }
