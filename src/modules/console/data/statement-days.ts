@@ -12,9 +12,9 @@ export const LEDGER_DAYS_TASK = 'ledger_account_days';
  * and no transaction of the service waits for a person, so an hour is far past any of them.
  */
 const GRACE_MINUTES = 60;
-/** Days of one account filled by one statement: a few hundred thousand entries at most. */
+/** Days of an account filled by one statement: a few hundred thousand entries at most. */
 const DAYS_PER_STATEMENT = 92;
-/** Accounts read per round of the job. */
+/** Accounts filled per statement (a round) of the job. */
 const ACCOUNTS_PER_ROUND = 100;
 /** The job stops after this long and goes on at its next run (the reads are right meanwhile). */
 const BUDGET_MS = 20_000;
@@ -32,50 +32,54 @@ async function lastClosedDay(db: Queryable, now: Date): Promise<string> {
 }
 
 /**
- * Fills one account's days after its mark (or from the day before its first entry), at most
- * DAYS_PER_STATEMENT of them up to `closedDay`, and moves its mark, in one statement: the days and
- * the mark commit together. A second filler racing on the same account computes the same totals
- * from the same immutable entries; its rows are skipped and the mark only moves forward.
+ * Fills a round of accounts' days, each after its mark (or from the day before its first entry), at
+ * most DAYS_PER_STATEMENT days of each up to `closedDay`, and moves their marks, in one statement:
+ * the days and the marks commit together. A second filler racing on the same account computes the
+ * same totals from the same immutable entries; its rows are skipped and a mark only moves forward.
+ * Returns the day rows written.
  */
-async function fillAccount(db: Queryable, merchantAccountNumber: number, accountId: number, closedDay: string): Promise<number> {
+async function fillAccounts(db: Queryable, accounts: Array<{ merchant_account_number: number; account_id: number }>, closedDay: string): Promise<number> {
   const { rows } = await db.query<{ days: number }>(
     `with start as (
-       select coalesce(
-                (select filled_through from ledger_account_day_marks where merchant_account_number = $1 and account_id = $2),
-                -- Never filled: from its first entry's day (with none yet, nothing up to the closed day).
-                least((select (min(created_at) at time zone 'UTC')::date from ledger_entries where account_id = $2) - 1, $3::date)
-              ) as after
+       select t.merchant_account_number, t.account_id,
+              coalesce(k.filled_through,
+                       -- Never filled: from its first entry's day (with none yet, nothing up to the closed day).
+                       least((select (min(e.created_at) at time zone 'UTC')::date from ledger_entries e where e.account_id = t.account_id) - 1, $3::date)
+                      ) as after
+         from unnest($1::integer[], $2::bigint[]) as t(merchant_account_number, account_id)
+         left join ledger_account_day_marks k on k.merchant_account_number = t.merchant_account_number and k.account_id = t.account_id
      ),
      span as (
-       select after, least($3::date, after + $4::int) as through from start where after <= $3::date
+       select merchant_account_number, account_id, after, least($3::date, after + $4::int) as through from start where after <= $3::date
      ),
      days as (
        insert into ledger_account_days (merchant_account_number, account_id, day, in_minor, out_minor, movements)
-       select $1, $2, (e.created_at at time zone 'UTC')::date,
+       select s.merchant_account_number, s.account_id, (e.created_at at time zone 'UTC')::date,
               coalesce(sum(e.amount_minor) filter (where e.amount_minor > 0), 0), coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0), 0), count(*)
-         from span
-         join ledger_entries e on e.account_id = $2
-              and e.created_at >= (span.after + 1)::timestamp at time zone 'UTC' and e.created_at < (span.through + 1)::timestamp at time zone 'UTC'
-        group by 3
+         from span s
+         join ledger_entries e on e.account_id = s.account_id
+              and e.created_at >= (s.after + 1)::timestamp at time zone 'UTC' and e.created_at < (s.through + 1)::timestamp at time zone 'UTC'
+        group by 1, 2, 3
        on conflict do nothing
        returning 1
      )
      insert into ledger_account_day_marks (merchant_account_number, account_id, filled_through)
-     select $1, $2, through from span
+     select merchant_account_number, account_id, through from span
      on conflict (merchant_account_number, account_id)
        do update set filled_through = greatest(ledger_account_day_marks.filled_through, excluded.filled_through)
      returning (select count(*) from days)::int as days`,
-    [merchantAccountNumber, accountId, closedDay, DAYS_PER_STATEMENT],
+    [accounts.map((a) => a.merchant_account_number), accounts.map((a) => a.account_id), closedDay, DAYS_PER_STATEMENT],
   );
   return rows[0]?.days ?? 0;
 }
 
 /**
- * The job: every merchant account whose mark is behind the last closed day, least filled first,
- * until all are filled or `budgetMs` has passed. Each account's mark moves forward by at least a day
- * per statement, so the loop ends. An account whose statement fails (a statement timeout on a huge
- * history, say) is named in `failed` and left for the next run, so it never holds the others back.
- * Returns how many statements ran and how many day rows they wrote.
+ * The job: every merchant account whose mark is behind the last closed day, least filled first, a
+ * round of ACCOUNTS_PER_ROUND per statement, until all are filled or `budgetMs` has passed. Each
+ * account's mark moves forward by at least a day per statement, so the loop ends. When a round's
+ * statement fails (a statement timeout on a huge history, say), its accounts are filled one by one,
+ * and an account that fails alone is named in `failed` and left for the next run, so it never holds
+ * the others back. Returns the accounts filled and the day rows written.
  */
 export async function fillLedgerAccountDays(
   db: Queryable,
@@ -100,15 +104,20 @@ export async function fillLedgerAccountDays(
       [closedDay, ACCOUNTS_PER_ROUND, failed.map((f) => f.accountId)],
     );
     if (rows.length === 0) break;
-    for (const row of rows) {
-      try {
-        days += await fillAccount(db, row.merchant_account_number, row.account_id, closedDay);
-        accounts++;
-      } catch (err) {
-        failed.push({ accountId: Number(row.account_id), error: (err as Error).message });
+    try {
+      days += await fillAccounts(db, rows, closedDay);
+      accounts += rows.length;
+    } catch {
+      for (const row of rows) {
+        try {
+          days += await fillAccounts(db, [row], closedDay);
+          accounts++;
+        } catch (err) {
+          failed.push({ accountId: Number(row.account_id), error: (err as Error).message });
+        }
       }
-      if (Date.now() - started > budgetMs) return { accounts, days, closedDay, failed };
     }
+    if (Date.now() - started > budgetMs) break;
   }
   return { accounts, days, closedDay, failed };
 }
