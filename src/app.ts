@@ -15,6 +15,7 @@ import { registerJsonParser } from './http/json-body.ts';
 import { limitConnections } from './http/connections.ts';
 import { apiServices, DOCS_INTRO, merchantApi, ROOT_ROUTES } from './composition.ts';
 import type { KeyStatusCache } from './modules/auth/key-status.ts';
+import { registerFspiopRoutes } from './rails/mojaloop/routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -118,6 +119,9 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     );
   }
   for (const route of ROOT_ROUTES) route(app, ctx);
+  // The switch's side (src/rails/mojaloop/): on the main port only without mutual TLS (sandbox
+  // mode: config.ts refuses production without it); with it, on a listener of its own (listener.ts).
+  if (deps.config.mojaloop && !deps.config.mojaloop.tls) await app.register((scope) => registerFspiopRoutes(scope as never, deps), { prefix: '/fspiop' });
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   // A person opening the server's address lands on the API reference.

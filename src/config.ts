@@ -1,5 +1,6 @@
 // Environment → typed, validated configuration. Fails fast with a message that names the
 // variable and the value it expected, so a typo never turns into a half-working server.
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 export type Mode = 'sandbox' | 'production';
@@ -105,6 +106,47 @@ export interface Config {
    * off in sandbox mode, where anyone may still enrol).
    */
   consoleRequireTwoFactor: boolean;
+  mojaloop: MojaloopConfig | undefined;
+}
+
+/**
+ * The Mojaloop rail (src/rails/mojaloop/, product.md §16), present when MOJALOOP_SWITCH_URL,
+ * MOJALOOP_FSP_ID and MOJALOOP_CONNECTOR_IDS are all set. docs/operations.md lists every setting.
+ */
+export interface MojaloopConfig {
+  /** The switch's FSPIOP base URL (MOJALOOP_SWITCH_URL), without a trailing slash. */
+  switchUrl: string;
+  /** Our DFSP's id on the switch (MOJALOOP_FSP_ID): fspiop-source of what we send. */
+  fspId: string;
+  /** Connector ids whose payouts (and collections) go over Mojaloop (MOJALOOP_CONNECTOR_IDS). */
+  connectorIds: number[];
+  /** The FSPIOP version we send (MOJALOOP_API_VERSION, 1.0 or 1.1); we accept both. */
+  apiVersion: '1.0' | '1.1';
+  /** A transfer's expiration, from when it is sent (MOJALOOP_TRANSFER_EXPIRY_SECONDS). */
+  transferExpirySeconds: number;
+  /**
+   * How long to wait for a callback (MOJALOOP_CALLBACK_SECONDS): a lookup or quote unanswered this
+   * long is asked again; a transfer unanswered this long past its expiration is asked about with
+   * GET /transfers/{id}, again every this long until the switch answers.
+   */
+  callbackSeconds: number;
+  /** The switch's own fspiop-source, on answers it gives itself such as GET /transfers/{id} (MOJALOOP_SWITCH_FSP_ID). */
+  switchFspId: string;
+  /**
+   * How long past its expiration a transfer may stay unanswered before ledger verify and the
+   * rail's health report it for an operator (MOJALOOP_IN_FLIGHT_BOUND_SECONDS).
+   */
+  inFlightBoundSeconds: number;
+  /** Requests of a lookup or a quote before the payout fails with F108 (MOJALOOP_LOOKUP_ATTEMPTS). */
+  lookupAttempts: number;
+  /** How long one request to the switch may take (MOJALOOP_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** Mutual TLS with the switch (MOJALOOP_TLS_CERT, _KEY, _CA: PEM files): our outbound requests and the FSPIOP listener. */
+  tls: { certPem: string; keyPem: string; caPem: string; port: number; host: string } | undefined;
+  /** Our JWS signing key (MOJALOOP_JWS_KEY, a PEM file): every request and callback we send with a body is signed. */
+  jwsPrivateKeyPem: string | undefined;
+  /** Senders' JWS public keys by fspId (MOJALOOP_JWS_PUBLIC_KEYS, a folder of <fspId>.pem): when set, every inbound message with a body must be signed. */
+  jwsPublicKeys: Map<string, string> | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +190,68 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function pemFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const file = optional(env, name);
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${name} must name a readable PEM file, got "${file}" (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  if (!text.includes('-----BEGIN ')) throw new ConfigError(`${name} must name a PEM file, and "${file}" holds no PEM block`);
+  return text;
+}
+
+function jwsPublicKeys(env: NodeJS.ProcessEnv): Map<string, string> | undefined {
+  const folder = optional(env, 'MOJALOOP_JWS_PUBLIC_KEYS');
+  if (folder === undefined) return undefined;
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((f) => f.endsWith('.pem'));
+  } catch {
+    throw new ConfigError(`MOJALOOP_JWS_PUBLIC_KEYS must name a readable folder of <fspId>.pem files, got "${folder}"`);
+  }
+  if (names.length === 0) throw new ConfigError(`MOJALOOP_JWS_PUBLIC_KEYS: "${folder}" holds no <fspId>.pem file`);
+  return new Map(names.map((f) => [f.slice(0, -4), readFileSync(path.join(folder, f), 'utf8')]));
+}
+
+function loadMojaloop(env: NodeJS.ProcessEnv, mode: Mode, host: string): MojaloopConfig | undefined {
+  const names = ['MOJALOOP_SWITCH_URL', 'MOJALOOP_FSP_ID', 'MOJALOOP_CONNECTOR_IDS'];
+  const given = names.filter((n) => optional(env, n) !== undefined);
+  if (given.length === 0) return undefined;
+  if (given.length < names.length) throw new ConfigError(`the Mojaloop rail needs ${names.join(', ')} together; missing ${names.filter((n) => !given.includes(n)).join(', ')}`);
+  const switchUrl = optional(env, 'MOJALOOP_SWITCH_URL')!;
+  if (!/^https?:\/\/[^\s?#@]+$/.test(switchUrl)) throw new ConfigError(`MOJALOOP_SWITCH_URL must be an http(s) URL such as https://switch.example.mw:4040, got "${switchUrl}"`);
+  const fspId = optional(env, 'MOJALOOP_FSP_ID')!;
+  if (!/^[A-Za-z0-9_.-]{1,32}$/.test(fspId)) throw new ConfigError(`MOJALOOP_FSP_ID must be 1 to 32 letters, digits, '.', '_' or '-', got "${fspId.slice(0, 40)}"`);
+  const rawIds = optional(env, 'MOJALOOP_CONNECTOR_IDS')!;
+  const connectorIds = rawIds.split(',').map((part) => part.trim());
+  if (connectorIds.some((id) => !/^\d{1,9}$/.test(id))) throw new ConfigError(`MOJALOOP_CONNECTOR_IDS must be comma-separated connector ids such as 112400,212188, got "${rawIds}"`);
+  const apiVersion = optional(env, 'MOJALOOP_API_VERSION') ?? '1.0';
+  if (apiVersion !== '1.0' && apiVersion !== '1.1') throw new ConfigError(`MOJALOOP_API_VERSION must be 1.0 or 1.1, got "${apiVersion}"`);
+  const tlsFiles = [pemFile(env, 'MOJALOOP_TLS_CERT'), pemFile(env, 'MOJALOOP_TLS_KEY'), pemFile(env, 'MOJALOOP_TLS_CA')];
+  if (tlsFiles.some((f) => f !== undefined) && tlsFiles.some((f) => f === undefined)) throw new ConfigError('mutual TLS with the switch needs MOJALOOP_TLS_CERT, MOJALOOP_TLS_KEY and MOJALOOP_TLS_CA together');
+  const [certPem, keyPem, caPem] = tlsFiles;
+  // Money moves on what arrives there: in production only the switch, proven by its certificate, may call.
+  if (mode === 'production' && certPem === undefined) throw new ConfigError('APP_MODE=production with the Mojaloop rail needs mutual TLS with the switch: set MOJALOOP_TLS_CERT, MOJALOOP_TLS_KEY and MOJALOOP_TLS_CA');
+  return {
+    switchUrl: switchUrl.replace(/\/+$/, ''),
+    fspId,
+    connectorIds: [...new Set(connectorIds.map(Number))],
+    apiVersion,
+    transferExpirySeconds: int(env, 'MOJALOOP_TRANSFER_EXPIRY_SECONDS', 60, 1, 86_400),
+    callbackSeconds: int(env, 'MOJALOOP_CALLBACK_SECONDS', 30, 1, 3600),
+    switchFspId: optional(env, 'MOJALOOP_SWITCH_FSP_ID') ?? 'switch',
+    inFlightBoundSeconds: int(env, 'MOJALOOP_IN_FLIGHT_BOUND_SECONDS', 3600, 1, 7 * 86_400),
+    lookupAttempts: int(env, 'MOJALOOP_LOOKUP_ATTEMPTS', 3, 1, 20),
+    requestTimeoutMs: int(env, 'MOJALOOP_REQUEST_TIMEOUT_MS', 10_000, 100, 120_000),
+    tls: certPem && keyPem && caPem ? { certPem, keyPem, caPem, port: int(env, 'MOJALOOP_TLS_PORT', 8444, 0, 65535), host: optional(env, 'MOJALOOP_TLS_HOST') ?? host } : undefined,
+    jwsPrivateKeyPem: pemFile(env, 'MOJALOOP_JWS_KEY'),
+    jwsPublicKeys: jwsPublicKeys(env),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -258,5 +362,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consoleIdleMinutes,
     consoleSessionHours,
     consoleRequireTwoFactor: flag(env, 'CONSOLE_REQUIRE_2FA', mode === 'production'),
+    mojaloop: loadMojaloop(env, mode, host),
   };
 }

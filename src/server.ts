@@ -9,6 +9,8 @@ import { createLogger, startRuntime } from './runtime.ts';
 import { holdPort } from './http/hold-port.ts';
 import { listenError, StartupError } from './lib/startup-checks.ts';
 import { printBanner } from './banner.ts';
+import { buildFspiopListener } from './rails/mojaloop/listener.ts';
+import { closeMojaloop } from './rails/mojaloop/rail.ts';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -31,6 +33,14 @@ async function main(): Promise<void> {
   await built.app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
     throw listenError(err, config.port, config.host);
   });
+  // The switch's listener, with mutual TLS (src/rails/mojaloop/listener.ts), when configured.
+  const fspiop = await buildFspiopListener(runtime.deps);
+  const fspiopTls = config.mojaloop?.tls;
+  if (fspiop && fspiopTls) {
+    await fspiop.listen({ port: fspiopTls.port, host: fspiopTls.host }).catch((err: unknown) => {
+      throw listenError(err, fspiopTls.port, fspiopTls.host);
+    });
+  }
   // Every start, at the address actually bound; the demo merchant's secret only when just created.
   await printBanner(runtime.deps, runtime.demo, built.app.server.address());
 
@@ -52,8 +62,10 @@ async function main(): Promise<void> {
     const stopWorker = worker ? worker.stop().then(() => log.info('worker stopped')) : Promise.resolve();
     if (!(await built.drain(config.shutdownGraceMs))) log.warn('requests still running after the grace period; closing anyway');
     await built.app.close();
+    await fspiop?.close();
     log.info('http server closed');
     await stopWorker;
+    if (config.mojaloop) await closeMojaloop(runtime.deps);
     await runtime.close();
     log.info('stopped');
     process.exit(0);

@@ -55,6 +55,8 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   rate_limit_windows: 'keyed by limiter key (a merchant or a client address), never joined: distributed on its own by limiter_key, not co-located, or kept on the coordinator (unlogged, one round trip per tenth of a limit)',
   console_sign_in_throttle:
     'the console\'s failed sign-ins, keyed by a hash of the address typed (or of the client address): an address typed at the sign-in form names no merchant yet, and an unknown one must be counted exactly like a known one; never joined: distributed on its own by throttle_key, not co-located, or kept on the coordinator',
+  rail_refused_messages:
+    'messages from a rail that named no payout of ours (refused and kept for the operator): they name no merchant by definition; written rarely, read by operators: stays a local table on the coordinator',
   batch_upload_chunks: 'an upload\'s chunks keyed by upload_id, written in the transaction that inserts its batch: plan: add merchant_account_number to it, key (merchant_account_number, upload_id, seq)',
 
   // The shared system ledger accounts (funding, fees, customer_payments, payouts_in_flight, payouts_settled, bank_settlement).
@@ -103,6 +105,8 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'api_keys.client_id': GLOBAL_ID,
   'outbox_events.outbox_events_pkey': SURROGATE_PK,
   'outbox_events.event_id': GLOBAL_ID,
+  'rail_messages.message_id': GLOBAL_ID,
+  'rail_refused_messages.message_id': 'rail_refused_messages stays a local table on the coordinator (see above): its sequence lives on that one node',
   'webhook_subscriptions.webhook_subscriptions_pkey': SURROGATE_PK,
   'webhook_subscriptions.webhook_id': GLOBAL_ID,
   'webhook_deliveries.webhook_deliveries_pkey': SURROGATE_PK,

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/pool.ts';
 import { taskList } from '../src/composition.ts';
-import { CHUNK_LINES } from '../src/modules/disbursements/processing.ts';
+import { CHUNK_LINES } from '../src/rails/simulated/payouts.ts';
 import { BASE, ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 
 const LINES = 20_000;

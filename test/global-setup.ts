@@ -1,5 +1,6 @@
 // Once per test run: a PostgreSQL server (DATABASE_URL's, or an embedded one under .test-data/)
-// and a template database with every migration applied. Each test file clones the template.
+// and a template database with every migration applied (each test file clones the template), and
+// the Mojaloop Testing Toolkit.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { removeDataDir, startEmbeddedPostgres, type EmbeddedServer } from '../sr
 import { migrate, readMigrations } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { migrateQueue } from '../src/jobs/queue.ts';
+import { setupTtk } from './ttk/harness.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -77,7 +79,11 @@ export default async function setup(project: TestProject) {
   }
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);
+  // The Mojaloop Testing Toolkit, the switch of the rail tests (test/ttk/): installed on first use
+  // into test/ttk/node_modules, started once, taken by one test file at a time (acquireTtk).
+  const stopTtk = await setupTtk(project);
   return async () => {
+    await stopTtk();
     await embedded?.stop();
     if (runDir) removeDataDir(runDir);
   };

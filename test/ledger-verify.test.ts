@@ -152,6 +152,8 @@ describe('npm run cli -- ledger verify', () => {
     expect(report.checks.map((c) => c.name)).toEqual(CHECK_NAMES);
     for (const c of report.checks) {
       expect(c, c.name).toMatchObject({ failed: 0, examples: [] });
+      // Payouts over a real rail need its switch: test/mojaloop-payouts.test.ts runs rail_payouts over real rows.
+      if (c.name === 'rail_payouts') continue;
       expect(c.checked, c.name).toBeGreaterThan(0);
       expect(c.passed).toBe(c.checked);
     }

@@ -1,11 +1,12 @@
 // Production never uses the simulated payout connector (issue 13, item 1): with APP_MODE=production
-// a payout to a connector with no real adapter (every connector, until real adapters exist) fails
+// a payout to a connector no real rail carries (src/rails/routing.ts: every connector when none is configured) fails
 // at once with F105 "Connector unavailable" and is refunded in full, amount and fee, with the usual
 // batch.payout.failed / payout.failed events; the sandbox's magic suffixes do nothing there.
 // Real app in production mode, real database; the payout job is run directly (taskList).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
-import { payableConnectors } from '../src/modules/disbursements/adapters.ts';
+import type { Deps } from '../src/http/types.ts';
+import { payoutRoutes } from '../src/rails/routing.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/merchants/ledger.ts';
 import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
@@ -81,9 +82,10 @@ async function expectMoneyConsistent(): Promise<void> {
 const F105 = { status_code: 'F', response_code: 'F105', response_message: 'Connector unavailable' };
 
 describe('production mode: no simulated payouts', () => {
-  it('the connectors payouts may go through: all (simulated) in sandbox, only those with a real adapter (none yet) in production', () => {
-    expect(payableConnectors('sandbox')).toBeNull();
-    expect(payableConnectors('production')).toEqual([]);
+  it('routes every connector to the simulated rail in sandbox mode and to the unavailable one in production when no real rail is configured', () => {
+    const routes = (mode: 'sandbox' | 'production') => payoutRoutes({ config: { ...t.deps.config, mode, mojaloop: undefined } } as Deps).map((r) => [r.rail.name, r.connectors]);
+    expect(routes('sandbox')).toEqual([['simulated', { except: [] }]]);
+    expect(routes('production')).toEqual([['unavailable', { except: [] }]]);
   });
 
   it('every line of a batch fails at once with F105, magic suffixes included, and the batch is refunded in full', async () => {

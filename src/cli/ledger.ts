@@ -73,7 +73,7 @@ async function ledgerVerify(): Promise<void> {
       throw new FailureError(`cannot connect to the database: ${(err as Error).message}`);
     }
     try {
-      report = await verifyLedger(client);
+      report = await verifyLedger(client, { railInFlightBoundSeconds: config.mojaloop?.inFlightBoundSeconds });
     } catch (err) {
       const e = err as { code?: string; message: string };
       if (e.code === '42P01') throw new FailureError(`the database has no ledger tables (${e.message}); start the server once to migrate it`);

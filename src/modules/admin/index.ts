@@ -1,5 +1,5 @@
 // The admin module: the operator's routes under /admin/v1 (Bearer ADMIN_TOKEN): merchants, their
-// funding, account status and levels, key pairs, and the e-mail outbox.
+// funding, account status and levels, key pairs, the e-mail outbox, and the payment rails' health.
 import type { ModuleDefinition } from '../../module.ts';
 import adminCreateKey from './routes/create-key.ts';
 import createMerchant from './routes/create-merchant.ts';
@@ -7,6 +7,7 @@ import fundMerchant from './routes/fund-merchant.ts';
 import listEmails from './routes/list-emails.ts';
 import listFundings from './routes/list-fundings.ts';
 import listMerchants from './routes/list-merchants.ts';
+import railsHealth from './routes/rails-health.ts';
 import adminMerchantActivate from './routes/merchant-accounts-activate.ts';
 import adminMerchantAdd from './routes/merchant-accounts-add.ts';
 import adminMerchantBlacklist from './routes/merchant-accounts-blacklist.ts';
@@ -35,5 +36,7 @@ export const adminModule: ModuleDefinition = {
     adminMerchantGetAll,
     // A new key pair for a merchant (`npm run cli -- keys create`): lost credentials are one command away.
     adminCreateKey,
+    // The payment rails and their health (src/rails/).
+    railsHealth,
   ],
 };

@@ -68,7 +68,7 @@ export const disbursementsModule: ModuleDefinition = {
     [PROCESS_TASK]: async (payload) => {
       const { merchantAccountNumber } = payload as { merchantAccountNumber: number };
       const done = await processMerchantPayouts(deps, merchantAccountNumber);
-      if (done.processed + done.reversed > 0) deps.log.info({ merchantAccountNumber, ...done }, 'payouts processed');
+      if (done.processed > 0) deps.log.info({ merchantAccountNumber, ...done }, 'payouts processed');
     },
     [PAYOUTS_SWEEP_TASK]: async () => {
       const woken = await sweepPayouts(deps, PAYOUT_OVERDUE_SECONDS);

@@ -52,7 +52,12 @@ interface Check {
 //   payout_cancel    payouts_in_flight → disbursement: a scheduled batch cancelled before its
 //                    day, refunded in full; 'B<batchNumber>'                   (disbursements/service.ts)
 //   payout_settle    payouts_in_flight → payouts_settled + fees, failures refunded to disbursement
-//   payout_reversal  payouts_settled → disbursement (amount only)              (disbursements/processing.ts)
+//                    (disbursements/outcomes.ts, for the simulated rail and a rail's payouts failed before sending)
+//   payout_reversal  payouts_settled → disbursement (amount only)              (rails/simulated/payouts.ts)
+//   rail_send        payouts_in_flight → rail_in_flight: a rail's transfer sent; reference = the
+//                    payout's transaction reference number                      (rails/mojaloop/callbacks.ts)
+//   rail_settle      rail_in_flight → payouts_settled + fees, or back to disbursement when the rail
+//                    refused it; same reference                                   (rails/mojaloop/callbacks.ts)
 
 /** Each merchant ledger account with the sum of its entries, and `ok` as the condition says. */
 function merchantAccounts(ok: string): string {
@@ -109,26 +114,71 @@ export const CHECKS: Check[] = [
   },
   {
     name: 'payouts_in_flight',
-    description: "per merchant and currency, the payouts_in_flight system account's entries equal amount + fee of the payouts in status T",
+    description:
+      "per merchant, currency and in-flight account: the payouts_in_flight system account's entries equal amount + fee of the payouts in status T " +
+      'not yet sent over a rail, and rail_in_flight those of the payouts in status T whose transfer a rail has sent (rail_payouts phase transfer)',
     items: `
       with ledger as (
-        select e.merchant_account_number, a.currency_code, sum(e.amount_minor) as in_flight
+        select e.merchant_account_number, a.currency_code, a.kind, sum(e.amount_minor) as in_flight
           from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
-         where a.merchant_account_number is null and a.kind = 'payouts_in_flight'
-         group by e.merchant_account_number, a.currency_code
+         where a.merchant_account_number is null and a.kind in ('payouts_in_flight', 'rail_in_flight')
+         group by e.merchant_account_number, a.currency_code, a.kind
       ), transferring as (
-        select merchant_account_number, currency_code, sum(amount_minor + fee_minor) as owed, count(*) as payouts
-          from payouts where status_code = 'T'
-         group by merchant_account_number, currency_code
+        select p.merchant_account_number, p.currency_code,
+               case when r.phase = 'transfer' then 'rail_in_flight' else 'payouts_in_flight' end as kind,
+               sum(p.amount_minor + p.fee_minor) as owed, count(*) as payouts
+          from payouts p
+          left join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
+         where p.status_code = 'T'
+         group by 1, 2, 3
       )
       select coalesce(l.merchant_account_number, p.merchant_account_number) as merchant_account_number,
-             coalesce(l.currency_code, p.currency_code) as currency_code,
+             coalesce(l.currency_code, p.currency_code) as currency_code, coalesce(l.kind, p.kind) as kind,
              coalesce(l.in_flight, 0) as in_flight, coalesce(p.owed, 0) as owed, coalesce(p.payouts, 0) as payouts,
              coalesce(l.in_flight, 0) = coalesce(p.owed, 0) as ok
         from ledger l
-        full join transferring p on p.merchant_account_number = l.merchant_account_number and p.currency_code = l.currency_code`,
-    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'currencyCode', currency_code,
+        full join transferring p on p.merchant_account_number = l.merchant_account_number and p.currency_code = l.currency_code and p.kind = l.kind`,
+    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'currencyCode', currency_code, 'account', kind,
                                 'inFlightMinor', in_flight, 'transferringMinor', owed, 'transferringPayouts', payouts)`,
+  },
+  {
+    name: 'rail_payouts',
+    description:
+      'each payout carried by a rail has movements that match its state: a payout whose transfer was sent exactly one rail_send ' +
+      '(payouts_in_flight → rail_in_flight, amount + fee, reference = its transaction reference number), and once the rail answered exactly one ' +
+      'rail_settle taking it out of rail_in_flight; one failed before sending neither; its status agrees with its phase ' +
+      '(lookup, quote, transfer: T; committed: S or R; aborted, failed: F); and none is still in flight past its expiration plus the bound',
+    items: `
+      with moved as (
+        select t.reference, t.merchant_account_number,
+               count(distinct t.transfer_id) filter (where t.transfer_type = 'rail_send') as sends,
+               count(distinct t.transfer_id) filter (where t.transfer_type = 'rail_settle') as settles,
+               coalesce(sum(e.amount_minor) filter (where t.transfer_type = 'rail_send' and a.kind = 'rail_in_flight'), 0) as sent,
+               coalesce(-sum(e.amount_minor) filter (where t.transfer_type = 'rail_settle' and a.kind = 'rail_in_flight'), 0) as settled
+          from ledger_transfers t
+          join ledger_entries e on e.transfer_id = t.transfer_id
+          join ledger_accounts a on a.account_id = e.account_id
+         where t.transfer_type in ('rail_send', 'rail_settle')
+         group by t.reference, t.merchant_account_number
+      )
+      select r.merchant_account_number, r.payout_id, p.transaction_reference_number, r.rail, r.phase, p.status_code, r.expires_at,
+             coalesce(m.sends, 0) as sends, coalesce(m.settles, 0) as settles, coalesce(m.sent, 0) as sent, coalesce(m.settled, 0) as settled,
+             p.amount_minor + p.fee_minor as owed,
+             case when r.phase in ('lookup', 'quote') then p.status_code = 'T'
+                  when r.phase = 'transfer' then p.status_code = 'T'
+                  when r.phase = 'committed' then p.status_code in ('S', 'R')
+                  else p.status_code = 'F' end
+             and coalesce(m.sends, 0) = case when r.phase in ('transfer', 'committed', 'aborted') then 1 else 0 end
+             and coalesce(m.sent, 0) = case when r.phase in ('transfer', 'committed', 'aborted') then p.amount_minor + p.fee_minor else 0 end
+             and coalesce(m.settles, 0) = case when r.phase in ('committed', 'aborted') then 1 else 0 end
+             and coalesce(m.settled, 0) = case when r.phase in ('committed', 'aborted') then p.amount_minor + p.fee_minor else 0 end
+             and not (r.phase = 'transfer' and r.expires_at + make_interval(secs => $2) < now()) as ok
+        from rail_payouts r
+        join payouts p on p.merchant_account_number = r.merchant_account_number and p.payout_id = r.payout_id
+        left join moved m on m.reference = p.transaction_reference_number::text and m.merchant_account_number = r.merchant_account_number`,
+    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'payoutId', payout_id, 'transactionReferenceNumber', transaction_reference_number,
+                                'rail', rail, 'phase', phase, 'statusCode', status_code, 'expiresAt', expires_at, 'sends', sends, 'settles', settles,
+                                'sentMinor', sent, 'settledMinor', settled, 'owedMinor', owed)`,
   },
   {
     name: 'system_accounts_match_activity',
@@ -343,6 +393,8 @@ export interface VerifyOptions {
   exampleLimit?: number;
   /** Per statement; on millions of entries a check takes seconds (default 10 minutes). */
   statementTimeoutMs?: number;
+  /** A rail's transfer still unanswered this long past its expiration fails rail_payouts (default 3600: MOJALOOP_IN_FLIGHT_BOUND_SECONDS). */
+  railInFlightBoundSeconds?: number;
 }
 
 /**
@@ -367,7 +419,7 @@ export async function verifyLedger(db: pg.Pool | pg.ClientBase, options: VerifyO
            select count(*) as checked, count(*) filter (where not coalesce(ok, false)) as failed,
                   coalesce((select json_agg(${check.detail}) from (select * from items where not coalesce(ok, false) limit $1) x), '[]'::json) as examples
              from items`,
-          [exampleLimit],
+          check.items.includes('$2') ? [exampleLimit, options.railInFlightBoundSeconds ?? 3600] : [exampleLimit],
         );
         const checked = Number(rows[0].checked);
         const failed = Number(rows[0].failed);

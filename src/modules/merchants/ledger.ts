@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { AppError } from '../../http/errors.ts';
 
 export type MerchantAccountKind = 'collection' | 'disbursement';
-export type SystemAccountKind = 'funding' | 'bank_settlement' | 'fees' | 'customer_payments' | 'payouts_in_flight' | 'payouts_settled';
+export type SystemAccountKind = 'funding' | 'bank_settlement' | 'fees' | 'customer_payments' | 'payouts_in_flight' | 'payouts_settled' | 'rail_in_flight';
 
 export interface Entry {
   accountId: number;
