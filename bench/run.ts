@@ -13,6 +13,7 @@
 //   analytics      bench/parts/analytics.ts: E5 over 1,000,000 transactions
 //   console        bench/parts/console.ts: the console's data functions and statement CSV for a merchant with 1,000,000 collections
 //   consoleFiles   bench/parts/console-files.ts: a 50,000-line XLSX uploaded and validated through the console, next to the API
+//   rails          bench/parts/rails.ts: a 10,000-line batch paid over Mojaloop (TTK as the switch) and to the simulated connector
 // Shared helpers are in bench/lib: load generation (autocannon, hooks), percentiles, CPU and
 // memory from /proc, databases and merchants, the service as a child process, the report files.
 // http, webhooks, collections and keyed use the database this file creates (migrated, queue
@@ -59,6 +60,7 @@ import { benchDisbursements } from './parts/disbursements.ts';
 import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
 import { benchKeyed, keyedTable } from './parts/keyed.ts';
+import { benchRails } from './parts/rails.ts';
 import { benchWebhooks } from './parts/webhooks.ts';
 
 /** Each part's report goes under its name; http's fields are the report's own (its first part). */
@@ -72,6 +74,7 @@ const PARTS = {
   analytics: benchAnalytics,
   console: benchConsole,
   consoleFiles: benchConsoleFiles,
+  rails: benchRails,
 } satisfies Record<string, (ctx: BenchContext) => Promise<object>>;
 type Part = keyof typeof PARTS;
 const PART_NAMES = Object.keys(PARTS) as Part[];

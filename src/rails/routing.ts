@@ -13,11 +13,13 @@ export interface RailRoute {
   connectors: ConnectorSet;
 }
 
+const MOJALOOP = mojaloopRail();
+
 /** The real rails this deployment has, each with the connector ids configured for it. */
 function configuredRails(deps: Deps): RailRoute[] {
   const routes: RailRoute[] = [];
   const mojaloop = deps.config.mojaloop;
-  if (mojaloop) routes.push({ rail: mojaloopRail(deps), connectors: { only: mojaloop.connectorIds } });
+  if (mojaloop) routes.push({ rail: MOJALOOP, connectors: { only: mojaloop.connectorIds } });
   return routes;
 }
 

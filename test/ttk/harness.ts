@@ -589,7 +589,7 @@ export interface AcquireOptions {
 export async function acquireTtk(options: AcquireOptions = {}): Promise<AcquiredTtk> {
   const { inject, expect } = await import('vitest');
   const info = inject('ttk');
-  if (!info) throw new Error("No Testing Toolkit in this run: test/global-setup.ts must call setupTtk(project) from './ttk/harness.ts'.");
+  if (!info) throw new Error("No Testing Toolkit in this run: TEST_TTK=off, or test/global-setup.ts does not call setupTtk(project) from './ttk/harness.ts'.");
   if (info.error) throw new Error(`The Testing Toolkit is unavailable in this run: ${info.error}`);
   const label = options.label ?? expect.getState().testPath ?? `pid ${process.pid}`;
   const release = await acquireLock(info.lockDir, { timeoutMs: options.timeoutMs ?? 100_000, what: 'Testing Toolkit', label });

@@ -95,7 +95,7 @@ export async function acquireLock(dir: string, options: LockOptions): Promise<()
     if (Date.now() >= deadline) {
       const owner = readOwner(dir);
       const held = owner ? ` It is held by pid ${owner.pid}${owner.label ? ` (${owner.label})` : ''} since ${owner.since}.` : '';
-      throw new Error(`Timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for the ${options.what} lock (${dir}).${held}`);
+      throw new Error(`Timed out after ${(options.timeoutMs / 1000).toFixed(1)} s waiting for the ${options.what} lock (${dir}).${held}`);
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
   }

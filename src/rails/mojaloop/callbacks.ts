@@ -19,7 +19,7 @@ import { payoutResponseFor } from './errors.ts';
 import { decodeIlpPacket, fulfilmentMatches } from './ilp.ts';
 import { namesMatch, partyName } from './names.ts';
 import { decidePayouts, failBeforeSending, quoteRequest, RAIL_PAYOUT_COLUMNS, setDue, transferRequest, type RailPayoutRow } from './payouts.ts';
-import type { MojaloopContext } from './rail.ts';
+import type { ErrorBody, MojaloopContext, PartyBody, QuoteBody, TransferAnswer } from './types.ts';
 
 /** What a callback did: `refused` names why it changed nothing (answered 400 and logged). */
 export interface CallbackResult {
@@ -79,18 +79,17 @@ export async function onParty(deps: Deps, ctx: MojaloopContext, type: string, id
     if (!info.fspId) return refused('3102', 'the party has no fspId', rows);
     if (info.fspId !== source) return refused('3100', `fspiop-source ${source} is not the party's DFSP ${info.fspId}`, rows);
     const name = partyName(body.party);
+    const matches = rows.map((r) => (name === null ? null : namesMatch(r.beneficiary_name, name)));
     await tx.query(
       `update rail_payouts r set phase = 'quote', attempts = 1, payee_fsp = $3, party_name = $4,
               name_matches = u.matches, updated_at = now()
          from unnest($1::integer[], $2::bigint[], $5::boolean[]) as u(m, p, matches)
         where r.merchant_account_number = u.m and r.payout_id = u.p`,
-      [rows.map((r) => r.merchant_account_number), rows.map((r) => r.payout_id), info.fspId, name, rows.map((r) => (name === null ? null : namesMatch(r.beneficiary_name, name)))],
+      [rows.map((r) => r.merchant_account_number), rows.map((r) => r.payout_id), info.fspId, name, matches],
     );
-    for (const row of rows) {
-      if (name !== null && !namesMatch(row.beneficiary_name, name)) {
-        deps.log.warn({ payoutId: row.payout_id, merchantAccountNumber: row.merchant_account_number }, 'mojaloop: the name the beneficiary DFSP holds differs from the payout\'s');
-      }
-    }
+    rows.forEach((row, i) => {
+      if (matches[i] === false) deps.log.warn({ payoutId: row.payout_id, merchantAccountNumber: row.merchant_account_number }, "mojaloop: the name the beneficiary's DFSP holds differs from the payout's");
+    });
     await setDue(tx, rows, ctx.config.callbackSeconds);
     for (const row of rows) row.payee_fsp = info.fspId;
     return { payouts: rows.map(link), sends: rows.map((row) => quoteRequest(ctx, row)) };
@@ -274,26 +273,3 @@ function repeatedOutcome(known: { phase: string; error_code: string | null }, an
   if (answer.kind === 'put' && (answer.body.transferState === 'RECEIVED' || answer.body.transferState === 'RESERVED')) return { payouts, sends: [] };
   return { refused: { errorCode: '3100', reason: `a different outcome for a transfer already ${known.phase}` }, payouts, sends: [] };
 }
-
-export interface PartyBody {
-  party: {
-    partyIdInfo: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId?: string };
-    name?: string;
-    personalInfo?: { complexName?: { firstName?: string; middleName?: string; lastName?: string } };
-  };
-}
-
-export interface QuoteBody {
-  transferAmount: { currency: string; amount: string };
-  expiration: string;
-  ilpPacket: string;
-  condition: string;
-}
-
-export interface ErrorBody {
-  errorInformation: { errorCode: string; errorDescription: string };
-}
-
-export type TransferAnswer =
-  | { kind: 'put'; body: { transferState: string; fulfilment?: string; completedTimestamp?: string } }
-  | { kind: 'error'; body: ErrorBody };

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
 import { parseContentType, type Resource } from './headers.ts';
 import { verifyRequest } from './jws.ts';
-import type { MojaloopContext } from './rail.ts';
+import type { MojaloopContext } from './types.ts';
 import { validate, type BodyKind } from './schemas.ts';
 
 export type InboundKind = BodyKind;

@@ -56,22 +56,21 @@ export async function recordMessages(q: Db | pg.PoolClient, messages: RailMessag
     );
   }
   if (ours.length === 0) return;
-  messages = ours;
   await q.query(
     `insert into rail_messages (merchant_account_number, payout_id, rail, direction, method, path, http_status, headers, body, outcome)
      select m, p, 'mojaloop', d, me, pa, s, h, b, o
        from unnest($1::integer[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::jsonb[], $8::jsonb[], $9::text[])
             as u(m, p, d, me, pa, s, h, b, o)`,
     [
-      messages.map((m) => m.payout?.merchantAccountNumber ?? null),
-      messages.map((m) => m.payout?.payoutId ?? null),
-      messages.map((m) => m.direction),
-      messages.map((m) => m.method),
-      messages.map((m) => m.path.slice(0, 300)),
-      messages.map((m) => m.httpStatus),
-      messages.map((m) => JSON.stringify(keptHeaders(m.headers))),
-      messages.map((m) => storable(m.body)),
-      messages.map((m) => m.outcome.slice(0, 300)),
+      ours.map((m) => m.payout?.merchantAccountNumber ?? null),
+      ours.map((m) => m.payout?.payoutId ?? null),
+      ours.map((m) => m.direction),
+      ours.map((m) => m.method),
+      ours.map((m) => m.path.slice(0, 300)),
+      ours.map((m) => m.httpStatus),
+      ours.map((m) => JSON.stringify(keptHeaders(m.headers))),
+      ours.map((m) => storable(m.body)),
+      ours.map((m) => m.outcome.slice(0, 300)),
     ],
   );
 }

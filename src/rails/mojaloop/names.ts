@@ -2,7 +2,7 @@
 // their own way (order, case, accents, a middle name or not), so the comparison is by words: the
 // same words in any order, or all the words of the shorter name within the longer one when that
 // is at least two words ("Tiyamike Phiri" and "PHIRI Tiyamike Grace" agree; "T. Phiri" does not).
-import type { PartyBody } from './callbacks.ts';
+import type { PartyBody } from './types.ts';
 
 function words(name: string): string[] {
   return name

@@ -15,7 +15,7 @@ import { connectorParams, type ConnectorSet } from '../contract.ts';
 import { toFspiopAmount } from './amount.ts';
 import type { SwitchRequest } from './client.ts';
 import { derivedId } from './ids.ts';
-import type { MojaloopContext } from './rail.ts';
+import type { MojaloopContext } from './types.ts';
 
 /** Payouts per claim: each becomes one request, sent CONCURRENCY at a time after the claim commits. */
 const CLAIM_LIMIT = 200;

@@ -1,19 +1,13 @@
 // The Mojaloop rail (FSPIOP 1.0/1.1, our service a DFSP on the switch): one per process, built on
 // first use from the configuration, shared by the worker (payouts.ts) and the /fspiop routes
 // (routes.ts, callbacks.ts).
-import type { MojaloopConfig } from '../../config.ts';
 import type { Deps } from '../../http/types.ts';
 import type { PayoutRail, RailHealth } from '../contract.ts';
 import { connectorParams } from '../contract.ts';
-import { createSwitchClient, type SwitchClient } from './client.ts';
+import { createSwitchClient } from './client.ts';
 import { processDuePayouts } from './payouts.ts';
+import type { MojaloopContext } from './types.ts';
 
-export interface MojaloopContext {
-  config: MojaloopConfig;
-  client: SwitchClient;
-  /** The switch's own fspiop-source (MOJALOOP_SWITCH_FSP_ID). */
-  switchFspId: string;
-}
 
 const contexts = new WeakMap<Deps['config'], MojaloopContext>();
 
@@ -36,11 +30,11 @@ export async function closeMojaloop(deps: Deps): Promise<void> {
   await ctx?.client.close();
 }
 
-export function mojaloopRail(deps: Deps): PayoutRail {
+export function mojaloopRail(): PayoutRail {
   return {
     name: 'mojaloop',
     processDue: (d, merchantAccountNumber, connectors) => processDuePayouts(d, mojaloopContext(d), merchantAccountNumber, connectors),
-    health: async (d, connectors) => health(d, mojaloopContext(deps), connectors),
+    health: (d, connectors) => health(d, mojaloopContext(d), connectors),
   };
 }
 

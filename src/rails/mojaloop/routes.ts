@@ -6,11 +6,12 @@
 // (server.ts) serves these same routes; without one, the main port does (sandbox only).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../http/types.ts';
-import { onParty, onPartyError, onQuote, onQuoteError, onTransfer, type CallbackResult, type ErrorBody, type PartyBody, type QuoteBody } from './callbacks.ts';
+import { onParty, onPartyError, onQuote, onQuoteError, onTransfer, type CallbackResult } from './callbacks.ts';
 import { errorInformation } from './errors.ts';
 import { checkInbound, type InboundKind } from './inbound.ts';
 import { recordMessages } from './messages.ts';
-import { mojaloopContext, type MojaloopContext } from './rail.ts';
+import { mojaloopContext } from './rail.ts';
+import type { ErrorBody, MojaloopContext, PartyBody, QuoteBody } from './types.ts';
 import type { Resource } from './headers.ts';
 
 type Handler = (deps: Deps, ctx: MojaloopContext, params: Record<string, string>, source: string, body: never) => Promise<CallbackResult>;

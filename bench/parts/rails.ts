@@ -1,0 +1,566 @@
+// `BENCH_ONLY=rails npm run bench` (and part of the default run): one E8 batch of
+// BENCH_RAILS_LINES (default 10,000) wallet lines paid to every line final over each payment rail
+// (src/rails/), in one run and one service: first over Mojaloop, with the Mojaloop Testing Toolkit
+// (test/ttk/harness.ts, default rules of test/ttk/rules.ts: every party found, every quote
+// accepted, every transfer COMMITTED) as the switch, then the same lines to the simulated
+// connector (sandbox mode). The service runs as `npm start` runs it (bench/lib/service.ts) with
+// the Mojaloop rail configured for one connector (MOJALOOP_CONNECTOR_IDS=112400, Airtel Money;
+// TTK's callbacks come to /fspiop on the service's own port: no TLS) and waits generous enough
+// (MOJALOOP_CALLBACK_SECONDS, MOJALOOP_TRANSFER_EXPIRY_SECONDS) that no lookup, quote or transfer
+// is asked again during the run. Each rail gets a level-1 merchant of its own, funded by sandbox
+// top-up, its daily payout limits raised past the batch. Measured, per rail:
+//   allFinalSeconds   transferFunds request start → getBatch (polled every 200 ms) showing C;
+//                     payoutsPerSecond is lines ÷ that.
+//   latencyMs         per payout, payouts.transferred_at → completed_at (both the database's
+//                     now() of their transaction): p50 / p95 / p99 / max. The whole batch is
+//                     transferred at once, so under load this is mostly the payout's place in
+//                     the queue; onePayoutAloneMs is the same for a one-line batch (median of 3,
+//                     each sent alone before the big batch): the floor.
+//   perTenthOfRun     payouts/s in each tenth of the run (does the rate hold up?).
+//   cpu               percent of one core over the run: the service's process, TTK's, the
+//                     PostgreSQL server's, this process's, and everything else on the machine
+//                     (/proc; the machine is shared), and the CPU ms per payout.
+// and for Mojaloop, from the service's own records (rail_payouts, rail_messages):
+//   messagesPerPayout FSPIOP messages kept ÷ lines (6 when nothing is asked twice: GET /parties,
+//                     POST /quotes, POST /transfers and their 3 callbacks); reAskedPayouts the
+//                     payouts with more than 3 requests sent; notAccepted / refused the messages
+//                     the switch or the service did not take.
+//   phaseMs           per payout: transferred → its lookup claimed by the worker (rail_payouts
+//                     created), → PUT /parties recorded, → PUT /quotes recorded, → PUT /transfers
+//                     recorded (each callback's record is written right after its transaction).
+// Before the service starts, TTK alone: this process plays the DFSP (a bare node:http server
+// takes TTK's callbacks) and drives the same three round trips, first one payout at a time
+// (ttkAlone.sequential: ms per step, TTK's CPU ms per payout), then 32 payouts in flight, as the
+// service's switch client has (ttkAlone.concurrent: payouts/s, TTK's CPU ms per payout): the
+// switch's own ceiling, which the service's rate over TTK cannot pass.
+// Nothing here is a target: the figures are reported for reading.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { Agent, request as undiciRequest } from 'undici';
+import { loadConfig } from '../../src/config.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { createMerchant } from '../../src/modules/merchants/service.ts';
+import { outboundHeaders, type Resource } from '../../src/rails/mojaloop/headers.ts';
+import { ensureTtkInstalled, startTtk, Ttk, type RunningTtk } from '../../test/ttk/harness.ts';
+import { Api } from '../lib/api.ts';
+import { BATCH_LINES, buildBatch, type Line } from '../lib/batch.ts';
+import { log, round1, sleep } from '../lib/common.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { cpuSample, cpuSplit, findPostmaster, processCpuMs, type CpuSample } from '../lib/cpu.ts';
+import { autovacuumDone, benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
+import { credentialsOf } from '../lib/merchants.ts';
+import { startService, stopService, type Service } from '../lib/service.ts';
+import { median, percentileOf } from '../lib/stats.ts';
+
+function linesFromEnv(): number {
+  const raw = process.env.BENCH_RAILS_LINES?.trim();
+  if (raw === undefined || raw === '') return 10_000;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > BATCH_LINES) throw new Error(`BENCH_RAILS_LINES must be a whole number from 1 to ${BATCH_LINES}, got "${raw}"`);
+  return Number(raw);
+}
+
+const LINES = linesFromEnv();
+const MOJALOOP_RAIL = { rail: 'mojaloop', connectorId: 112400, connectorName: 'Airtel Money', msisdnPrefix: '26599' } as const;
+const SIMULATED_RAIL = { rail: 'simulated', connectorId: 112500, connectorName: 'TNM Mpamba', msisdnPrefix: '26588' } as const;
+type RailSpec = typeof MOJALOOP_RAIL | typeof SIMULATED_RAIL;
+const FSP_ID = 'onekhusadfsp';
+/** Long enough that nothing is asked again however far TTK falls behind in the run. */
+const TRANSFER_EXPIRY_SECONDS = 600;
+const CALLBACK_SECONDS = 600;
+const ALONE_RUNS = 3;
+const TTK_SEQUENTIAL_PAYOUTS = 20;
+const TTK_CONCURRENT_PAYOUTS = 500;
+/** The service's switch client keeps this many requests in flight (src/rails/mojaloop/client.ts). */
+const TTK_LANES = 32;
+const CALLBACK_WAIT_MS = 30_000;
+const VALIDATE_POLL_MS = 100;
+const FINAL_POLL_MS = 200;
+const PROGRESS_EVERY_MS = 15_000;
+const ACTIVITY_SAMPLE_MS = 200;
+/** Generous: the run is reported however slow a rail is, up to this much per line. */
+const FINAL_TIMEOUT_MS_PER_LINE = 300;
+const TOPUP_MAX_MAJOR = 5_000_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// The lines.
+
+/** Seven digits unique per index, the last four 1000–8999: never a sandbox magic suffix (990x). */
+function msisdnTail(i: number): string {
+  return String(100 + Math.floor(i / 8000)) + String(1000 + (i % 8000));
+}
+
+/**
+ * The bench's batch (bench/lib/batch.ts: names, amounts, descriptions, references) with every line
+ * a wallet of the rail's connector. One MSISDN per line: two lines with one number would share a
+ * lookup (PUT /parties answers every payout waiting for that party) and skew the message count.
+ */
+function railLines(base: Line[], rail: RailSpec, offset = 0): Line[] {
+  return base.map((line, i) => ({ ...line, connectorId: rail.connectorId, beneficiaryAccountNumber: rail.msisdnPrefix + msisdnTail(offset + i) }));
+}
+
+/** The service's settings on top of npm start's defaults: the Mojaloop rail, and no other MOJALOOP_* leaking in from this environment. */
+function mojaloopEnv(switchUrl: string): Record<string, string> {
+  const unset = ['API_VERSION', 'SWITCH_FSP_ID', 'IN_FLIGHT_BOUND_SECONDS', 'LOOKUP_ATTEMPTS', 'REQUEST_TIMEOUT_MS', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'TLS_PORT', 'TLS_HOST', 'JWS_KEY', 'JWS_PUBLIC_KEYS'];
+  return {
+    ...Object.fromEntries(unset.map((name) => [`MOJALOOP_${name}`, ''])),
+    MOJALOOP_SWITCH_URL: switchUrl,
+    MOJALOOP_FSP_ID: FSP_ID,
+    MOJALOOP_CONNECTOR_IDS: String(MOJALOOP_RAIL.connectorId),
+    MOJALOOP_TRANSFER_EXPIRY_SECONDS: String(TRANSFER_EXPIRY_SECONDS),
+    MOJALOOP_CALLBACK_SECONDS: String(CALLBACK_SECONDS),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// TTK alone: this process as the payer DFSP.
+
+/** A bare node:http server taking TTK's callbacks: each PUT's arrival time and body, by path. */
+class CallbackSink {
+  private readonly server: http.Server;
+  private readonly waiting = new Map<string, (arrival: { at: number; body: Record<string, unknown> }) => void>();
+
+  constructor() {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const at = performance.now();
+        res.writeHead(200).end();
+        const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
+        this.waiting.get(req.url ?? '')?.({ at, body });
+        this.waiting.delete(req.url ?? '');
+      });
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The callback to `path` (registered before the request is sent: it cannot come first). */
+  expect(path: string): Promise<{ at: number; body: Record<string, unknown> }> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(path);
+        reject(new Error(`TTK sent no callback to ${path} within ${CALLBACK_WAIT_MS} ms (an error callback goes to …/error)`));
+      }, CALLBACK_WAIT_MS);
+      this.waiting.set(path, (arrival) => {
+        clearTimeout(timer);
+        resolve(arrival);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** One FSPIOP request to TTK with the headers the service sends, and its callback: ms from request start to the callback's arrival. */
+async function roundTrip(fspiopUrl: string, agent: Agent, sink: CallbackSink, request: { method: 'GET' | 'POST'; path: string; resource: Resource; destination?: string; body?: object; callbackPath: string }) {
+  const arrival = sink.expect(request.callbackPath);
+  const t0 = performance.now();
+  const headers = outboundHeaders({ resource: request.resource, source: FSP_ID, destination: request.destination, date: new Date(), version: '1.0', kind: 'request' });
+  const res = await undiciRequest(fspiopUrl + request.path, { method: request.method, headers, body: request.body === undefined ? undefined : JSON.stringify(request.body), dispatcher: agent });
+  const text = await res.body.text();
+  if (res.statusCode !== 202) throw new Error(`TTK answered ${request.method} ${request.path} with ${res.statusCode}: ${text.slice(0, 300)}`);
+  const { at, body } = await arrival;
+  return { ms: at - t0, body };
+}
+
+/** A payout's three round trips with TTK, as the service makes them (src/rails/mojaloop/payouts.ts): ms per step. */
+async function ttkPayout(fspiopUrl: string, agent: Agent, sink: CallbackSink, i: number) {
+  const msisdn = `26599${msisdnTail(i)}`;
+  const lookup = await roundTrip(fspiopUrl, agent, sink, { method: 'GET', path: `/parties/MSISDN/${msisdn}`, resource: 'parties', callbackPath: `/parties/MSISDN/${msisdn}` });
+  const payeeFsp = (lookup.body as { party: { partyIdInfo: { fspId: string } } }).party.partyIdInfo.fspId;
+  const [quoteId, transactionId, transferId] = [randomUUID(), randomUUID(), randomUUID()];
+  const amount = { currency: 'MWK', amount: String(100 + (i % 900)) };
+  const quote = await roundTrip(fspiopUrl, agent, sink, {
+    method: 'POST',
+    path: '/quotes',
+    resource: 'quotes',
+    destination: payeeFsp,
+    callbackPath: `/quotes/${quoteId}`,
+    body: {
+      quoteId,
+      transactionId,
+      payee: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: msisdn, fspId: payeeFsp } },
+      payer: { partyIdInfo: { partyIdType: 'BUSINESS', partyIdentifier: '1000001', fspId: FSP_ID }, name: 'Bench Rails' },
+      amountType: 'RECEIVE',
+      amount,
+      transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'BUSINESS' },
+    },
+  });
+  const terms = quote.body as { ilpPacket: string; condition: string };
+  const transfer = await roundTrip(fspiopUrl, agent, sink, {
+    method: 'POST',
+    path: '/transfers',
+    resource: 'transfers',
+    destination: payeeFsp,
+    callbackPath: `/transfers/${transferId}`,
+    body: { transferId, payerFsp: FSP_ID, payeeFsp, amount, ilpPacket: terms.ilpPacket, condition: terms.condition, expiration: new Date(Date.now() + 60_000).toISOString() },
+  });
+  if ((transfer.body as { transferState?: string }).transferState !== 'COMMITTED') throw new Error(`TTK's transfer callback: ${JSON.stringify(transfer.body).slice(0, 300)}`);
+  return { lookupMs: lookup.ms, quoteMs: quote.ms, transferMs: transfer.ms };
+}
+
+const percentileMs = (values: number[], q: number) => round1(percentileOf(values, q));
+
+/** TTK's own cost: payouts driven by this process, one at a time, then TTK_LANES at once. */
+async function measureTtkAlone(ttk: Ttk, ttkPid: number) {
+  const sink = new CallbackSink();
+  const agent = new Agent({ connections: TTK_LANES, keepAliveTimeout: 60_000 });
+  try {
+    await ttk.setUserConfig({ CALLBACK_ENDPOINT: await sink.listen() });
+    for (let i = 0; i < 3; i++) await ttkPayout(ttk.fspiopUrl, agent, sink, 900_000 + i); // warm-up
+    let cpu0 = processCpuMs(ttkPid);
+    const steps: Array<Awaited<ReturnType<typeof ttkPayout>>> = [];
+    for (let i = 0; i < TTK_SEQUENTIAL_PAYOUTS; i++) steps.push(await ttkPayout(ttk.fspiopUrl, agent, sink, 910_000 + i));
+    const sequentialCpuMs = processCpuMs(ttkPid) - cpu0;
+    const total = steps.map((s) => s.lookupMs + s.quoteMs + s.transferMs);
+    log(`rails: TTK alone, one payout at a time: median ${round1(median(total))} ms for its 3 round trips, TTK CPU ${round1(sequentialCpuMs / TTK_SEQUENTIAL_PAYOUTS)} ms a payout`);
+
+    cpu0 = processCpuMs(ttkPid);
+    const benchCpu0 = process.cpuUsage();
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: TTK_LANES }, async () => {
+        while (next < TTK_CONCURRENT_PAYOUTS) await ttkPayout(ttk.fspiopUrl, agent, sink, 920_000 + next++);
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const concurrentCpuMs = processCpuMs(ttkPid) - cpu0;
+    const benchCpu = process.cpuUsage(benchCpu0);
+    log(`rails: TTK alone, ${TTK_LANES} payouts in flight: ${round1(TTK_CONCURRENT_PAYOUTS / seconds)} payouts/s, TTK CPU ${round1(concurrentCpuMs / TTK_CONCURRENT_PAYOUTS)} ms a payout`);
+    return {
+      sequential: {
+        payouts: TTK_SEQUENTIAL_PAYOUTS,
+        payoutMs: { p50: percentileMs(total, 50), p95: percentileMs(total, 95) },
+        stepMedianMs: { lookup: round1(median(steps.map((s) => s.lookupMs))), quote: round1(median(steps.map((s) => s.quoteMs))), transfer: round1(median(steps.map((s) => s.transferMs))) },
+        ttkCpuMsPerPayout: round1(sequentialCpuMs / TTK_SEQUENTIAL_PAYOUTS),
+      },
+      concurrent: {
+        payouts: TTK_CONCURRENT_PAYOUTS,
+        inFlight: TTK_LANES,
+        seconds: round1(seconds),
+        payoutsPerSecond: round1(TTK_CONCURRENT_PAYOUTS / seconds),
+        ttkCpuMsPerPayout: round1(concurrentCpuMs / TTK_CONCURRENT_PAYOUTS),
+        ttkCpuPercentOfOneCore: round1(concurrentCpuMs / seconds / 10),
+        dfspSideCpuMsPerPayout: round1((benchCpu.user + benchCpu.system) / 1000 / TTK_CONCURRENT_PAYOUTS),
+      },
+    };
+  } finally {
+    await agent.close();
+    await sink.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batches through the service.
+
+interface BatchView {
+  batchStatusCode: string;
+  numberOfEntries: number;
+  numberOfInvalidEntries: number;
+  numberOfSuccessfulEntries: number;
+  numberOfFailedEntries: number;
+  errorMessage: string | null;
+}
+
+/** Polls getBatch until the status leaves `whileStatus`; logs progress every PROGRESS_EVERY_MS. */
+async function pollBatch(api: Api, m: number, batchNumber: number, whileStatus: string, everyMs: number, timeoutMs: number, label: string) {
+  const body = JSON.stringify({ merchantAccountNumber: m, batchNumber });
+  const started = performance.now();
+  let logged = started;
+  for (;;) {
+    const a = await api.expect<BatchView>('/disbursements/batch/getBatch', body);
+    const now = performance.now();
+    if (a.body.batchStatusCode !== whileStatus) return { at: now, batch: a.body };
+    if (now - started > timeoutMs) throw new Error(`${label}: batch ${batchNumber} still ${whileStatus} after ${round1((now - started) / 1000)} s: ${a.text}`);
+    if (now - logged >= PROGRESS_EVERY_MS) {
+      const final = a.body.numberOfSuccessfulEntries + a.body.numberOfFailedEntries;
+      log(`${label}: ${final} of ${a.body.numberOfEntries} final after ${round1((now - started) / 1000)} s (${round1(final / ((now - started) / 1000))} payouts/s so far)`);
+      logged = now;
+    }
+    await sleep(everyMs);
+  }
+}
+
+/** E8 (addJson) and the validation job: the batch's number once it is P with no invalid line. */
+async function addValidated(api: Api, m: number, lines: Line[], label: string): Promise<number> {
+  const body = JSON.stringify({ header: { merchantAccountNumber: m, isBatchScheduled: false, capturedBy: 'bench-capturer@example.mw' }, transactions: lines });
+  const a = await api.expect<{ batchNumber: number; BatchStatusCode: string }>('/disbursements/batch/addJson', body);
+  if (a.body.BatchStatusCode !== 'Q') throw new Error(`${label}: E8 answered ${a.text}`);
+  const done = await pollBatch(api, m, a.body.batchNumber, 'Q', VALIDATE_POLL_MS, 300_000, label);
+  if (done.batch.batchStatusCode !== 'P' || done.batch.numberOfInvalidEntries !== 0) {
+    throw new Error(`${label}: batch ${a.body.batchNumber} validated as ${done.batch.batchStatusCode} with ${done.batch.numberOfInvalidEntries} invalid lines: ${done.batch.errorMessage ?? ''}`);
+  }
+  return a.body.batchNumber;
+}
+
+/** transferFunds, then getBatch until the batch leaves T: ms from the request's start. */
+async function transferToFinal(api: Api, m: number, batchNumber: number, label: string) {
+  const tf = await api.expect<{ BatchStatusCode: string }>('/disbursements/batch/transferFunds', JSON.stringify({ merchantAccountNumber: m, batchNumber, transferredBy: 'bench-treasurer@example.mw' }));
+  const started = performance.now() - tf.ms;
+  if (tf.body.BatchStatusCode !== 'T') throw new Error(`${label}: transferFunds answered ${tf.text}`);
+  const final = await pollBatch(api, m, batchNumber, 'T', FINAL_POLL_MS, Math.max(120_000, LINES * FINAL_TIMEOUT_MS_PER_LINE), label);
+  return { allFinalMs: final.at - started, batch: final.batch };
+}
+
+/** A level-1 merchant whose payout limits are past the batch, funded for `lines` and a few more. */
+async function fundedMerchant(db: Db, databaseUrl: string, baseUrl: string, agent: Agent, rail: RailSpec, lines: Line[]) {
+  const deps = benchDeps(db, loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }));
+  const merchant = await createMerchant(deps, { accountName: `Bench Rails ${rail.rail}`, levelNumber: 1, capturedBy: 'bench' });
+  const m = merchant.merchantAccountNumber;
+  await db.query(`update merchant_limits set daily_limit_minor = greatest(daily_limit_minor, $2::bigint) where merchant_account_number = $1 and transaction_code in ('MMW', 'MBA')`, [m, 100_000_000_000_000]);
+  const api = new Api(baseUrl, agent, credentialsOf(merchant), 'rails');
+  // The batch's amounts and the one-line batches' (the first lines' again), and at most MWK 150 of fees a line.
+  const minor = (list: Line[]) => list.reduce((s, l) => s + Math.round(l.transactionAmount * 100), 0);
+  const amountMinor = minor(lines);
+  let toFund = Math.ceil((amountMinor + minor(lines.slice(0, ALONE_RUNS))) / 100 + (lines.length + ALONE_RUNS) * 150);
+  while (toFund > 0) {
+    const amount = Math.min(toFund, TOPUP_MAX_MAJOR);
+    await api.expect('/merchants/accounts/topup', JSON.stringify({ merchantAccountNumber: m, connectorId: 212188, topupAmount: amount, createdBy: 'bench-funding@example.mw' }));
+    toFund -= amount;
+  }
+  return { m, api, amountMinor };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the database says of a batch.
+
+/** Per payout: transferred_at → completed_at, its status and response; latency percentiles, outcomes, the rate per tenth of the run. */
+async function payoutFigures(db: Db, batchNumber: number) {
+  const { rows } = await db.query<{ ms: number; done_ms: number; status_code: string; response_code: string }>(
+    `select extract(epoch from completed_at - transferred_at) * 1000 as ms,
+            extract(epoch from completed_at - min(transferred_at) over ()) * 1000 as done_ms, status_code, response_code
+       from payouts where batch_number = $1`,
+    [batchNumber],
+  );
+  const ms = rows.filter((r) => r.ms !== null).map((r) => Number(r.ms));
+  const lastMs = Math.max(...rows.map((r) => Number(r.done_ms ?? 0)));
+  const tenths = Array.from({ length: 10 }, () => 0);
+  for (const r of rows) if (r.done_ms !== null) tenths[Math.min(9, Math.floor((Number(r.done_ms) / lastMs) * 10))] += 1;
+  const responses: Record<string, number> = {};
+  for (const r of rows) responses[`${r.status_code} ${r.response_code}`] = (responses[`${r.status_code} ${r.response_code}`] ?? 0) + 1;
+  return {
+    latencyMs: { p50: percentileMs(ms, 50), p95: percentileMs(ms, 95), p99: percentileMs(ms, 99), max: round1(Math.max(...ms)) },
+    successful: rows.filter((r) => r.status_code === 'S').length,
+    failed: rows.filter((r) => r.status_code === 'F').length,
+    notFinal: rows.filter((r) => r.status_code === 'T').length,
+    responses,
+    perTenthOfRun: tenths.map((n) => round1(n / (lastMs / 10 / 1000))),
+  };
+}
+
+/** The FSPIOP messages the service kept for the batch's payouts, and where each payout's time went. */
+async function mojaloopFigures(db: Db, batchNumber: number, lines: number) {
+  const { rows: messages } = await db.query<{ kind: string; accepted: boolean; n: number }>(
+    `select m.direction || ' ' || m.method || ' ' || split_part(m.path, '/', 2) as kind, m.outcome = 'accepted' as accepted, count(*)::int as n
+       from rail_messages m join payouts p on p.merchant_account_number = m.merchant_account_number and p.payout_id = m.payout_id
+      where p.batch_number = $1 group by 1, 2 order by 1, 2`,
+    [batchNumber],
+  );
+  const { rows: phases } = await db.query<{ claim: number; lookup: number; quote: number; transfer: number; rail: number; sent: number; name_matches: boolean | null }>(
+    `select extract(epoch from r.created_at - p.transferred_at) * 1000 as claim,
+            extract(epoch from x.party_at - r.created_at) * 1000 as lookup,
+            extract(epoch from x.quote_at - x.party_at) * 1000 as quote,
+            extract(epoch from x.transfer_at - x.quote_at) * 1000 as transfer,
+            extract(epoch from r.completed_at - r.created_at) * 1000 as rail, x.sent, r.name_matches
+       from payouts p join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
+       cross join lateral (
+         select min(created_at) filter (where direction = 'in' and path like '/parties/%') as party_at,
+                min(created_at) filter (where direction = 'in' and path like '/quotes/%') as quote_at,
+                min(created_at) filter (where direction = 'in' and path like '/transfers/%') as transfer_at,
+                count(*) filter (where direction = 'out') as sent
+           from rail_messages m where m.merchant_account_number = p.merchant_account_number and m.payout_id = p.payout_id) x
+      where p.batch_number = $1`,
+    [batchNumber],
+  );
+  const { rows: refused } = await db.query<{ n: number }>('select count(*)::int as n from rail_refused_messages');
+  const stat = (key: 'claim' | 'lookup' | 'quote' | 'transfer' | 'rail') => {
+    const values = phases.map((r) => r[key]).filter((v) => v !== null).map(Number);
+    return { p50: percentileMs(values, 50), p95: percentileMs(values, 95) };
+  };
+  const total = messages.reduce((s, m) => s + m.n, 0);
+  return {
+    messagesPerPayout: Math.round((total / lines) * 100) / 100,
+    messages: Object.fromEntries(messages.map((m) => [`${m.kind}${m.accepted ? '' : ' (not accepted)'}`, m.n])),
+    notAccepted: messages.filter((m) => !m.accepted).reduce((s, m) => s + m.n, 0),
+    refusedNamingNoPayout: refused[0].n,
+    reAskedPayouts: phases.filter((r) => Number(r.sent) > 3).length,
+    // TTK's default rules answer every lookup with the name 'Test Party': each payout is paid with the name warning.
+    nameMismatches: phases.filter((r) => r.name_matches === false).length,
+    phaseMs: { transferredToClaimed: stat('claim'), lookup: stat('lookup'), quote: stat('quote'), transfer: stat('transfer') },
+    railRoundTripMs: stat('rail'),
+  };
+}
+
+/**
+ * What the service's busy database sessions are doing, sampled every ACTIVITY_SAMPLE_MS on the
+ * bench's own connection (one small query): a wait event (a lock, the WAL) or `running`, and the
+ * statement. Shows where a rail's transactions queue without instrumenting the service.
+ */
+class ActivitySampler {
+  private readonly counts = new Map<string, number>();
+  private samples = 0;
+  private activeSessions = 0;
+  private stopped = false;
+  private readonly loop: Promise<void>;
+
+  constructor(db: Db, databaseName: string) {
+    this.loop = this.sampleUntilStopped(db, databaseName).catch((err: Error) => log(`rails: activity sampling stopped: ${err.message}`));
+  }
+
+  private async sampleUntilStopped(db: Db, databaseName: string): Promise<void> {
+    while (!this.stopped) {
+      const { rows } = await db.query<{ what: string }>(
+        `select coalesce(wait_event_type || ' ' || wait_event, 'running') || ': ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 80) as what
+           from pg_stat_activity where datname = $1 and state = 'active' and pid <> pg_backend_pid()`,
+        [databaseName],
+      );
+      this.samples += 1;
+      this.activeSessions += rows.length;
+      for (const r of rows) this.counts.set(r.what, (this.counts.get(r.what) ?? 0) + 1);
+      await sleep(ACTIVITY_SAMPLE_MS);
+    }
+  }
+
+  /** The mean number of active sessions, and the five commonest things they were doing (mean sessions each). */
+  async stop() {
+    this.stopped = true;
+    await this.loop;
+    const perSample = (n: number) => Math.round((n / Math.max(1, this.samples)) * 100) / 100;
+    const top = [...this.counts].sort((a, b) => b[1] - a[1]).slice(0, 5);
+    return { samples: this.samples, meanActiveSessions: perSample(this.activeSessions), top: top.map(([what, n]) => ({ what, meanSessions: perSample(n) })) };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One rail.
+
+interface Run {
+  db: Db;
+  databaseName: string;
+  databaseUrl: string;
+  service: Service;
+  agent: Agent;
+  ttkPid: number;
+  postmaster: number | undefined;
+  base: Line[];
+}
+
+/** CPU over a rail's run: percent of one core per process group, and ms per payout. */
+function cpuOver(run: Run, before: { sample: CpuSample; service: number; ttk: number }, payouts: number) {
+  const after = { sample: cpuSample(run.postmaster), service: processCpuMs(run.service.child.pid!), ttk: processCpuMs(run.ttkPid) };
+  const split = cpuSplit(before.sample, after.sample);
+  const seconds = (after.sample.at - before.sample.at) / 1000;
+  const percent = (ms: number) => round1(ms / seconds / 10);
+  const [serviceMs, ttkMs] = [after.service - before.service, after.ttk - before.ttk];
+  const postgresMs = split.postgres === null ? null : (split.postgres * seconds * 10);
+  return {
+    unit: split.unit,
+    service: percent(serviceMs),
+    ttk: percent(ttkMs),
+    postgres: split.postgres,
+    bench: round1(split.nodeMainThread + split.nodeOtherThreads),
+    elsewhere: split.otherProcesses === null ? null : round1(Math.max(0, split.otherProcesses - percent(serviceMs) - percent(ttkMs))),
+    msPerPayout: { service: round1(serviceMs / payouts), ttk: round1(ttkMs / payouts), postgres: postgresMs === null ? null : round1(postgresMs / payouts) },
+  };
+}
+
+/** The rail's one-line batches alone (the latency floor), then the whole batch to every line final. */
+async function benchRail(run: Run, rail: RailSpec) {
+  const label = `rails ${rail.rail}`;
+  const lines = railLines(run.base, rail);
+  const { m, api, amountMinor } = await fundedMerchant(run.db, run.databaseUrl, run.service.baseUrl, run.agent, rail, lines);
+  const aloneMs: number[] = [];
+  for (let i = 0; i < ALONE_RUNS; i++) {
+    const one = await addValidated(api, m, railLines(run.base.slice(i, i + 1), rail, LINES + i), label);
+    await transferToFinal(api, m, one, label);
+    aloneMs.push((await payoutFigures(run.db, one)).latencyMs.p50);
+  }
+  log(`${label}: one payout alone ${aloneMs.join(', ')} ms; sending the ${LINES}-line batch to connector ${rail.connectorId} (${rail.connectorName})`);
+  const batchNumber = await addValidated(api, m, lines, label);
+  await autovacuumDone(run.db);
+  const before = { sample: cpuSample(run.postmaster), service: processCpuMs(run.service.child.pid!), ttk: processCpuMs(run.ttkPid) };
+  const sampler = new ActivitySampler(run.db, run.databaseName);
+  const final = await transferToFinal(api, m, batchNumber, label).finally(() => sampler.stop());
+  const cpu = cpuOver(run, before, LINES);
+  const databaseActivity = await sampler.stop();
+  log(`${label}: batch ${batchNumber} ${final.batch.batchStatusCode} after ${round1(final.allFinalMs / 1000)} s: ${round1(LINES / (final.allFinalMs / 1000))} payouts/s`);
+  const figures = await payoutFigures(run.db, batchNumber);
+  return {
+    connector: { id: rail.connectorId, name: rail.connectorName },
+    lines: LINES,
+    totalAmount: amountMinor / 100,
+    allFinalSeconds: round1(final.allFinalMs / 1000),
+    payoutsPerSecond: round1(LINES / (final.allFinalMs / 1000)),
+    ...figures,
+    onePayoutAloneMs: { median: round1(median(aloneMs)), samples: aloneMs },
+    batch: { batchNumber, status: final.batch.batchStatusCode, successful: final.batch.numberOfSuccessfulEntries, failed: final.batch.numberOfFailedEntries },
+    cpu,
+    databaseActivity,
+    ...(rail.rail === 'mojaloop' ? { mojaloop: await mojaloopFigures(run.db, batchNumber, LINES) } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function benchRails({ adminUrl }: BenchContext) {
+  const loadAverageAtStart = os.loadavg().map(round1);
+  await ensureTtkInstalled();
+  let ttkRun: RunningTtk | undefined;
+  let service: Service | undefined;
+  let db: Db | undefined;
+  let databaseName: string | undefined;
+  const agent = new Agent({ connections: 4, keepAliveTimeout: 60_000, bodyTimeout: 600_000, headersTimeout: 600_000 });
+  try {
+    log('rails: starting the Testing Toolkit');
+    ttkRun = await startTtk();
+    const ttk = new Ttk(ttkRun.info);
+    await ttk.setRules([]); // defaultRules() alone
+    const ttkAlone = await measureTtkAlone(ttk, ttkRun.info.pid);
+    await ttk.clearHistory();
+
+    const database = await createDatabase(adminUrl);
+    databaseName = database.name;
+    service = await startService(database.url, mojaloopEnv(ttk.fspiopUrl));
+    await ttk.setUserConfig({ CALLBACK_ENDPOINT: `${service.baseUrl}/fspiop` });
+    log(`rails: database ${databaseName}; service pid ${service.child.pid} at ${service.baseUrl}, TTK pid ${ttkRun.info.pid} at ${ttk.fspiopUrl}`);
+    db = createPool(database.url, 2);
+    const run: Run = { db, databaseName, databaseUrl: database.url, service, agent, ttkPid: ttkRun.info.pid, postmaster: await findPostmaster(db), base: buildBatch().lines.slice(0, LINES) };
+    const mojaloop = await benchRail(run, MOJALOOP_RAIL);
+    const simulated = await benchRail(run, SIMULATED_RAIL);
+    const serviceExitCode = await stopService(service);
+    service = undefined;
+    const defaults = loadConfig({});
+    return {
+      service: `src/server.ts with npm start's defaults (worker concurrency ${defaults.workerConcurrency}, pool ${defaults.dbPoolSize}) and the Mojaloop rail for connector ${MOJALOOP_RAIL.connectorId}: MOJALOOP_FSP_ID ${FSP_ID}, MOJALOOP_TRANSFER_EXPIRY_SECONDS ${TRANSFER_EXPIRY_SECONDS}, MOJALOOP_CALLBACK_SECONDS ${CALLBACK_SECONDS}; callbacks on its own port under /fspiop`,
+      switch: 'Mojaloop Testing Toolkit (test/ttk: ml-testing-toolkit 18.13.0, defaultRules(), callbacks without keep-alive) on this machine',
+      lines: LINES,
+      ttkAlone,
+      mojaloop,
+      simulated,
+      mojaloopShareOfSimulatedRate: Math.round((mojaloop.payoutsPerSecond / simulated.payoutsPerSecond) * 1000) / 1000,
+      serviceExitCode,
+      // The machine may be shared: other work shows up in these and in every number above.
+      loadAverageAtStart,
+      loadAverageAtEnd: os.loadavg().map(round1),
+    };
+  } finally {
+    if (service) {
+      const code = await stopService(service);
+      if (code !== 0) log(`rails: service exited with ${code}: ${service.stderrTail()}`);
+    }
+    await ttkRun?.stop();
+    await agent.close();
+    await db?.end().catch(() => undefined);
+    if (databaseName) await dropDatabase(adminUrl, databaseName, 'rails: ');
+  }
+}
