@@ -1,5 +1,6 @@
 // Environment → typed, validated configuration. Fails fast with a message that names the
 // variable and the value it expected, so a typo never turns into a half-working server.
+import { createPublicKey } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -215,7 +216,16 @@ function jwsPublicKeys(env: NodeJS.ProcessEnv): Map<string, string> | undefined 
     throw new ConfigError(`MOJALOOP_JWS_PUBLIC_KEYS must name a readable folder of <fspId>.pem files, got "${folder}"`);
   }
   if (names.length === 0) throw new ConfigError(`MOJALOOP_JWS_PUBLIC_KEYS: "${folder}" holds no <fspId>.pem file`);
-  return new Map(names.map((f) => [f.slice(0, -4), readFileSync(path.join(folder, f), 'utf8')]));
+  const keys = new Map(names.map((f) => [f.slice(0, -4), readFileSync(path.join(folder, f), 'utf8')]));
+  // A file that holds no public key would refuse every message of its sender: say so at start.
+  for (const [fspId, pem] of keys) {
+    try {
+      createPublicKey(pem);
+    } catch {
+      throw new ConfigError(`MOJALOOP_JWS_PUBLIC_KEYS: ${fspId}.pem holds no public key or certificate`);
+    }
+  }
+  return keys;
 }
 
 function loadMojaloop(env: NodeJS.ProcessEnv, mode: Mode, host: string): MojaloopConfig | undefined {

@@ -9,7 +9,7 @@ import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
-import { addJson, AIRTEL, apiBalances, major, NBM, singlePayout, topup, validateBatch, act, idempotencyKey } from './money-ops.ts';
+import { act, addJson, AIRTEL, apiBalances, batchStatus, idempotencyKey, major, NBM, paidSinglePayout, readyBatch, singlePayout, topup, validateBatch } from './money-ops.ts';
 import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
 import {
   PAYEE_FSP,
@@ -212,6 +212,26 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     await expectLedgerClean(m);
     const report = await verifyLedger(t.db);
     expect(report.checks.find((c) => c.name === 'rail_payouts')!.checked).toBeGreaterThanOrEqual(20);
+  });
+
+  it('every authorisation level works unchanged over the rail: a level-3 batch (review, approve) and a level-2 single payout (approve)', async () => {
+    await ttk.setRules([]);
+    const three = await newMerchant(t, { accountName: 'Zomba Payroll', levelNumber: 3 });
+    const two = await newMerchant(t, { accountName: 'Mzuzu Payroll', levelNumber: 2 });
+    for (const m of [three, two]) expect((await topup(t, m, 50_000_000)).statusCode).toBe(200);
+    const { batchNumber, status } = await readyBatch(t, three, [wallet('265990001301', 130_100, 'Test Party'), wallet('265990001302', 130_200, 'Test Party')]);
+    expect(status).toBe('A');
+    expect((await act(t, three, 'transferFunds', batchNumber)).statusCode).toBe(200);
+    const single = await paidSinglePayout(t, two, wallet('265990001401', 140_100, 'Test Party'));
+    expect(single.statusCode, single.body).toBe(200);
+    for (const m of [three, two]) {
+      const rows = await settle(m);
+      expect(rows.map((r) => [r.status_code, r.phase])).toEqual(rows.map(() => ['S', 'committed']));
+      await expectLedgerClean(m);
+    }
+    expect(await batchStatus(t, batchNumber)).toBe('C');
+    const { rows: events } = await t.db.query<{ event_code: string }>('select event_code from outbox_events where merchant_account_number = $1 and event_code like $2', [two.merchantAccountNumber, 'payout.%']);
+    expect(events.map((e) => e.event_code)).toEqual(['payout.success']);
   });
 
   it('party not found: the payout fails with F101 and is refunded in full; no transfer is sent', async () => {

@@ -514,7 +514,7 @@ describe('jws', () => {
   it('refuses a missing or malformed signature header', () => {
     const request = received();
     const withSignature = (value: string | undefined) => verifyRequest({ ...request, headers: { ...request.headers, 'fspiop-signature': value } });
-    expect(withSignature(undefined)).toEqual({ ok: false, errorCode: '3102', reason: 'FSPIOP-Signature header is missing' });
+    expect(withSignature(undefined)).toEqual({ ok: false, errorCode: '3105', reason: 'FSPIOP-Signature header is missing' });
     expect(verifyRequest({ ...request, headers: { ...request.headers, 'fspiop-source': undefined } })).toMatchObject({ ok: false, errorCode: '3102' });
     const { signature, protectedHeader } = JSON.parse(request.headers['fspiop-signature'] as string);
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

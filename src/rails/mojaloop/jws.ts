@@ -153,7 +153,9 @@ function mismatch(params: Record<string, unknown>, input: VerifyInput): string |
  */
 export function verifyRequest(input: VerifyInput): VerifyResult {
   const value = headerValue(input.headers, 'fspiop-signature');
-  if (!value) return refuse('FSPIOP-Signature header is missing', '3102');
+  // 3105, not 3102: where signatures are required, an unsigned message is one whose signature
+  // fails (the switch's and Mojaloop's SDK answer it so).
+  if (!value) return refuse('FSPIOP-Signature header is missing');
   const parts = parseSignature(value);
   if (typeof parts === 'string') return refuse(parts);
   const alg = parts.params.alg;
