@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { freePort } from '../src/lib/free-port.ts';
-import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import { act, addJson, AIRTEL, apiBalances, batchStatus, idempotencyKey, major, NBM, paidSinglePayout, readyBatch, singlePayout, topup, validateBatch } from './money-ops.ts';
+import { expectLedgerClean, payouts, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
 import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
 import {
   PAYEE_FSP,
@@ -54,58 +55,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface PayoutRow {
-  payout_id: number;
-  transaction_reference_number: string;
-  beneficiary_account_number: string;
-  amount_minor: number;
-  fee_minor: number;
-  status_code: string;
-  response_code: string;
-  response_message: string;
-  phase: string | null;
-  transfer_id: string | null;
-}
-
-async function payouts(m: TestMerchant): Promise<PayoutRow[]> {
-  const { rows } = await t.db.query<PayoutRow>(
-    `select p.payout_id, p.transaction_reference_number, p.beneficiary_account_number, p.amount_minor, p.fee_minor, p.status_code,
-            p.response_code, p.response_message, r.phase, r.transfer_id
-       from payouts p left join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
-      where p.merchant_account_number = $1 order by p.payout_id`,
-    [m.merchantAccountNumber],
-  );
-  return rows;
-}
-
-/** Runs the payout job as the worker does, while callbacks arrive, until no payout of `m` is in T (bounded). */
-async function settle(m: TestMerchant, timeoutMs = 20_000): Promise<PayoutRow[]> {
-  const { taskList } = await import('../src/composition.ts');
-  const run = taskList(t.deps).process_payouts!;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await run({ merchantAccountNumber: m.merchantAccountNumber }, {} as never);
-    const rows = await payouts(m);
-    if (rows.every((r) => r.status_code !== 'T')) return rows;
-    if (Date.now() > deadline) throw new Error(`payouts still in T after ${timeoutMs} ms: ${JSON.stringify(rows.filter((r) => r.status_code === 'T'))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Waits (bounded) until `m`'s payout reaches a rail phase. */
-async function untilPhase(m: TestMerchant, phase: string, timeoutMs = 10_000): Promise<PayoutRow> {
-  const { taskList } = await import('../src/composition.ts');
-  const run = taskList(t.deps).process_payouts!;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await run({ merchantAccountNumber: m.merchantAccountNumber }, {} as never);
-    const row = (await payouts(m)).find((r) => r.phase === phase);
-    if (row) return row;
-    if (Date.now() > deadline) throw new Error(`no payout reached phase ${phase} within ${timeoutMs} ms: ${JSON.stringify(await payouts(m))}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function fundedMerchant(amountMinor = 100_000_000): Promise<TestMerchant> {
   const m = await newMerchant(t, { accountName: 'Lilongwe Payroll', levelNumber: 1 });
   const res = await topup(t, m, amountMinor);
@@ -113,32 +62,9 @@ async function fundedMerchant(amountMinor = 100_000_000): Promise<TestMerchant> 
   return m;
 }
 
-function wallet(msisdn: string, amountMinor: number, name = 'Chisomo Banda') {
-  return { beneficiaryName: name, connectorId: AIRTEL, beneficiaryAccountNumber: msisdn, transactionDescription: 'Salary', transactionAmount: major(amountMinor), sourceReferenceNumber: `SRC-${msisdn}-${amountMinor}` };
-}
-
 async function singleOver(m: TestMerchant, line: Record<string, unknown>): Promise<void> {
   const res = await singlePayout(t, m, line, idempotencyKey());
   expect(res.statusCode, res.body).toBe(200);
-}
-
-/** The ledger's view: rail_in_flight and payouts_in_flight of the merchant, and verify's verdict. */
-async function expectLedgerClean(m: TestMerchant): Promise<void> {
-  const report = await verifyLedger(t.db);
-  expect(report.checks.filter((c) => c.failed > 0), JSON.stringify(report.checks.filter((c) => c.failed > 0), null, 2)).toEqual([]);
-  expect(await ledgerInvariants(t.db)).toEqual({ total: 0, mismatched: 0 });
-  const { rows } = await t.db.query<{ kind: string; total: string }>(
-    `select a.kind, coalesce(sum(e.amount_minor), 0) as total from ledger_entries e join ledger_accounts a using (account_id)
-      where e.merchant_account_number = $1 and a.kind in ('payouts_in_flight', 'rail_in_flight') group by a.kind`,
-    [m.merchantAccountNumber],
-  );
-  for (const r of rows) expect(Number(r.total), r.kind).toBe(0);
-}
-
-/** How many ledger transfers of each type name this payout's reference. */
-async function transferTypes(reference: string): Promise<Record<string, number>> {
-  const { rows } = await t.db.query<{ transfer_type: string; n: number }>('select transfer_type, count(*)::int as n from ledger_transfers where reference = $1 group by 1', [reference]);
-  return Object.fromEntries(rows.map((r) => [r.transfer_type, r.n]));
 }
 
 /** Sends a callback to our /fspiop as the switch would (for duplicates and forgeries). */
@@ -175,14 +101,14 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     const moved = await act(t, m, 'transferFunds', batchNumber);
     expect(moved.statusCode, moved.body).toBe(200);
 
-    const rows = await settle(m);
+    const rows = await settle(t, m);
     expect(rows.map((r) => [r.status_code, r.response_code, r.phase])).toEqual(rows.map(() => ['S', 'S100', 'committed']));
     const paid = rows.reduce((s, r) => s + r.amount_minor + r.fee_minor, 0);
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor - paid);
     const { rows: batch } = await t.db.query('select status_code, number_of_successful_entries from batches where batch_number = $1', [batchNumber]);
     expect(batch[0]).toEqual({ status_code: 'C', number_of_successful_entries: 20 });
     // Each payout: its rail_send and its rail_settle, and the six FSPIOP messages of its round trip.
-    for (const r of rows) expect(await transferTypes(r.transaction_reference_number)).toEqual({ rail_send: 1, rail_settle: 1 });
+    for (const r of rows) expect(await transferTypes(t, r.transaction_reference_number)).toEqual({ rail_send: 1, rail_settle: 1 });
     // Kept with its payout: each request and each answer. A lookup or quote the switch was slow to
     // answer (MOJALOOP_CALLBACK_SECONDS is 1 s here) may have been asked again, and its late second
     // answer refused as not awaited; a transfer is sent once, ever.
@@ -209,7 +135,7 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     expect(events.every((e) => e.payload.transactions.length <= 10)).toBe(true);
     expect(announced.map((l) => l.transactionReferenceNumber).sort()).toEqual(rows.map((r) => r.transaction_reference_number).sort());
     expect(announced.every((l) => l.transactionStatusCode === 'S')).toBe(true);
-    await expectLedgerClean(m);
+    await expectLedgerClean(t, m);
     const report = await verifyLedger(t.db);
     expect(report.checks.find((c) => c.name === 'rail_payouts')!.checked).toBeGreaterThanOrEqual(20);
   });
@@ -225,9 +151,9 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     const single = await paidSinglePayout(t, two, wallet('265990001401', 140_100, 'Test Party'));
     expect(single.statusCode, single.body).toBe(200);
     for (const m of [three, two]) {
-      const rows = await settle(m);
+      const rows = await settle(t, m);
       expect(rows.map((r) => [r.status_code, r.phase])).toEqual(rows.map(() => ['S', 'committed']));
-      await expectLedgerClean(m);
+      await expectLedgerClean(t, m);
     }
     expect(await batchStatus(t, batchNumber)).toBe('C');
     const { rows: events } = await t.db.query<{ event_code: string }>('select event_code from outbox_events where merchant_account_number = $1 and event_code like $2', [two.merchantAccountNumber, 'payout.%']);
@@ -239,18 +165,18 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     const m = await fundedMerchant();
     const before = await apiBalances(t, m);
     await singleOver(m, wallet('265990000404', 500_000));
-    const [row] = await settle(m);
+    const [row] = await settle(t, m);
     expect(row).toMatchObject({ status_code: 'F', response_code: 'F101', phase: 'failed' });
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor);
-    expect(await transferTypes(row.transaction_reference_number)).toEqual({ payout_debit: 1 });
-    await expectLedgerClean(m);
+    expect(await transferTypes(t, row.transaction_reference_number)).toEqual({ payout_debit: 1 });
+    await expectLedgerClean(t, m);
   });
 
   it('a name that differs at the beneficiary\'s DFSP is paid with a warning naming it', async () => {
     await ttk.setRules([partyFound({ idSuffix: '0505', name: 'Grace Mwale' })]);
     const m = await fundedMerchant();
     await singleOver(m, wallet('265990000505', 500_000, 'Chisomo Banda'));
-    const [row] = await settle(m);
+    const [row] = await settle(t, m);
     expect(row).toMatchObject({ status_code: 'S', response_code: 'S100' });
     expect(row.response_message).toContain('Grace Mwale');
     const { rows } = await t.db.query('select party_name, name_matches from rail_payouts where payout_id = $1', [row.payout_id]);
@@ -263,14 +189,14 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     const before = await apiBalances(t, m);
     await singleOver(m, wallet('265990000606', 500_000));
     await singleOver(m, wallet('265990000707', 600_000));
-    const rows = await settle(m);
+    const rows = await settle(t, m);
     expect(rows.map((r) => [r.status_code, r.response_code])).toEqual([
       ['F', 'F109'],
       ['F', 'F110'],
     ]);
     expect(rows[0].response_message).toContain('5101');
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor);
-    await expectLedgerClean(m);
+    await expectLedgerClean(t, m);
   });
 
   it('a transfer ABORTED or refused by an error callback fails, refunded from rail_in_flight', async () => {
@@ -279,28 +205,28 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     const before = await apiBalances(t, m);
     await singleOver(m, wallet('265990000801', 123_450));
     await singleOver(m, wallet('265990000802', 123_460));
-    const rows = await settle(m);
+    const rows = await settle(t, m);
     expect(rows.map((r) => [r.status_code, r.response_code, r.phase])).toEqual([
       ['F', 'F109', 'aborted'],
       ['F', 'F109', 'aborted'],
     ]);
     expect(rows[1].response_message).toContain('5105');
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor);
-    for (const r of rows) expect(await transferTypes(r.transaction_reference_number)).toEqual({ payout_debit: 1, rail_send: 1, rail_settle: 1 });
-    await expectLedgerClean(m);
+    for (const r of rows) expect(await transferTypes(t, r.transaction_reference_number)).toEqual({ payout_debit: 1, rail_send: 1, rail_settle: 1 });
+    await expectLedgerClean(t, m);
   });
 
   it('no callback for the transfer: after its expiry the switch is asked (GET /transfers/{id}), never sent to again, and its COMMITTED pays once', async () => {
     await ttk.setRules([transferNoCallback({ amount: '777' })]);
     const m = await fundedMerchant();
     await singleOver(m, wallet('265990000901', 77_700));
-    const inFlight = await untilPhase(m, 'transfer');
-    const [row] = await settle(m, 20_000);
+    const inFlight = await untilPhase(t, m, 'transfer');
+    const [row] = await settle(t, m, 20_000);
     expect(row).toMatchObject({ status_code: 'S', response_code: 'S100', phase: 'committed' });
     const sent = await ttk.requests();
     expect(sent.filter((r) => r.method.toLowerCase() === 'post' && r.path === '/transfers' && (r.body as { transferId: string }).transferId === inFlight.transfer_id)).toHaveLength(1);
     expect(sent.some((r) => r.method.toLowerCase() === 'get' && r.path === `/transfers/${inFlight.transfer_id}`)).toBe(true);
-    await expectLedgerClean(m);
+    await expectLedgerClean(t, m);
   });
 
   it('the switch answers POST /transfers with a 500 and knows nothing of it: after expiry, 3208 fails the payout, refunded once', async () => {
@@ -308,12 +234,12 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     const before = await apiBalances(t, m);
     await ttk.setRules([transferSyncError({ amount: '888' })]);
     await singleOver(m, wallet('265990000902', 88_800));
-    const inFlight = await untilPhase(m, 'transfer');
+    const inFlight = await untilPhase(t, m, 'transfer');
     await ttk.setRules([transferSyncError({ amount: '888' }), transferStatusNotFound({ transferId: inFlight.transfer_id! })]);
-    const [row] = await settle(m, 20_000);
+    const [row] = await settle(t, m, 20_000);
     expect(row).toMatchObject({ status_code: 'F', phase: 'aborted' });
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor);
-    await expectLedgerClean(m);
+    await expectLedgerClean(t, m);
   });
 
   it('a switch that does not answer at all: the lookup is asked MOJALOOP_LOOKUP_ATTEMPTS times, then the payout fails with F108, refunded; no transfer was sent', async () => {
@@ -351,7 +277,7 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     await ttk.setRules([]);
     const m = await fundedMerchant();
     await singleOver(m, wallet('265990001001', 100_100));
-    const [row] = await settle(m);
+    const [row] = await settle(t, m);
     expect(row.status_code).toBe('S');
     const balance = await apiBalances(t, m);
     const entries = (await t.db.query<{ n: number }>('select count(*)::int as n from ledger_entries')).rows[0].n;
@@ -362,29 +288,29 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     expect(JSON.parse(aborted.body).errorInformation.errorCode).toBe('3100');
     expect(await apiBalances(t, m)).toEqual(balance);
     expect((await t.db.query<{ n: number }>('select count(*)::int as n from ledger_entries')).rows[0].n).toBe(entries);
-    expect((await payouts(m))[0]).toMatchObject({ status_code: 'S', phase: 'committed' });
+    expect((await payouts(t, m))[0]).toMatchObject({ status_code: 'S', phase: 'committed' });
   });
 
   it('forged callbacks are refused, kept for the operator, and change nothing: unknown id, wrong source, bad fulfilment', async () => {
     await ttk.setRules([transferNoCallback({ amount: '1111' })]);
     const m = await fundedMerchant();
     await singleOver(m, wallet('265990001101', 111_100));
-    const row = await untilPhase(m, 'transfer');
+    const row = await untilPhase(t, m, 'transfer');
     const unknown = await callback('/transfers/3b0e6a4e-8f6f-4c5e-9a53-2f2b7d0c1a11', { transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: 'A'.repeat(43) });
     expect([unknown.status, JSON.parse(unknown.body).errorInformation.errorCode]).toEqual([400, '3208']);
     const wrongSource = await callback(`/transfers/${row.transfer_id}`, { transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: 'A'.repeat(43) }, { 'fspiop-source': 'mallorydfsp' });
     expect(wrongSource.status).toBe(400);
     const badFulfilment = await callback(`/transfers/${row.transfer_id}`, { transferState: 'COMMITTED', completedTimestamp: new Date().toISOString(), fulfilment: 'A'.repeat(43) });
     expect([badFulfilment.status, JSON.parse(badFulfilment.body).errorInformation.errorCode]).toEqual([400, '3100']);
-    expect((await payouts(m))[0]).toMatchObject({ status_code: 'T', phase: 'transfer' });
+    expect((await payouts(t, m))[0]).toMatchObject({ status_code: 'T', phase: 'transfer' });
     const { rows: refused } = await t.db.query<{ n: number }>(`select count(*)::int as n from rail_refused_messages where path like '/transfers/3b0e6a4e%'`);
     expect(refused[0].n).toBe(1);
     const { rows: kept } = await t.db.query<{ outcome: string }>(`select outcome from rail_messages where payout_id = $1 and outcome like 'refused%' order by message_id`, [row.payout_id]);
     expect(kept.map((k) => k.outcome)).toEqual([expect.stringContaining('mallorydfsp'), expect.stringContaining('fulfilment')]);
     // The switch's own word settles it: asked after the expiry, COMMITTED.
-    const [final] = await settle(m, 20_000);
+    const [final] = await settle(t, m, 20_000);
     expect(final).toMatchObject({ status_code: 'S', phase: 'committed' });
-    await expectLedgerClean(m);
+    await expectLedgerClean(t, m);
   });
 
   it('FSPIOP messages that break the API get its errors and change nothing', async () => {

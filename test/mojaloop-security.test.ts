@@ -20,12 +20,12 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { freePort } from '../src/lib/free-port.ts';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { verifyRequest } from '../src/rails/mojaloop/jws.ts';
 import { buildFspiopListener } from '../src/rails/mojaloop/listener.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
-import { ADMIN_TOKEN, createTestDatabase, ledgerInvariants, newMerchant, ROOT, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, createTestDatabase, newMerchant, ROOT, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import { AIRTEL, apiBalances, BANK_FEE, CAPTURER, idempotencyKey, major, NBM, singlePayout, topup, validateBatch, WALLET_FEE } from './money-ops.ts';
+import { expectLedgerClean, payouts, runJob, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
 import { acquireTtk, mojaloopTestCertificates, startTtk, Ttk, type AcquiredTtk, type RunningTtk } from './ttk/harness.ts';
 import { PAYEE_FSP, SWITCH_FSP, transferNoCallback } from './ttk/rules.ts';
 
@@ -82,79 +82,6 @@ afterAll(async () => {
 
 // ---- helpers (as test/mojaloop-payouts.test.ts, for any of this file's apps) ----
 
-interface PayoutRow {
-  payout_id: number;
-  transaction_reference_number: string;
-  beneficiary_account_number: string;
-  amount_minor: number;
-  fee_minor: number;
-  status_code: string;
-  response_code: string;
-  phase: string | null;
-  transfer_id: string | null;
-  quote_id: string | null;
-}
-
-async function payouts(t: TestApp, m: TestMerchant): Promise<PayoutRow[]> {
-  const { rows } = await t.db.query<PayoutRow>(
-    `select p.payout_id, p.transaction_reference_number, p.beneficiary_account_number, p.amount_minor, p.fee_minor, p.status_code,
-            p.response_code, r.phase, r.transfer_id, r.quote_id
-       from payouts p left join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
-      where p.merchant_account_number = $1 order by p.payout_id`,
-    [m.merchantAccountNumber],
-  );
-  return rows;
-}
-
-/** One run of the payout job for `m`, as the worker runs it. */
-async function runJob(t: TestApp, m: TestMerchant): Promise<void> {
-  const { taskList } = await import('../src/composition.ts');
-  await taskList(t.deps).process_payouts!({ merchantAccountNumber: m.merchantAccountNumber }, {} as never);
-}
-
-/** Runs the payout job while callbacks arrive, until no payout of `m` is in T (bounded). */
-async function settle(t: TestApp, m: TestMerchant, timeoutMs = 20_000): Promise<PayoutRow[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await runJob(t, m);
-    const rows = await payouts(t, m);
-    if (rows.every((r) => r.status_code !== 'T')) return rows;
-    if (Date.now() > deadline) throw new Error(`payouts still in T after ${timeoutMs} ms: ${JSON.stringify(rows.filter((r) => r.status_code === 'T'))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Runs the payout job until `m`'s payout reaches a rail phase (bounded). */
-async function untilPhase(t: TestApp, m: TestMerchant, phase: string, timeoutMs = 10_000): Promise<PayoutRow> {
-  return until(
-    `a payout in phase ${phase}`,
-    async () => {
-      await runJob(t, m);
-      return (await payouts(t, m)).find((r) => r.phase === phase);
-    },
-    timeoutMs,
-    50,
-  );
-}
-
-/** `ledger verify` clean, the invariants hold, and nothing of `m` is left in flight. */
-async function expectLedgerClean(t: TestApp, m: TestMerchant): Promise<void> {
-  const report = await verifyLedger(t.db);
-  expect(report.checks.filter((c) => c.failed > 0), JSON.stringify(report.checks.filter((c) => c.failed > 0), null, 2)).toEqual([]);
-  expect(await ledgerInvariants(t.db)).toEqual({ total: 0, mismatched: 0 });
-  const { rows } = await t.db.query<{ kind: string; total: string }>(
-    `select a.kind, coalesce(sum(e.amount_minor), 0) as total from ledger_entries e join ledger_accounts a using (account_id)
-      where e.merchant_account_number = $1 and a.kind in ('payouts_in_flight', 'rail_in_flight') group by a.kind`,
-    [m.merchantAccountNumber],
-  );
-  for (const r of rows) expect(Number(r.total), r.kind).toBe(0);
-}
-
-async function transferTypes(t: TestApp, reference: string): Promise<Record<string, number>> {
-  const { rows } = await t.db.query<{ transfer_type: string; n: number }>('select transfer_type, count(*)::int as n from ledger_transfers where reference = $1 group by 1', [reference]);
-  return Object.fromEntries(rows.map((r) => [r.transfer_type, r.n]));
-}
-
 /** What a message that "changes nothing" must leave as it was: the ledger, the payouts, the rail's rows. */
 async function snapshot(t: TestApp) {
   const { rows: counts } = await t.db.query<{ entries: number; transfers: number; payouts: unknown }>(
@@ -164,10 +91,6 @@ async function snapshot(t: TestApp) {
   );
   const { rows: balances } = await t.db.query<{ id: number; b: string }>('select account_id as id, balance_minor as b from ledger_accounts order by 1');
   return { ...counts[0], balances };
-}
-
-function wallet(msisdn: string, amountMinor: number, name = 'Test Party') {
-  return { beneficiaryName: name, connectorId: AIRTEL, beneficiaryAccountNumber: msisdn, transactionDescription: 'Salary', transactionAmount: major(amountMinor), sourceReferenceNumber: `SRC-${msisdn}-${amountMinor}` };
 }
 
 /** A message from the switch's side, as our /fspiop receives it (for forgeries). */
