@@ -40,6 +40,8 @@ export async function registerFspiopRoutes(scope: FastifyInstance, deps: Deps): 
   scope.addContentTypeParser(/^application\/vnd\.interoperability\./, { parseAs: 'buffer', bodyLimit: deps.config.bodyLimitBytes }, (_req, body, done) => done(null, body));
   scope.removeContentTypeParser(['application/json']);
   scope.setErrorHandler(async (error: { statusCode?: number; code?: string; message: string }, request, reply) => {
+    // The database gone (a restart, a failover): the switch may try again; nothing was done.
+    if (error.code === 'ECONNREFUSED' || error.code === '57P01') return reply.code(503).type('application/json').send(errorInformation('2003', 'Service currently unavailable'));
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'fspiop: unexpected error');
     const code = status === 415 ? '3101' : status === 413 ? '3104' : status === 500 ? '2001' : '3100';
