@@ -119,6 +119,19 @@ describe('npm run cli', () => {
     expect((await cli(['keys', 'create'])).code).toBe(2);
   });
 
+  it('rails health, unknown and traffic print the operator\'s view of the payment rails; traffic of a payout no rail carried exits 1', async () => {
+    const health = await cli(['rails', 'health']);
+    expect([health.code, health.stderr]).toEqual([0, '']);
+    // No real rail is configured here: every connector goes to the simulated one.
+    expect(JSON.parse(health.stdout).rails).toEqual([expect.objectContaining({ rail: 'simulated', connectorIds: 'others', inFlight: 0, overdue: 0 })]);
+    const unknown = await cli(['rails', 'unknown', '--limit', '5']);
+    expect([unknown.code, JSON.parse(unknown.stdout)]).toEqual([0, []]);
+    const traffic = await cli(['rails', 'traffic', '--reference', 'ABCDEF123456']);
+    expect(traffic.code).toBe(1);
+    expect(traffic.stderr).toContain('ABCDEF123456');
+    expect((await cli(['rails', 'traffic', '--reference', 'nope'])).code).toBe(2);
+  });
+
   it('says the server was started without ADMIN_TOKEN when that is why an operator command fails', async () => {
     const bare = await startTestApp({}, { adminToken: undefined });
     try {

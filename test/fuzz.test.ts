@@ -188,6 +188,8 @@ const SPECS = new Map<string, Spec>([
   ],
   [key('GET', '/admin/v1/emails'), { auth: 'admin', status: 200, build: () => ({ query: { pageNumber: 1, numberOfReturnedRows: 10 } }) }],
   [key('GET', '/admin/v1/rails'), { auth: 'admin', status: 200, build: () => ({}) }],
+  [key('GET', '/admin/v1/rails/payouts/unknown'), { auth: 'admin', status: 200, build: () => ({ query: { limit: 10 } }) }],
+  [key('GET', '/admin/v1/rails/payouts/{transactionReferenceNumber}'), { auth: 'admin', status: 404, build: () => ({}) }],
   [key('GET', '/health/live'), { auth: 'none', status: 200, build: () => ({}) }],
   [key('GET', '/health/ready'), { auth: 'none', status: 200, build: () => ({}) }],
 ]);
@@ -482,7 +484,8 @@ async function baseParts(op: Operation, m: TestMerchant): Promise<Parts> {
   if (op.spec.auth === 'merchant') headers.authorization = await bearerOf(m);
   if (op.spec.auth === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
   return {
-    path: op.path.replace('{merchantAccountNumber}', String(m.merchantAccountNumber)),
+    // A payout reference of the right form that no rail carried: the operator's rail view answers 404.
+    path: op.path.replace('{merchantAccountNumber}', String(m.merchantAccountNumber)).replace('{transactionReferenceNumber}', 'ABCDEF123456'),
     query: Object.fromEntries(Object.entries(req.query ?? {}).map(([k, v]) => [k, String(v)])),
     body: req.body === undefined ? undefined : structuredClone(req.body),
     headers,

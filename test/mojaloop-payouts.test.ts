@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { freePort } from '../src/lib/free-port.ts';
-import { newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import { act, addJson, AIRTEL, apiBalances, batchStatus, idempotencyKey, major, NBM, paidSinglePayout, readyBatch, singlePayout, topup, validateBatch } from './money-ops.ts';
 import { expectLedgerClean, payouts, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
 import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
@@ -138,6 +138,18 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     await expectLedgerClean(t, m);
     const report = await verifyLedger(t.db);
     expect(report.checks.find((c) => c.name === 'rail_payouts')!.checked).toBeGreaterThanOrEqual(20);
+    // The operator's view of one of them: its ids, phase and every message, no signature kept.
+    const traffic = await t.app.inject({ method: 'GET', url: `/admin/v1/rails/payouts/${rows[0].transaction_reference_number}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(traffic.statusCode, traffic.body).toBe(200);
+    expect(traffic.json()).toMatchObject({ rail: 'mojaloop', phase: 'committed', transferId: rows[0].transfer_id, payeeFsp: PAYEE_FSP, transactionStatusCode: 'S' });
+    expect(traffic.json().messages.map((x: { direction: string; method: string }) => `${x.direction} ${x.method}`)).toEqual(expect.arrayContaining(['out GET', 'in PUT', 'out POST']));
+    expect(traffic.body).not.toMatch(/fspiop-signature/i);
+    const health = await t.app.inject({ method: 'GET', url: '/admin/v1/rails', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(health.json().rails.map((r: { rail: string; connectorIds: unknown }) => [r.rail, r.connectorIds])).toEqual([
+      ['mojaloop', [AIRTEL, NBM]],
+      ['simulated', 'others'],
+    ]);
+    expect(health.json().rails[0].successesLastHour).toBeGreaterThanOrEqual(20);
   });
 
   it('every authorisation level works unchanged over the rail: a level-3 batch (review, approve) and a level-2 single payout (approve)', async () => {
@@ -236,6 +248,17 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     await singleOver(m, wallet('265990000902', 88_800));
     const inFlight = await untilPhase(t, m, 'transfer');
     await ttk.setRules([transferSyncError({ amount: '888' }), transferStatusNotFound({ transferId: inFlight.transfer_id! })]);
+    // Past its expiry and not yet asked about, it is the operator's "unknown" payout.
+    const unknown = await until(
+      'listed as unknown',
+      async () => {
+        const res = await t.app.inject({ method: 'GET', url: '/admin/v1/rails/payouts/unknown', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        return (res.json() as { transferId: string }[]).find((u) => u.transferId === inFlight.transfer_id);
+      },
+      10_000,
+      100,
+    );
+    expect(unknown).toMatchObject({ rail: 'mojaloop', transactionReferenceNumber: inFlight.transaction_reference_number, amountMinor: 88_800 });
     const [row] = await settle(t, m, 20_000);
     expect(row).toMatchObject({ status_code: 'F', phase: 'aborted' });
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor);

@@ -35,6 +35,7 @@
 // switch's own ceiling, which the service's rate over TTK cannot pass.
 // Nothing here is a target: the figures are reported for reading.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -48,7 +49,7 @@ import { Api } from '../lib/api.ts';
 import { BATCH_LINES, buildBatch, type Line } from '../lib/batch.ts';
 import { log, round1, sleep } from '../lib/common.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { cpuSample, cpuSplit, findPostmaster, processCpuMs, type CpuSample } from '../lib/cpu.ts';
+import { cpuSample, findPostmaster, processCpuMs, type CpuSample } from '../lib/cpu.ts';
 import { autovacuumDone, benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
 import { credentialsOf } from '../lib/merchants.ts';
 import { startService, stopService, type Service } from '../lib/service.ts';
@@ -69,6 +70,7 @@ const FSP_ID = 'onekhusadfsp';
 /** Long enough that nothing is asked again however far TTK falls behind in the run. */
 const TRANSFER_EXPIRY_SECONDS = 600;
 const CALLBACK_SECONDS = 600;
+const REQUEST_TIMEOUT_MS = 120_000;
 const ALONE_RUNS = 3;
 const TTK_SEQUENTIAL_PAYOUTS = 20;
 const TTK_CONCURRENT_PAYOUTS = 500;
@@ -102,7 +104,7 @@ function railLines(base: Line[], rail: RailSpec, offset = 0): Line[] {
 
 /** The service's settings on top of npm start's defaults: the Mojaloop rail, and no other MOJALOOP_* leaking in from this environment. */
 function mojaloopEnv(switchUrl: string): Record<string, string> {
-  const unset = ['API_VERSION', 'SWITCH_FSP_ID', 'IN_FLIGHT_BOUND_SECONDS', 'LOOKUP_ATTEMPTS', 'REQUEST_TIMEOUT_MS', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'TLS_PORT', 'TLS_HOST', 'JWS_KEY', 'JWS_PUBLIC_KEYS'];
+  const unset = ['API_VERSION', 'SWITCH_FSP_ID', 'IN_FLIGHT_BOUND_SECONDS', 'LOOKUP_ATTEMPTS', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'TLS_PORT', 'TLS_HOST', 'JWS_KEY', 'JWS_PUBLIC_KEYS'];
   return {
     ...Object.fromEntries(unset.map((name) => [`MOJALOOP_${name}`, ''])),
     MOJALOOP_SWITCH_URL: switchUrl,
@@ -110,6 +112,7 @@ function mojaloopEnv(switchUrl: string): Record<string, string> {
     MOJALOOP_CONNECTOR_IDS: String(MOJALOOP_RAIL.connectorId),
     MOJALOOP_TRANSFER_EXPIRY_SECONDS: String(TRANSFER_EXPIRY_SECONDS),
     MOJALOOP_CALLBACK_SECONDS: String(CALLBACK_SECONDS),
+    MOJALOOP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
   };
 }
 
@@ -455,21 +458,52 @@ interface Run {
   base: Line[];
 }
 
-/** CPU over a rail's run: percent of one core per process group, and ms per payout. */
-function cpuOver(run: Run, before: { sample: CpuSample; service: number; ttk: number }, payouts: number) {
-  const after = { sample: cpuSample(run.postmaster), service: processCpuMs(run.service.child.pid!), ttk: processCpuMs(run.ttkPid) };
-  const split = cpuSplit(before.sample, after.sample);
+/** CPU time the postmaster's exited children used (cutime + cstime, in ms): backends that ended during a run. */
+function reapedChildrenMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10; // USER_HZ 100
+  } catch {
+    return 0;
+  }
+}
+
+interface CpuMark {
+  sample: CpuSample;
+  serviceMs: number;
+  ttkMs: number;
+  reapedMs: number;
+}
+
+function cpuMark(run: Run): CpuMark {
+  return { sample: cpuSample(run.postmaster), serviceMs: processCpuMs(run.service.child.pid!), ttkMs: processCpuMs(run.ttkPid), reapedMs: reapedChildrenMs(run.postmaster) };
+}
+
+/**
+ * CPU over a rail's run: percent of one core per process, and ms per payout. PostgreSQL's is its
+ * live processes' plus what the backends that exited meanwhile used (the pool closes idle
+ * connections; lib/cpu.ts's cpuSplit sees only the processes alive at both ends, which over a
+ * long run misses most of it).
+ */
+function cpuOver(run: Run, before: CpuMark, payouts: number) {
+  const after = cpuMark(run);
   const seconds = (after.sample.at - before.sample.at) / 1000;
   const percent = (ms: number) => round1(ms / seconds / 10);
-  const [serviceMs, ttkMs] = [after.service - before.service, after.ttk - before.ttk];
-  const postgresMs = split.postgres === null ? null : (split.postgres * seconds * 10);
+  let postgresTicks = 0;
+  for (const [pid, ticks] of after.sample.postgres) postgresTicks += ticks - (before.sample.postgres.get(pid) ?? 0);
+  for (const [pid, ticks] of before.sample.postgres) if (!after.sample.postgres.has(pid)) postgresTicks -= ticks; // counted whole in reapedMs
+  const postgresMs = run.postmaster === undefined ? null : postgresTicks * 10 + (after.reapedMs - before.reapedMs);
+  const [serviceMs, ttkMs, benchMs] = [after.serviceMs - before.serviceMs, after.ttkMs - before.ttkMs, (after.sample.process - before.sample.process) * 10];
+  const machineMs = (after.sample.machineBusy - before.sample.machineBusy) * 10;
   return {
-    unit: split.unit,
+    unit: `percent of one core (${os.cpus().length} cores)`,
     service: percent(serviceMs),
     ttk: percent(ttkMs),
-    postgres: split.postgres,
-    bench: round1(split.nodeMainThread + split.nodeOtherThreads),
-    elsewhere: split.otherProcesses === null ? null : round1(Math.max(0, split.otherProcesses - percent(serviceMs) - percent(ttkMs))),
+    postgres: postgresMs === null ? null : percent(postgresMs),
+    bench: percent(benchMs),
+    elsewhere: Number.isNaN(machineMs) ? null : percent(Math.max(0, machineMs - serviceMs - ttkMs - benchMs - (postgresMs ?? 0))),
     msPerPayout: { service: round1(serviceMs / payouts), ttk: round1(ttkMs / payouts), postgres: postgresMs === null ? null : round1(postgresMs / payouts) },
   };
 }
@@ -488,7 +522,7 @@ async function benchRail(run: Run, rail: RailSpec) {
   log(`${label}: one payout alone ${aloneMs.join(', ')} ms; sending the ${LINES}-line batch to connector ${rail.connectorId} (${rail.connectorName})`);
   const batchNumber = await addValidated(api, m, lines, label);
   await autovacuumDone(run.db);
-  const before = { sample: cpuSample(run.postmaster), service: processCpuMs(run.service.child.pid!), ttk: processCpuMs(run.ttkPid) };
+  const before = cpuMark(run);
   const sampler = new ActivitySampler(run.db, run.databaseName);
   const final = await transferToFinal(api, m, batchNumber, label).finally(() => sampler.stop());
   const cpu = cpuOver(run, before, LINES);

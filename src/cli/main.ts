@@ -14,14 +14,15 @@ import { commands as keys } from './keys.ts';
 import { commands as ledger } from './ledger.ts';
 import { commands as listen } from './listen.ts';
 import { commands as merchants } from './merchants.ts';
+import { commands as rails } from './rails.ts';
 import { baseUrl } from './request.ts';
 import { FailureError, OPTIONS, usage, UsageError, type CliCommand, type OptionName, type Values } from './shared.ts';
 import { commands as token } from './token.ts';
 
 /** In the order the help lists them. */
-const COMMANDS: readonly CliCommand[] = [...merchants, ...emails, ...keys, ...token, ...listen, ...ledger];
+const COMMANDS: readonly CliCommand[] = [...merchants, ...emails, ...keys, ...rails, ...token, ...listen, ...ledger];
 
-/** The first words of the two-word commands: merchants, emails, keys, ledger. */
+/** The first words of the two-word commands: merchants, emails, keys, rails, ledger. */
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]));
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -32,7 +33,7 @@ ${COMMANDS.map((c) => c.usage).join('')}  help
 
 Options for every command but ledger verify:
   --url URL              server base URL (default: $ONEKHUSA_URL, else http://localhost:$PORT or :8080)
-  --admin-token TOKEN    operator token for the merchants, keys and emails commands (default: $ADMIN_TOKEN);
+  --admin-token TOKEN    operator token for the merchants, keys, emails and rails commands (default: $ADMIN_TOKEN);
                          a server started without ADMIN_TOKEN has no operator API, and says so
 
 Exit status: 0 success, 1 refused by the server or server unreachable (ledger verify: a check

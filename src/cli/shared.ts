@@ -28,6 +28,7 @@ export const OPTIONS = {
   'forward-to': { type: 'string' },
   port: { type: 'string' },
   'lease-seconds': { type: 'string' },
+  reference: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 export type OptionName = keyof typeof OPTIONS;

@@ -8,6 +8,7 @@ import listEmails from './routes/list-emails.ts';
 import listFundings from './routes/list-fundings.ts';
 import listMerchants from './routes/list-merchants.ts';
 import railsHealth from './routes/rails-health.ts';
+import railsPayouts from './routes/rails-payouts.ts';
 import adminMerchantActivate from './routes/merchant-accounts-activate.ts';
 import adminMerchantAdd from './routes/merchant-accounts-add.ts';
 import adminMerchantBlacklist from './routes/merchant-accounts-blacklist.ts';
@@ -36,7 +37,8 @@ export const adminModule: ModuleDefinition = {
     adminMerchantGetAll,
     // A new key pair for a merchant (`npm run cli -- keys create`): lost credentials are one command away.
     adminCreateKey,
-    // The payment rails and their health (src/rails/).
+    // The payment rails: their health, payouts in an unknown state, one payout's traffic (src/rails/).
     railsHealth,
+    railsPayouts,
   ],
 };
