@@ -10,11 +10,13 @@ import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { ADMIN_TOKEN, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import { act, addJson, AIRTEL, apiBalances, batchStatus, idempotencyKey, major, NBM, paidSinglePayout, readyBatch, singlePayout, topup, validateBatch } from './money-ops.ts';
-import { expectLedgerClean, payouts, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
+import { expectLedgerClean, payouts, runJob, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
+import { OPEN_PER_MERCHANT } from '../src/rails/mojaloop/payouts.ts';
 import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
 import {
   PAYEE_FSP,
   partyFound,
+  partyNoCallback,
   partyNotFound,
   quoteError,
   quoteFound,
@@ -27,7 +29,9 @@ import {
 
 const FSP_ID = 'onekhusadfsp';
 const TRANSFER_EXPIRY_SECONDS = 2;
-const CALLBACK_SECONDS = 1;
+// Short enough for the cases that wait for a transfer's expiry, long enough that a loaded machine's
+// slow lookup answer (three asks, 6 s) does not fail a payout the switch would have paid.
+const CALLBACK_SECONDS = 2;
 
 let ttk: AcquiredTtk;
 let t: TestApp;
@@ -41,7 +45,7 @@ beforeAll(async () => {
     MOJALOOP_CONNECTOR_IDS: `${AIRTEL},${NBM}`,
     MOJALOOP_TRANSFER_EXPIRY_SECONDS: String(TRANSFER_EXPIRY_SECONDS),
     MOJALOOP_CALLBACK_SECONDS: String(CALLBACK_SECONDS),
-    MOJALOOP_LOOKUP_ATTEMPTS: '2',
+    MOJALOOP_LOOKUP_ATTEMPTS: '3',
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address() as { port: number };
@@ -110,7 +114,7 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     // Each payout: its rail_send and its rail_settle, and the six FSPIOP messages of its round trip.
     for (const r of rows) expect(await transferTypes(t, r.transaction_reference_number)).toEqual({ rail_send: 1, rail_settle: 1 });
     // Kept with its payout: each request and each answer. A lookup or quote the switch was slow to
-    // answer (MOJALOOP_CALLBACK_SECONDS is 1 s here) may have been asked again, and its late second
+    // answer (MOJALOOP_CALLBACK_SECONDS is 2 s here) may have been asked again, and its late second
     // answer refused as not awaited; a transfer is sent once, ever.
     const { rows: messages } = await t.db.query<{ payout_id: number; direction: string; method: string; path: string; outcome: string }>(
       `select payout_id, direction, method, split_part(path, '/', 2) as path, outcome from rail_messages where merchant_account_number = $1`,
@@ -170,6 +174,24 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     expect(await batchStatus(t, batchNumber)).toBe('C');
     const { rows: events } = await t.db.query<{ event_code: string }>('select event_code from outbox_events where merchant_account_number = $1 and event_code like $2', [two.merchantAccountNumber, 'payout.%']);
     expect(events.map((e) => e.event_code)).toEqual(['payout.success']);
+  });
+
+  it(`at most ${OPEN_PER_MERCHANT} payouts of a merchant are between lookup and outcome at once; the rest start as those end`, async () => {
+    await ttk.setRules([partyNoCallback({ idSuffix: '7070' })]);
+    const m = await fundedMerchant();
+    const lines = Array.from({ length: OPEN_PER_MERCHANT + 2 }, (_, i) => ({ ...wallet(`2659${String(i).padStart(4, '0')}7070`, 10_000 + i) }));
+    const added = await addJson(t, m, lines);
+    const batchNumber: number = added.json().batchNumber;
+    await validateBatch(t, batchNumber);
+    expect((await act(t, m, 'transferFunds', batchNumber)).statusCode).toBe(200);
+    await runJob(t, m);
+    const started = async () => (await t.db.query<{ n: number }>('select count(*)::int as n from rail_payouts where merchant_account_number = $1', [m.merchantAccountNumber])).rows[0].n;
+    expect(await started()).toBe(OPEN_PER_MERCHANT);
+    // Unanswered, the lookups fail (F108, refunded) and free their places for the last two.
+    const rows = await settle(t, m, 30_000);
+    expect(await started()).toBe(OPEN_PER_MERCHANT + 2);
+    expect(new Set(rows.map((r) => `${r.status_code} ${r.response_code}`))).toEqual(new Set(['F F108']));
+    await expectLedgerClean(t, m);
   });
 
   it('party not found: the payout fails with F101 and is refunded in full; no transfer is sent', async () => {

@@ -52,6 +52,7 @@ import type { BenchContext } from '../lib/context.ts';
 import { cpuSample, findPostmaster, processCpuMs, type CpuSample } from '../lib/cpu.ts';
 import { autovacuumDone, benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
 import { credentialsOf } from '../lib/merchants.ts';
+import { RssSampler } from '../lib/memory.ts';
 import { startService, stopService, type Service } from '../lib/service.ts';
 import { median, percentileOf } from '../lib/stats.ts';
 
@@ -71,6 +72,12 @@ const FSP_ID = 'onekhusadfsp';
 const TRANSFER_EXPIRY_SECONDS = 600;
 const CALLBACK_SECONDS = 600;
 const REQUEST_TIMEOUT_MS = 120_000;
+/**
+ * TTK's own log (its run directory's ttk.log): at `info` it writes every message it handles in
+ * full, about 300 KB a second at the rate of this part, work the switch stand-in need not do.
+ * TTK_LOG_LEVEL overrides it.
+ */
+const TTK_LOG_LEVEL = process.env.TTK_LOG_LEVEL?.trim() || 'error';
 const ALONE_RUNS = 3;
 const TTK_SEQUENTIAL_PAYOUTS = 20;
 const TTK_CONCURRENT_PAYOUTS = 500;
@@ -524,9 +531,14 @@ async function benchRail(run: Run, rail: RailSpec) {
   await autovacuumDone(run.db);
   const before = cpuMark(run);
   const sampler = new ActivitySampler(run.db, run.databaseName);
-  const final = await transferToFinal(api, m, batchNumber, label).finally(() => sampler.stop());
+  const rss = { service: new RssSampler(run.service.child.pid!), ttk: new RssSampler(run.ttkPid) };
+  const final = await transferToFinal(api, m, batchNumber, label).finally(() => {
+    void sampler.stop();
+    for (const r of Object.values(rss)) r.stop();
+  });
   const cpu = cpuOver(run, before, LINES);
   const databaseActivity = await sampler.stop();
+  const peakRssMb = (r: RssSampler) => round1(Math.max(0, ...Object.values(r.peaksKb)) / 1024);
   log(`${label}: batch ${batchNumber} ${final.batch.batchStatusCode} after ${round1(final.allFinalMs / 1000)} s: ${round1(LINES / (final.allFinalMs / 1000))} payouts/s`);
   const figures = await payoutFigures(run.db, batchNumber);
   return {
@@ -540,6 +552,8 @@ async function benchRail(run: Run, rail: RailSpec) {
     batch: { batchNumber, status: final.batch.batchStatusCode, successful: final.batch.numberOfSuccessfulEntries, failed: final.batch.numberOfFailedEntries },
     cpu,
     databaseActivity,
+    // Sampled every 100 ms over the run (VmRSS): TTK keeps every message it saw for 10 minutes.
+    peakRssMb: { service: peakRssMb(rss.service), ttk: peakRssMb(rss.ttk) },
     ...(rail.rail === 'mojaloop' ? { mojaloop: await mojaloopFigures(run.db, batchNumber, LINES) } : {}),
   };
 }
@@ -556,7 +570,7 @@ export async function benchRails({ adminUrl }: BenchContext) {
   const agent = new Agent({ connections: 4, keepAliveTimeout: 60_000, bodyTimeout: 600_000, headersTimeout: 600_000 });
   try {
     log('rails: starting the Testing Toolkit');
-    ttkRun = await startTtk();
+    ttkRun = await startTtk({ logLevel: TTK_LOG_LEVEL });
     const ttk = new Ttk(ttkRun.info);
     await ttk.setRules([]); // defaultRules() alone
     const ttkAlone = await measureTtkAlone(ttk, ttkRun.info.pid);

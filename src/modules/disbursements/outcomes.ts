@@ -187,8 +187,10 @@ export async function bookOutcomes(deps: Deps, tx: pg.PoolClient, merchantAccoun
       { accountId: await merchantAccountId(tx, merchantAccountNumber, 'disbursement', currency), amountMinor: sum(failed, (r) => r.amount_minor + r.fee_minor) },
     ],
   });
-  await updateBatchCounters(tx, final);
   await applyStats(tx, payoutStats(merchantAccountNumber, final));
   await emitPayoutEvents(tx, merchantAccountNumber, final);
+  // The batch row last: a rail's outcomes arrive one payout at a time, each in its own
+  // transaction, and all of a batch's queue on its row, so it is held for the fewest statements.
+  await updateBatchCounters(tx, final);
   await completeBatches(deps, tx, final);
 }

@@ -19,6 +19,14 @@ import type { MojaloopContext } from './types.ts';
 
 /** Payouts per claim: each becomes one request, sent CONCURRENCY at a time after the claim commits. */
 const CLAIM_LIMIT = 200;
+/**
+ * Payouts of one merchant between their lookup and their outcome at once. A 10,000-line batch
+ * started all at once queued 10,000 lookups at the switch and every payout waited minutes behind
+ * them (bench: p50 260 s); with a window, new payouts start as earlier ones finish (the worker
+ * looks again every second while any waits: processing.ts), and each one's time is its own.
+ * Retries and questions about transfers in flight are never held back by it.
+ */
+export const OPEN_PER_MERCHANT = 64;
 
 /** The switch did not answer a lookup or quote, however often asked: nothing was sent, the payout fails and is refunded. */
 export const NO_ANSWER = { responseCode: 'F108', responseMessage: 'Connector did not respond; transfer failed' };
@@ -88,15 +96,26 @@ export async function processDuePayouts(deps: Deps, ctx: MojaloopContext, mercha
   const claimed = await withTransaction(deps.db, async (tx) => {
     const [only, except] = connectorParams(connectors);
     const { rows } = await tx.query<RailPayoutRow>(
-      `select ${RAIL_PAYOUT_COLUMNS}
+      `with room as (
+         select greatest($5 - count(*), 0) as n from rail_payouts
+          where merchant_account_number = $1 and rail = 'mojaloop' and phase in ('lookup', 'quote', 'transfer')
+       ), due as (
+         select p.payout_id, r.payout_id is null as fresh, row_number() over (partition by r.payout_id is null order by p.due_at, p.payout_id) as rank
+           from payouts p
+           left join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
+          where p.merchant_account_number = $1 and p.status_code = 'T' and p.due_at <= now()
+            and ($2::integer[] is null or p.connector_id = any($2::integer[])) and p.connector_id <> all($3::integer[])
+       )
+       select ${RAIL_PAYOUT_COLUMNS}
          from payouts p
          join merchants m on m.merchant_account_number = p.merchant_account_number
          left join connectors c on c.connector_id = p.connector_id
          left join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
-        where p.merchant_account_number = $1 and p.status_code = 'T' and p.due_at <= now()
-          and ($2::integer[] is null or p.connector_id = any($2::integer[])) and p.connector_id <> all($3::integer[])
+        where p.merchant_account_number = $1
+          and p.payout_id in (select payout_id from due where not fresh or rank <= (select n from room))
+          and p.status_code = 'T' and p.due_at <= now()
         order by p.due_at, p.payout_id limit $4 for update of p skip locked`,
-      [merchantAccountNumber, only, except, CLAIM_LIMIT],
+      [merchantAccountNumber, only, except, CLAIM_LIMIT, OPEN_PER_MERCHANT],
     );
     if (rows.length === 0) return 0;
     const decisions = rows.map((row) => decide(ctx, row));

@@ -112,9 +112,10 @@ async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number, co
       { accountId: await merchantAccountId(tx, merchantAccountNumber, 'disbursement', currency), amountMinor: amount },
     ],
   });
-  await updateBatchCounters(tx, rows);
+  // In bookOutcomes' order (stats, events, then the batch row), so the two never wait on each other crosswise.
   await applyStats(tx, payoutStats(merchantAccountNumber, rows));
   await emitPayoutEvents(tx, merchantAccountNumber, rows);
+  await updateBatchCounters(tx, rows);
   return rows.length;
 }
 
