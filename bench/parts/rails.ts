@@ -68,10 +68,9 @@ const MOJALOOP_RAIL = { rail: 'mojaloop', connectorId: 112400, connectorName: 'A
 const SIMULATED_RAIL = { rail: 'simulated', connectorId: 112500, connectorName: 'TNM Mpamba', msisdnPrefix: '26588' } as const;
 type RailSpec = typeof MOJALOOP_RAIL | typeof SIMULATED_RAIL;
 const FSP_ID = 'onekhusadfsp';
-/** Long enough that nothing is asked again however far TTK falls behind in the run. */
-const TRANSFER_EXPIRY_SECONDS = 600;
-const CALLBACK_SECONDS = 600;
-const REQUEST_TIMEOUT_MS = 120_000;
+/** Far above a payout's round trip in this run (seconds at most), so nothing is asked again unless an answer is lost. */
+const TRANSFER_EXPIRY_SECONDS = 300;
+const CALLBACK_SECONDS = 60;
 /**
  * TTK's own log (its run directory's ttk.log): at `info` it writes every message it handles in
  * full, about 300 KB a second at the rate of this part, work the switch stand-in need not do.
@@ -111,7 +110,7 @@ function railLines(base: Line[], rail: RailSpec, offset = 0): Line[] {
 
 /** The service's settings on top of npm start's defaults: the Mojaloop rail, and no other MOJALOOP_* leaking in from this environment. */
 function mojaloopEnv(switchUrl: string): Record<string, string> {
-  const unset = ['API_VERSION', 'SWITCH_FSP_ID', 'IN_FLIGHT_BOUND_SECONDS', 'LOOKUP_ATTEMPTS', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'TLS_PORT', 'TLS_HOST', 'JWS_KEY', 'JWS_PUBLIC_KEYS'];
+  const unset = ['API_VERSION', 'SWITCH_FSP_ID', 'IN_FLIGHT_BOUND_SECONDS', 'LOOKUP_ATTEMPTS', 'REQUEST_TIMEOUT_MS', 'TLS_CERT', 'TLS_KEY', 'TLS_CA', 'TLS_PORT', 'TLS_HOST', 'JWS_KEY', 'JWS_PUBLIC_KEYS'];
   return {
     ...Object.fromEntries(unset.map((name) => [`MOJALOOP_${name}`, ''])),
     MOJALOOP_SWITCH_URL: switchUrl,
@@ -119,7 +118,6 @@ function mojaloopEnv(switchUrl: string): Record<string, string> {
     MOJALOOP_CONNECTOR_IDS: String(MOJALOOP_RAIL.connectorId),
     MOJALOOP_TRANSFER_EXPIRY_SECONDS: String(TRANSFER_EXPIRY_SECONDS),
     MOJALOOP_CALLBACK_SECONDS: String(CALLBACK_SECONDS),
-    MOJALOOP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
   };
 }
 
@@ -451,6 +449,18 @@ class ActivitySampler {
   }
 }
 
+/** Index tuples read so far per index (pg_stat_user_indexes): a plan that rereads a table per payout shows here. */
+async function indexReads(db: Db): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ name: string; n: string }>(`select relname || '.' || indexrelname as name, idx_tup_read as n from pg_stat_user_indexes`);
+  return new Map(rows.map((r) => [r.name, Number(r.n)]));
+}
+
+/** The five indexes read most between two indexReads, in tuples per payout. */
+function topIndexReads(before: Map<string, number>, after: Map<string, number>, payouts: number) {
+  const deltas = [...after].map(([name, n]) => [name, n - (before.get(name) ?? 0)] as const).sort((a, b) => b[1] - a[1]);
+  return Object.fromEntries(deltas.slice(0, 5).map(([name, n]) => [name, round1(n / payouts)]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // One rail.
 
@@ -529,6 +539,7 @@ async function benchRail(run: Run, rail: RailSpec) {
   log(`${label}: one payout alone ${aloneMs.join(', ')} ms; sending the ${LINES}-line batch to connector ${rail.connectorId} (${rail.connectorName})`);
   const batchNumber = await addValidated(api, m, lines, label);
   await autovacuumDone(run.db);
+  const readsBefore = await indexReads(run.db);
   const before = cpuMark(run);
   const sampler = new ActivitySampler(run.db, run.databaseName);
   const rss = { service: new RssSampler(run.service.child.pid!), ttk: new RssSampler(run.ttkPid) };
@@ -538,6 +549,8 @@ async function benchRail(run: Run, rail: RailSpec) {
   });
   const cpu = cpuOver(run, before, LINES);
   const databaseActivity = await sampler.stop();
+  await sleep(1000); // PostgreSQL publishes its backends' statistics within a second
+  const indexTuplesReadPerPayout = topIndexReads(readsBefore, await indexReads(run.db), LINES);
   const peakRssMb = (r: RssSampler) => round1(Math.max(0, ...Object.values(r.peaksKb)) / 1024);
   log(`${label}: batch ${batchNumber} ${final.batch.batchStatusCode} after ${round1(final.allFinalMs / 1000)} s: ${round1(LINES / (final.allFinalMs / 1000))} payouts/s`);
   const figures = await payoutFigures(run.db, batchNumber);
@@ -552,6 +565,7 @@ async function benchRail(run: Run, rail: RailSpec) {
     batch: { batchNumber, status: final.batch.batchStatusCode, successful: final.batch.numberOfSuccessfulEntries, failed: final.batch.numberOfFailedEntries },
     cpu,
     databaseActivity,
+    indexTuplesReadPerPayout,
     // Sampled every 100 ms over the run (VmRSS): TTK keeps every message it saw for 10 minutes.
     peakRssMb: { service: peakRssMb(rss.service), ttk: peakRssMb(rss.ttk) },
     ...(rail.rail === 'mojaloop' ? { mojaloop: await mojaloopFigures(run.db, batchNumber, LINES) } : {}),
