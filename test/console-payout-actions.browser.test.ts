@@ -154,5 +154,5 @@ describe.skipIf(!BROWSER_PRESENT)('payout actions in a browser', () => {
     expect(await approver.textContent('#payout-status dd')).toContain('Successful');
     expect(await approver.textContent('#payout-approved dd')).toContain(users.approver.email);
     expect(cspMessages).toEqual([]);
-  });
+  }, 90_000); // a long journey through a real browser: bounded, generously, for a loaded 2-core machine
 });
