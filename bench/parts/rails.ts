@@ -5,26 +5,30 @@
 // accepted, every transfer COMMITTED) as the switch, then the same lines to the simulated
 // connector (sandbox mode). The service runs as `npm start` runs it (bench/lib/service.ts) with
 // the Mojaloop rail configured for one connector (MOJALOOP_CONNECTOR_IDS=112400, Airtel Money;
-// TTK's callbacks come to /fspiop on the service's own port: no TLS) and waits generous enough
-// (MOJALOOP_CALLBACK_SECONDS, MOJALOOP_TRANSFER_EXPIRY_SECONDS) that no lookup, quote or transfer
-// is asked again during the run. Each rail gets a level-1 merchant of its own, funded by sandbox
-// top-up, its daily payout limits raised past the batch. Measured, per rail:
+// TTK's callbacks come to /fspiop on the service's own port: no TLS), and waits
+// (MOJALOOP_CALLBACK_SECONDS 60, MOJALOOP_TRANSFER_EXPIRY_SECONDS 300) far above a payout's round
+// trip, so that only a lost message is asked again. Each rail gets a level-1 merchant of its own,
+// funded by sandbox top-up, its daily payout limits raised past the batch. Measured, per rail:
 //   allFinalSeconds   transferFunds request start → getBatch (polled every 200 ms) showing C;
 //                     payoutsPerSecond is lines ÷ that.
 //   latencyMs         per payout, payouts.transferred_at → completed_at (both the database's
 //                     now() of their transaction): p50 / p95 / p99 / max. The whole batch is
-//                     transferred at once, so under load this is mostly the payout's place in
-//                     the queue; onePayoutAloneMs is the same for a one-line batch (median of 3,
-//                     each sent alone before the big batch): the floor.
+//                     transferred at once, so this is mostly the payout's place in the queue (p99
+//                     is when 99 % of the batch was final: a lost message's wait shows in max
+//                     only); onePayoutAloneMs is the same for a one-line batch (median of 3, each
+//                     sent alone before the big batch): the floor.
 //   perTenthOfRun     payouts/s in each tenth of the run (does the rate hold up?).
 //   cpu               percent of one core over the run: the service's process, TTK's, the
-//                     PostgreSQL server's, this process's, and everything else on the machine
-//                     (/proc; the machine is shared), and the CPU ms per payout.
+//                     PostgreSQL server's (exited backends included), this process's, and
+//                     everything else on the machine (/proc; the machine is shared), and the CPU
+//                     ms per payout. peakRssMb: the service's and TTK's resident set.
+//   databaseActivity  the service's busy sessions sampled every 200 ms: what they wait for.
+//   indexTuplesReadPerPayout  the five indexes read most (pg_stat_user_indexes), per payout.
 // and for Mojaloop, from the service's own records (rail_payouts, rail_messages):
 //   messagesPerPayout FSPIOP messages kept ÷ lines (6 when nothing is asked twice: GET /parties,
 //                     POST /quotes, POST /transfers and their 3 callbacks); reAskedPayouts the
-//                     payouts with more than 3 requests sent; notAccepted / refused the messages
-//                     the switch or the service did not take.
+//                     payouts with more than 3 requests sent; notAccepted the requests the switch
+//                     did not answer 202 within MOJALOOP_REQUEST_TIMEOUT_MS (10 s).
 //   phaseMs           per payout: transferred → its lookup claimed by the worker (rail_payouts
 //                     created), → PUT /parties recorded, → PUT /quotes recorded, → PUT /transfers
 //                     recorded (each callback's record is written right after its transaction).
@@ -33,6 +37,28 @@
 // (ttkAlone.sequential: ms per step, TTK's CPU ms per payout), then 32 payouts in flight, as the
 // service's switch client has (ttkAlone.concurrent: payouts/s, TTK's CPU ms per payout): the
 // switch's own ceiling, which the service's rate over TTK cannot pass.
+//
+// Where the time goes (2-core machine shared with other work, 10,000 lines, 2026-11-28):
+// - TTK itself: 11-15 ms a round trip alone, about 20 ms of its CPU a payout, 32-49 payouts/s
+//   at most with 32 in flight (80-100 % of a core). Per request it rereads from disk the rule
+//   files it finds empty (response, validation: rulesEngineModel.js getRules) and formats the
+//   whole message for its log (util.inspect, whatever its log level), and it keeps every message
+//   for 10 minutes (0.8-1.8 GB resident by the end of a run). It gives a callback 3 s (user
+//   config DEFAULT_REQUEST_TIMEOUT) and never resends: a callback the service answers later than
+//   that is lost, and its payout waits MOJALOOP_CALLBACK_SECONDS to be asked again.
+// - The service, with TTK below its ceiling (23-46 % of a core): 15-23 payouts/s. Every
+//   COMMITTED payout is booked in a transaction of its own (callbacks.ts settle → outcomes.ts
+//   bookOutcomes), and each updates the same rows: the merchant's connector_daily_stats row
+//   (applyStats), then the batch row (updateBatchCounters), both held to the commit. The
+//   outcomes queue on the first of them: databaseActivity shows 4 to 6.5 sessions waiting on the
+//   connector_daily_stats upsert all run long (on the batch row before it was moved last).
+// - With statistics taken before transferFunds (a fresh database, or a payouts table so large
+//   that a batch's lines never trigger a new ANALYZE), the planner takes the batch's payouts in T
+//   to be few (estimate: 1 row), and onParty's first query (callbacks.ts lockRows) becomes a
+//   nested loop over every payout in T (payouts_due_idx) × the merchant's rail_payouts
+//   (rail_payouts_quote_key on the merchant alone): about 1 s per PUT /parties at 1,000 lines,
+//   20,000-29,000 index tuples read per payout. It lasts until autovacuum analyzes payouts, so it
+//   comes and goes by run.
 // Nothing here is a target: the figures are reported for reading.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -73,8 +99,8 @@ const TRANSFER_EXPIRY_SECONDS = 300;
 const CALLBACK_SECONDS = 60;
 /**
  * TTK's own log (its run directory's ttk.log): at `info` it writes every message it handles in
- * full, about 300 KB a second at the rate of this part, work the switch stand-in need not do.
- * TTK_LOG_LEVEL overrides it.
+ * full, about 300 KB a second at the rate of this part. Its CPU per payout is the same either way
+ * (it formats each message before the level is looked at); the file is not. TTK_LOG_LEVEL overrides it.
  */
 const TTK_LOG_LEVEL = process.env.TTK_LOG_LEVEL?.trim() || 'error';
 const ALONE_RUNS = 3;
