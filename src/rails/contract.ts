@@ -45,11 +45,6 @@ export interface RailHealth {
   overdue: number;
 }
 
-/** Whether a connector id is in a set (the SQL side uses connectorFilter). */
-export function inSet(connectors: ConnectorSet, connectorId: number): boolean {
-  return 'only' in connectors ? connectors.only.includes(connectorId) : !connectors.except.includes(connectorId);
-}
-
 /**
  * The set as two SQL parameters for `connectorMatches(column, only, except)`: the ids it takes
  * (null: any) and the ids it leaves (empty: none).

@@ -4,7 +4,7 @@
 // F105 and refunds them (production never simulates a payout). Adding a rail: a folder beside
 // mojaloop/ implementing PayoutRail, its settings in config.ts, and one entry in `configuredRails`.
 import type { Deps } from '../http/types.ts';
-import { inSet, type ConnectorSet, type PayoutRail } from './contract.ts';
+import type { ConnectorSet, PayoutRail } from './contract.ts';
 import { mojaloopRail } from './mojaloop/rail.ts';
 import { simulatedRail, unavailableRail } from './simulated/payouts.ts';
 
@@ -29,9 +29,4 @@ export function payoutRoutes(deps: Deps): RailRoute[] {
   const taken = routes.flatMap((r) => ('only' in r.connectors ? r.connectors.only : []));
   const fallback = deps.config.mode === 'production' ? unavailableRail : simulatedRail;
   return [...routes, { rail: fallback, connectors: { except: taken } }];
-}
-
-/** The rail that carries a connector's payouts. */
-export function railFor(deps: Deps, connectorId: number): PayoutRail {
-  return payoutRoutes(deps).find((r) => inSet(r.connectors, connectorId))!.rail;
 }
