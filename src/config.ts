@@ -148,6 +148,12 @@ export interface MojaloopConfig {
   jwsPrivateKeyPem: string | undefined;
   /** Senders' JWS public keys by fspId (MOJALOOP_JWS_PUBLIC_KEYS, a folder of <fspId>.pem): when set, every inbound message with a body must be signed. */
   jwsPublicKeys: Map<string, string> | undefined;
+  /**
+   * The payee side's ILP secret (MOJALOOP_ILP_SECRET, at least 32 characters): a quote's fulfilment
+   * is HMAC-SHA256 of its ILP packet with it, computed again when the transfer arrives, so it is
+   * never stored. Required in production; the sandbox derives a fixed one from the FSP id.
+   */
+  ilpSecret: string;
 }
 
 export class ConfigError extends Error {}
@@ -261,7 +267,19 @@ function loadMojaloop(env: NodeJS.ProcessEnv, mode: Mode, host: string): Mojaloo
     tls: certPem && keyPem && caPem ? { certPem, keyPem, caPem, port: int(env, 'MOJALOOP_TLS_PORT', 8444, 0, 65535), host: optional(env, 'MOJALOOP_TLS_HOST') ?? host } : undefined,
     jwsPrivateKeyPem: pemFile(env, 'MOJALOOP_JWS_KEY'),
     jwsPublicKeys: jwsPublicKeys(env),
+    ilpSecret: ilpSecret(env, mode, fspId),
   };
+}
+
+function ilpSecret(env: NodeJS.ProcessEnv, mode: Config['mode'], fspId: string): string {
+  const secret = optional(env, 'MOJALOOP_ILP_SECRET');
+  if (secret !== undefined) {
+    if (secret.length < 32) throw new ConfigError('MOJALOOP_ILP_SECRET must be at least 32 characters');
+    return secret;
+  }
+  // Whoever knows the secret can fulfil our quotes' conditions: a production payee must choose its own.
+  if (mode === 'production') throw new ConfigError('APP_MODE=production with the Mojaloop rail needs MOJALOOP_ILP_SECRET (at least 32 characters): the payee side signs its quotes with it');
+  return `sandbox-ilp-secret:${fspId}:not-for-production`;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -35,6 +35,7 @@ const certs = mojaloopTestCertificates();
 /** The fixtures are PEM files already: MOJALOOP_TLS_* point at them. */
 const fixture = (name: string) => path.join(FIXTURES, name);
 /** Our certificate towards the switch, on our requests and on our listener (one pair serves both: config.ts). */
+const ILP_SECRET = 'a-production-ilp-secret-of-at-least-32-characters';
 const OUR_TLS = { MOJALOOP_TLS_CERT: fixture('dfsp-client.pem'), MOJALOOP_TLS_KEY: fixture('dfsp-client.key'), MOJALOOP_TLS_CA: fixture('ca.pem') };
 const TRANSFER_EXPIRY_SECONDS = 2;
 const CALLBACK_SECONDS = 1;
@@ -161,7 +162,10 @@ describe('production refuses to start with the Mojaloop rail and no mutual TLS',
     // Half a TLS configuration is refused too; the sandbox may run the rail without TLS.
     expect(() => loadConfig({ ...production, ...rail, MOJALOOP_TLS_CERT: OUR_TLS.MOJALOOP_TLS_CERT })).toThrow(ConfigError);
     expect(loadConfig({ ...rail }).mojaloop?.tls).toBeUndefined();
-    const config = loadConfig({ ...production, ...rail, ...OUR_TLS, MOJALOOP_TLS_PORT: '8555', MOJALOOP_TLS_HOST: '127.0.0.1' });
+    // The payee side's ILP secret is the production deployment's own, never a default.
+    expect(() => loadConfig({ ...production, ...rail, ...OUR_TLS })).toThrow(/MOJALOOP_ILP_SECRET/);
+    expect(() => loadConfig({ ...production, ...rail, ...OUR_TLS, MOJALOOP_ILP_SECRET: 'too-short' })).toThrow(/at least 32/);
+    const config = loadConfig({ ...production, ...rail, ...OUR_TLS, MOJALOOP_ILP_SECRET: ILP_SECRET, MOJALOOP_TLS_PORT: '8555', MOJALOOP_TLS_HOST: '127.0.0.1' });
     expect(config.mojaloop?.tls).toMatchObject({ port: 8555, host: '127.0.0.1', certPem: certs.dfspClient.certPem, caPem: certs.caPem });
   });
 
@@ -212,6 +216,7 @@ describe('production with mutual TLS: TTK requires our certificate, we require i
     tlsPort = await freePort();
     t = await startTestApp({
       APP_MODE: 'production',
+      MOJALOOP_ILP_SECRET: ILP_SECRET,
       PUBLIC_BASE_URL: 'https://pay.example.mw',
       MOJALOOP_SWITCH_URL: own.info.fspiopUrl,
       MOJALOOP_FSP_ID: FSP_ID,

@@ -75,6 +75,7 @@ const MESSAGES = {
   'detail.connectorNotForCollections': { en: 'Connector {connectorId} does not take collections.', ny: 'Cholumikizira {connectorId} sichilandira malipiro.' },
   'detail.timedAccountNotFound': { en: 'Timed account {timedAccountNumber} was not found.', ny: 'Akaunti yanthawi {timedAccountNumber} sinapezeke.' },
   'detail.timedAccountExpired': { en: 'Timed account {timedAccountNumber} expired at {expiryDate}.', ny: 'Akaunti yanthawi {timedAccountNumber} inatha pa {expiryDate}.' },
+  'detail.timedAccountBeingPaid': { en: 'Timed account {timedAccountNumber} is being paid over a payment rail; its outcome is awaited.', ny: 'Akaunti yanthawi {timedAccountNumber} ikulipiridwa kudzera pa njira yolipirira; tikuyembekezera zotsatira.' },
   'detail.timedAccountPaid': { en: 'Timed account {timedAccountNumber} has already been paid.', ny: 'Akaunti yanthawi {timedAccountNumber} inalipiridwa kale.' },
   'detail.amountMismatch': { en: 'The amount {amount} does not equal the requested {requested}.', ny: 'Ndalama {amount} sikufanana ndi yopemphedwa {requested}.' },
   'detail.currencyMismatch': { en: 'Currency {currencyCode} does not match the request\'s {requested}.', ny: 'Ndalama za mtundu {currencyCode} sizikufanana ndi {requested} zopemphedwa.' },

@@ -34,9 +34,12 @@ export async function lockCheckout(tx: pg.PoolClient, paymentTransactionId: stri
   return rows[0];
 }
 
-/** A cancelled checkout ends like an expired one: its timed account takes no payment after. */
+/**
+ * A cancelled checkout ends like an expired one: its timed account takes no payment after. One a
+ * rail's transfer holds is not closed: the switch may already have committed the payer's money.
+ */
 export async function closeRequest(tx: pg.PoolClient, requestId: number): Promise<void> {
-  await tx.query(`update payment_requests set status_code = 'E' where request_id = $1 and status_code = 'O'`, [requestId]);
+  await tx.query(`update payment_requests set status_code = 'E' where request_id = $1 and status_code = 'O' and held_by_transfer is null`, [requestId]);
 }
 
 /** Whether an open request of this merchant already holds this E12 reference. */

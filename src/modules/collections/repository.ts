@@ -23,6 +23,8 @@ export interface PaymentRequestRow {
   payment_transaction_id: string | null;
   callback_signing_secret: string | null;
   callback_webhook_signature: string | null;
+  /** The rail transfer paying it, while the rail has not said whether it committed. */
+  held_by_transfer: string | null;
   /** now() >= expires_at, by the database clock. */
   is_expired: boolean;
 }
@@ -221,6 +223,11 @@ export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountN
   return rows[0];
 }
 
+export async function lockRequestById(tx: pg.PoolClient, requestId: number): Promise<PaymentRequestRow | undefined> {
+  const { rows } = await tx.query<PaymentRequestRow>('select *, now() >= expires_at as is_expired from payment_requests where request_id = $1 for update', [requestId]);
+  return rows[0];
+}
+
 /** The collection that paid this request, if any (a request is paid at most once). */
 export async function findCollectionByRequest(q: Queryable, merchantAccountNumber: number, requestId: number): Promise<CollectionRow | undefined> {
   const { rows } = await q.query<CollectionRow>(`${SELECT_COLLECTION} where c.merchant_account_number = $1 and c.request_id = $2`, [merchantAccountNumber, requestId]);
@@ -233,7 +240,22 @@ export async function findRequest(q: Queryable, requestId: number): Promise<Paym
 }
 
 export async function markRequestPaid(tx: pg.PoolClient, requestId: number): Promise<void> {
-  await tx.query(`update payment_requests set status_code = 'P', paid_at = now() where request_id = $1`, [requestId]);
+  await tx.query(`update payment_requests set status_code = 'P', paid_at = now(), held_by_transfer = null where request_id = $1`, [requestId]);
+}
+
+/** A rail's transfer holds the request (holdForRailPayment); null releases it. */
+export async function setRequestHold(tx: pg.PoolClient, requestId: number, transferId: string | null): Promise<void> {
+  await tx.query('update payment_requests set held_by_transfer = $2 where request_id = $1', [requestId, transferId]);
+}
+
+/** The day's total so far of this merchant's payments of this type (judging a payment before it is booked). */
+export async function collectedToday(q: Queryable, merchantAccountNumber: number, transactionCode: string, currencyCode: string): Promise<number> {
+  const { rows } = await q.query<{ amount_minor: string }>(
+    `select amount_minor from collection_daily_totals
+      where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3 and day = (now() at time zone 'UTC')::date`,
+    [merchantAccountNumber, transactionCode, currencyCode],
+  );
+  return Number(rows[0]?.amount_minor ?? 0);
 }
 
 /**
@@ -244,15 +266,18 @@ export async function markRequestPaid(tx: pg.PoolClient, requestId: number): Pro
 export async function expireReference(q: Queryable, merchantAccountNumber: number, referenceNumber: string): Promise<number> {
   const { rowCount } = await q.query(
     `update payment_requests set status_code = 'E'
-      where merchant_account_number = $1 and reference_number = $2 and status_code = 'O' and expires_at <= now()`,
+      where merchant_account_number = $1 and reference_number = $2 and status_code = 'O' and expires_at <= now() and held_by_transfer is null`,
     [merchantAccountNumber, referenceNumber],
   );
   return rowCount ?? 0;
 }
 
-/** Set-based: every open request past its expiry becomes expired. Run by a job every minute. */
+/**
+ * Set-based: every open request past its expiry becomes expired. Run by a job every minute. One a
+ * rail's transfer holds waits for the switch's word (paid, or open again and then expired).
+ */
 export async function expireRequests(q: Queryable): Promise<number> {
-  const { rowCount } = await q.query(`update payment_requests set status_code = 'E' where status_code = 'O' and expires_at <= now()`);
+  const { rowCount } = await q.query(`update payment_requests set status_code = 'E' where status_code = 'O' and expires_at <= now() and held_by_transfer is null`);
   return rowCount ?? 0;
 }
 

@@ -254,6 +254,13 @@ interface PaymentInput {
   description: string;
   createdBy: string;
   request?: repo.PaymentRequestRow;
+  /** Who paid and the rail's reference, for a payment from outside; none: a simulated customer. */
+  payer?: RailPayer;
+  /**
+   * 'judged-when-held': a rail's committed payment, whose limits were judged when the rail's
+   * transfer was accepted (holdForRailPayment): the money has moved, nothing here may refuse it.
+   */
+  limits: 'check' | 'judged-when-held';
 }
 
 async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
@@ -263,10 +270,13 @@ async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.C
   // total and adding to it, so together they cannot cross the daily limit. The total is a running
   // one (migration 0013), added to here and rolled back with a refused payment.
   const limit = await limitFor(tx, merchantNo, p.transactionCode, currency, true);
-  checkAmount(limit, p.amountMinor);
-  checkDaily(limit, p.transactionCode, await repo.addToCollectedToday(tx, merchantNo, p.transactionCode, currency, p.amountMinor), p.amountMinor);
+  const before = await repo.addToCollectedToday(tx, merchantNo, p.transactionCode, currency, p.amountMinor);
+  if (p.limits === 'check') {
+    checkAmount(limit, p.amountMinor);
+    checkDaily(limit, p.transactionCode, before, p.amountMinor);
+  }
   const fee = await feeFor(tx, p.transactionCode, currency, p.amountMinor);
-  const customer = simulatedCustomer(p.connector);
+  const customer = p.payer ?? { ...simulatedCustomer(p.connector), reference: undefined };
   const collection = await repo.insertCollection(tx, {
     merchant_account_number: merchantNo,
     transaction_reference_number: randomUpperAlnum(12),
@@ -281,7 +291,7 @@ async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.C
     fee_minor: fee,
     currency_code: currency,
     transaction_description: p.description,
-    bridge_reference_number: `BR${randomDigits(12)}`,
+    bridge_reference_number: customer.reference ?? `BR${randomDigits(12)}`,
     created_by: p.createdBy,
   });
   const customers = await systemAccountId(tx, 'customer_payments', currency);
@@ -411,7 +421,17 @@ export async function payTimedAccount(tx: pg.PoolClient, input: PayTimedAccountI
   if (!request || request.merchant_account_number !== input.merchantAccountNumber) {
     throw new AppError('notFound', 'detail.timedAccountNotFound', { timedAccountNumber: input.timedAccountNumber });
   }
+  judgeTimedAccount(request, input);
+  const merchant = await activeMerchant(tx, request.merchant_account_number);
+  const connector = await collectionConnector(tx, input.connectorId);
+  return recordPayment(tx, { merchant, connector, transactionCode: 'RTP', amountMinor: input.amountMinor, description: request.transaction_description, createdBy: input.capturedBy, request, limits: 'check' });
+}
+
+/** Whether a payment of this amount and currency may pay this (locked) request now: throws why not. */
+function judgeTimedAccount(request: repo.PaymentRequestRow, input: { timedAccountNumber: string; amountMinor: number; currencyCode: string }): void {
   if (request.status_code === 'P') throw new AppError('timedAccountPaid', 'detail.timedAccountPaid', { timedAccountNumber: input.timedAccountNumber });
+  // A rail's transfer may be committed by now: until the rail says, no other payment may take it.
+  if (request.held_by_transfer) throw new AppError('timedAccountPaid', 'detail.timedAccountBeingPaid', { timedAccountNumber: input.timedAccountNumber });
   if (request.status_code === 'E' || request.is_expired) {
     throw new AppError('timedAccountExpired', 'detail.timedAccountExpired', { timedAccountNumber: input.timedAccountNumber, expiryDate: request.expires_at.toISOString() });
   }
@@ -419,9 +439,6 @@ export async function payTimedAccount(tx: pg.PoolClient, input: PayTimedAccountI
   if (input.amountMinor !== request.amount_minor) {
     throw new AppError('amountMismatch', 'detail.amountMismatch', { amount: formatMajor(input.amountMinor), requested: formatMajor(request.amount_minor) });
   }
-  const merchant = await activeMerchant(tx, request.merchant_account_number);
-  const connector = await collectionConnector(tx, input.connectorId);
-  return recordPayment(tx, { merchant, connector, transactionCode: 'RTP', amountMinor: input.amountMinor, description: request.transaction_description, createdBy: input.capturedBy, request });
 }
 
 export interface CustomPaymentInput {
@@ -441,7 +458,118 @@ export async function payPaymentAccount(tx: pg.PoolClient, input: CustomPaymentI
   }
   const merchant = await activeMerchant(tx, rows[0].merchant_account_number);
   const connector = await collectionConnector(tx, input.connectorId);
-  return recordPayment(tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy });
+  return recordPayment(tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy, limits: 'check' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payments from outside, over a payment rail (src/rails): the payer's institution asks first
+// (who is this account, what does it expect), then its transfer arrives, and the rail commits it
+// or not. Every rule of a payment is judged when the transfer is accepted, and a timed account is
+// held for it then; the credit, once the rail has committed the money, refuses nothing.
+
+export interface RailPayer {
+  /** The payer's account (a wallet number, an account number) as the rail names it. */
+  accountNumber: string;
+  name: string;
+  /** The rail's reference for the payment (the collection's bridgeReferenceNumber). */
+  reference: string;
+}
+
+export type PayableAccount =
+  | { kind: 'timed'; merchant: MerchantRow; request: repo.PaymentRequestRow }
+  | { kind: 'payment'; merchant: MerchantRow };
+
+/**
+ * The account a rail's payer names, if it can be paid now: an open timed account (not held, not
+ * expired) of an active merchant, or an active merchant's payment account. Without a lock: for the
+ * lookup and the quote, which move no money.
+ */
+export async function findPayableAccount(q: Queryable, accountNumber: string): Promise<PayableAccount | undefined> {
+  if (/^1[0-9]{7}$/.test(accountNumber)) {
+    const { rows } = await q.query<repo.PaymentRequestRow>(
+      `select *, now() >= expires_at as is_expired from payment_requests
+        where timed_account_number = $1 and status_code = 'O' and expires_at > now() and held_by_transfer is null`,
+      [accountNumber],
+    );
+    const merchant = rows[0] && (await activeMerchantRow(q, rows[0].merchant_account_number));
+    return merchant ? { kind: 'timed', merchant, request: rows[0] } : undefined;
+  }
+  const { rows } = await q.query<MerchantRow>(`select * from merchants where payment_account_number = $1 and status_code = 'A'`, [accountNumber]);
+  return rows[0] ? { kind: 'payment', merchant: rows[0] } : undefined;
+}
+
+async function activeMerchantRow(q: Queryable, merchantAccountNumber: number): Promise<MerchantRow | undefined> {
+  const { rows } = await q.query<MerchantRow>(`select * from merchants where merchant_account_number = $1 and status_code = 'A'`, [merchantAccountNumber]);
+  return rows[0];
+}
+
+export interface RailHoldInput {
+  accountNumber: string;
+  amountMinor: number;
+  currencyCode: string;
+  /** The rail's transfer that will pay it. */
+  transferId: string;
+}
+
+/**
+ * Judges a rail's payment by every rule a payment of this account obeys (open, not held, not
+ * expired, amount, currency, the merchant's limits) and holds a timed account for the transfer.
+ * Throws the AppError a payment would; changes nothing then.
+ */
+export async function holdForRailPayment(tx: pg.PoolClient, input: RailHoldInput): Promise<PayableAccount> {
+  let account: PayableAccount;
+  if (/^1[0-9]{7}$/.test(input.accountNumber)) {
+    const request = await repo.lockRequestByTimedAccount(tx, input.accountNumber);
+    if (!request) throw new AppError('notFound', 'detail.timedAccountNotFound', { timedAccountNumber: input.accountNumber });
+    judgeTimedAccount(request, { ...input, timedAccountNumber: input.accountNumber });
+    account = { kind: 'timed', merchant: await activeMerchant(tx, request.merchant_account_number), request };
+  } else {
+    const { rows } = await tx.query<{ merchant_account_number: number }>('select merchant_account_number from merchants where payment_account_number = $1', [input.accountNumber]);
+    if (!rows[0]) throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.accountNumber });
+    account = { kind: 'payment', merchant: await activeMerchant(tx, rows[0].merchant_account_number) };
+    if (input.currencyCode !== account.merchant.currency_code) throw new AppError('currencyMismatch', 'detail.currencyMismatch', { currencyCode: input.currencyCode, requested: account.merchant.currency_code });
+  }
+  const code = account.kind === 'timed' ? 'RTP' : 'BAM';
+  const merchantNo = account.merchant.merchant_account_number;
+  const limit = await limitFor(tx, merchantNo, code, input.currencyCode, true);
+  checkAmount(limit, input.amountMinor);
+  checkDaily(limit, code, await repo.collectedToday(tx, merchantNo, code, input.currencyCode), input.amountMinor);
+  if (account.kind === 'timed') await repo.setRequestHold(tx, account.request.request_id, input.transferId);
+  return account;
+}
+
+/** The rail did not commit the transfer: its timed account is open again (or expires as due). */
+export async function releaseRailHold(tx: pg.PoolClient, requestId: number, transferId: string): Promise<void> {
+  await tx.query('update payment_requests set held_by_transfer = null where request_id = $1 and held_by_transfer = $2', [requestId, transferId]);
+}
+
+export interface RailCreditInput {
+  merchantAccountNumber: number;
+  /** The timed account's request, held by this transfer; none: the merchant's payment account. */
+  requestId?: number;
+  transferId: string;
+  connectorId: number;
+  amountMinor: number;
+  payer: RailPayer;
+  createdBy: string;
+}
+
+/**
+ * Credits a payment the rail has committed, as any payment is booked (ledger, statistics, the
+ * merchant's webhook, a checkout's callback). Judged when held: the money has moved, so no limit
+ * or expiry may refuse it now.
+ */
+export async function creditRailPayment(tx: pg.PoolClient, input: RailCreditInput): Promise<repo.CollectionRow> {
+  const merchant = await lockMerchant(tx, input.merchantAccountNumber);
+  if (!merchant) throw new Error(`merchant ${input.merchantAccountNumber} of a committed rail payment is gone`);
+  const connector = await activeConnector(tx, input.connectorId);
+  const common = { merchant, connector, amountMinor: input.amountMinor, createdBy: input.createdBy, payer: input.payer, limits: 'judged-when-held' as const };
+  if (input.requestId === undefined) return recordPayment(tx, { ...common, transactionCode: 'BAM', description: 'Customer payment' });
+  const request = await repo.lockRequestById(tx, input.requestId);
+  // Only this transfer can hold it (holdForRailPayment): anything else is a defect, and crediting
+  // the wrong request would be worse than the rail's retry finding the defect logged.
+  if (!request || request.held_by_transfer !== input.transferId) throw new Error(`request ${input.requestId} is not held by transfer ${input.transferId}`);
+  return recordPayment(tx, { ...common, transactionCode: 'RTP', description: request.transaction_description, request });
 }
 
 // ---------------------------------------------------------------------------------------------

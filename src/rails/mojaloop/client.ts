@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import type { MojaloopConfig } from '../../config.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/pool.ts';
-import { outboundHeaders, type Resource } from './headers.ts';
+import { outboundHeaders, type FspiopVersion, type Resource } from './headers.ts';
 import { signatureHeaders } from './jws.ts';
 import { recordMessages, type RailMessage } from './messages.ts';
 
@@ -21,6 +21,10 @@ export interface SwitchRequest {
   body?: object;
   /** The payout the request belongs to, for its record. */
   payout?: { merchantAccountNumber: number; payoutId: number };
+  /** Or the collection (rail_collections). */
+  collection?: { merchantAccountNumber: number; inboundId: number };
+  /** The FSPIOP version to speak (default MOJALOOP_API_VERSION): a callback answers in its request's. */
+  version?: FspiopVersion;
 }
 
 export interface SwitchAnswer {
@@ -47,9 +51,9 @@ export function createSwitchClient(config: MojaloopConfig, db: Db, log: FastifyB
 
   async function sendOne(req: SwitchRequest): Promise<{ answer: SwitchAnswer; message: RailMessage }> {
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const headers: Record<string, string> = outboundHeaders({ resource: req.resource, source: config.fspId, destination: req.destination, date: new Date(), version: config.apiVersion, kind: req.method === 'PUT' ? 'callback' : 'request' });
+    const headers: Record<string, string> = outboundHeaders({ resource: req.resource, source: config.fspId, destination: req.destination, date: new Date(), version: req.version ?? config.apiVersion, kind: req.method === 'PUT' ? 'callback' : 'request' });
     if (body !== undefined && config.jwsPrivateKeyPem) Object.assign(headers, signatureHeaders({ method: req.method, uri: req.path, headers, body, privateKeyPem: config.jwsPrivateKeyPem }));
-    const message: RailMessage = { payout: req.payout, direction: 'out', method: req.method, path: req.path, httpStatus: null, headers, body: req.body, outcome: 'accepted' };
+    const message: RailMessage = { payout: req.payout, collection: req.collection, direction: 'out', method: req.method, path: req.path, httpStatus: null, headers, body: req.body, outcome: 'accepted' };
     try {
       const res = await request(`${config.switchUrl}${req.path}`, { method: req.method, headers, body, dispatcher, signal: AbortSignal.timeout(config.requestTimeoutMs) });
       const text = await res.body.text();

@@ -1,11 +1,13 @@
-// Everything the Mojaloop rail sends and receives is kept in rail_messages, with the payout it
-// belongs to when it names one, for support and reconciliation (design.md, "Rails"). Only the
+// Everything the Mojaloop rail sends and receives is kept in rail_messages, with the payout or the
+// collection it belongs to when it names one (a party lookup names none and is not kept), for support and reconciliation (design.md, "Rails"). Only the
 // FSPIOP routing headers are kept: never a signature, a certificate or a key.
 import type pg from 'pg';
 import type { Db } from '../../db/pool.ts';
 
 export interface RailMessage {
   payout?: { merchantAccountNumber: number; payoutId: number } | undefined;
+  /** A collection's message (rail_collections), instead of a payout's. */
+  collection?: { merchantAccountNumber: number; inboundId: number } | undefined;
   direction: 'out' | 'in';
   method: string;
   path: string;
@@ -39,8 +41,8 @@ function storable(body: unknown): string | null {
  * with it, the others (refused: they named nothing of ours) in rail_refused_messages.
  */
 export async function recordMessages(q: Db | pg.PoolClient, messages: RailMessage[]): Promise<void> {
-  const ours = messages.filter((m) => m.payout !== undefined);
-  const stray = messages.filter((m) => m.payout === undefined);
+  const ours = messages.filter((m) => m.payout !== undefined || m.collection !== undefined);
+  const stray = messages.filter((m) => m.payout === undefined && m.collection === undefined);
   if (stray.length > 0) {
     await q.query(
       `insert into rail_refused_messages (rail, method, path, http_status, headers, body, outcome)
@@ -57,12 +59,12 @@ export async function recordMessages(q: Db | pg.PoolClient, messages: RailMessag
   }
   if (ours.length === 0) return;
   await q.query(
-    `insert into rail_messages (merchant_account_number, payout_id, rail, direction, method, path, http_status, headers, body, outcome)
-     select m, p, 'mojaloop', d, me, pa, s, h, b, o
-       from unnest($1::integer[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::jsonb[], $8::jsonb[], $9::text[])
-            as u(m, p, d, me, pa, s, h, b, o)`,
+    `insert into rail_messages (merchant_account_number, payout_id, inbound_id, rail, direction, method, path, http_status, headers, body, outcome)
+     select m, p, i, 'mojaloop', d, me, pa, s, h, b, o
+       from unnest($1::integer[], $2::bigint[], $10::bigint[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::jsonb[], $8::jsonb[], $9::text[])
+            as u(m, p, i, d, me, pa, s, h, b, o)`,
     [
-      ours.map((m) => m.payout?.merchantAccountNumber ?? null),
+      ours.map((m) => m.payout?.merchantAccountNumber ?? m.collection?.merchantAccountNumber ?? null),
       ours.map((m) => m.payout?.payoutId ?? null),
       ours.map((m) => m.direction),
       ours.map((m) => m.method),
@@ -71,6 +73,7 @@ export async function recordMessages(q: Db | pg.PoolClient, messages: RailMessag
       ours.map((m) => JSON.stringify(keptHeaders(m.headers))),
       ours.map((m) => storable(m.body)),
       ours.map((m) => m.outcome.slice(0, 300)),
+      ours.map((m) => m.collection?.inboundId ?? null),
     ],
   );
 }

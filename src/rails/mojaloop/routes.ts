@@ -6,30 +6,71 @@
 // (server.ts) serves these same routes; without one, the main port does (sandbox only).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../http/types.ts';
-import { onParty, onPartyError, onQuote, onQuoteError, onTransfer, type CallbackResult } from './callbacks.ts';
+import { onParty, onPartyError, onQuote, onQuoteError, onTransfer } from './callbacks.ts';
+import type { SwitchAnswer, SwitchRequest } from './client.ts';
 import { errorInformation } from './errors.ts';
+import type { FspiopVersion, Resource } from './headers.ts';
+import { isCorrelationId } from './ids.ts';
 import { checkInbound, type InboundKind } from './inbound.ts';
 import { recordMessages } from './messages.ts';
+import { isCollectionTransfer, onPartyLookup, onQuoteRequest, onSwitchWord, onTransferRequest, type QuoteRequest, type TransferRequest, type TransferState } from './payee.ts';
 import { mojaloopContext } from './rail.ts';
+import { recordTransferReport } from './reports.ts';
 import type { ErrorBody, MojaloopContext, PartyBody, QuoteBody } from './types.ts';
-import type { Resource } from './headers.ts';
 
-type Handler = (deps: Deps, ctx: MojaloopContext, params: Record<string, string>, source: string, body: never) => Promise<CallbackResult>;
+/** What a handler did, payer side (callbacks.ts) or payee side (payee.ts). */
+interface Result {
+  refused?: { errorCode: string; reason: string };
+  payouts?: { merchantAccountNumber: number; payoutId: number }[];
+  collections?: { merchantAccountNumber: number; inboundId: number }[];
+  sends: SwitchRequest[];
+  afterSend?: (answers: SwitchAnswer[]) => Promise<void>;
+}
+
+interface Inbound {
+  params: Record<string, string>;
+  source: string;
+  body: never;
+  version: FspiopVersion;
+}
+
+type Handler = (deps: Deps, ctx: MojaloopContext, m: Inbound) => Promise<Result>;
 
 interface FspiopRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   url: string;
   resource: Resource;
   kind: InboundKind;
   handle: Handler;
 }
 
+/** PUT /transfers/{ID}[/error]: about one of our collections (the switch's word), or one of our payouts. */
+const transferAnswer =
+  (kind: 'put' | 'error'): Handler =>
+  async (d, c, m) => {
+    const id = m.params.id;
+    if (await isCollectionTransfer(d, id)) {
+      const b = m.body as TransferState | ErrorBody;
+      return onSwitchWord(d, c, id, m.source, kind === 'put' ? { kind: 'state', body: b as TransferState, notification: false } : { kind: 'error', errorCode: (b as ErrorBody).errorInformation.errorCode });
+    }
+    return onTransfer(d, c, id, m.source, kind === 'put' ? { kind: 'put', body: m.body } : { kind: 'error', body: m.body });
+  };
+
 const ROUTES: FspiopRoute[] = [
-  { url: '/parties/:type/:id', resource: 'parties', kind: 'partiesPut', handle: (d, c, p, s, b: PartyBody) => onParty(d, c, p.type, p.id, s, b) },
-  { url: '/parties/:type/:id/error', resource: 'parties', kind: 'error', handle: (d, c, p, _s, b: ErrorBody) => onPartyError(d, c, p.type, p.id, b) },
-  { url: '/quotes/:id', resource: 'quotes', kind: 'quotesPut', handle: (d, c, p, s, b: QuoteBody) => onQuote(d, c, p.id, s, b) },
-  { url: '/quotes/:id/error', resource: 'quotes', kind: 'error', handle: (d, c, p, s, b: ErrorBody) => onQuoteError(d, c, p.id, s, b) },
-  { url: '/transfers/:id', resource: 'transfers', kind: 'transfersPut', handle: (d, c, p, s, b) => onTransfer(d, c, p.id, s, { kind: 'put', body: b }) },
-  { url: '/transfers/:id/error', resource: 'transfers', kind: 'error', handle: (d, c, p, s, b) => onTransfer(d, c, p.id, s, { kind: 'error', body: b }) },
+  // The switch's callbacks to our requests (payouts: callbacks.ts).
+  { method: 'PUT', url: '/parties/:type/:id', resource: 'parties', kind: 'partiesPut', handle: (d, c, m) => onParty(d, c, m.params.type, m.params.id, m.source, m.body as PartyBody) },
+  { method: 'PUT', url: '/parties/:type/:id/error', resource: 'parties', kind: 'error', handle: (d, c, m) => onPartyError(d, c, m.params.type, m.params.id, m.body as ErrorBody) },
+  { method: 'PUT', url: '/quotes/:id', resource: 'quotes', kind: 'quotesPut', handle: (d, c, m) => onQuote(d, c, m.params.id, m.source, m.body as QuoteBody) },
+  { method: 'PUT', url: '/quotes/:id/error', resource: 'quotes', kind: 'error', handle: (d, c, m) => onQuoteError(d, c, m.params.id, m.source, m.body as ErrorBody) },
+  { method: 'PUT', url: '/transfers/:id', resource: 'transfers', kind: 'transfersPut', handle: transferAnswer('put') },
+  { method: 'PUT', url: '/transfers/:id/error', resource: 'transfers', kind: 'error', handle: transferAnswer('error') },
+  // A payer DFSP's requests to us as the payee (payee.ts).
+  { method: 'GET', url: '/parties/:type/:id', resource: 'parties', kind: 'none', handle: (d, c, m) => onPartyLookup(d, c, { type: m.params.type, id: m.params.id }, m.source, m.version) },
+  { method: 'GET', url: '/parties/:type/:id/:subId', resource: 'parties', kind: 'none', handle: (d, c, m) => onPartyLookup(d, c, { type: m.params.type, id: m.params.id, subId: m.params.subId }, m.source, m.version) },
+  { method: 'POST', url: '/quotes', resource: 'quotes', kind: 'quotesPost', handle: (d, c, m) => onQuoteRequest(d, c, m.source, m.body as QuoteRequest, m.version) },
+  { method: 'POST', url: '/transfers', resource: 'transfers', kind: 'transfersPost', handle: (d, c, m) => onTransferRequest(d, c, m.source, m.body as TransferRequest, m.version) },
+  // FSPIOP 1.1: the switch's final state of a transfer we answered RESERVED.
+  { method: 'PATCH', url: '/transfers/:id', resource: 'transfers', kind: 'transfersPatch', handle: (d, c, m) => onSwitchWord(d, c, m.params.id, m.source, { kind: 'state', body: m.body as TransferState, notification: true }) },
 ];
 
 /** Registers the FSPIOP routes in `scope` (prefixed /fspiop by the caller). */
@@ -49,33 +90,51 @@ export async function registerFspiopRoutes(scope: FastifyInstance, deps: Deps): 
   });
   scope.setNotFoundHandler((request, reply) => reply.code(404).type('application/json').send(errorInformation('3002', `Unknown URI ${request.method} ${request.url.split('?')[0].slice(0, 100)}`)));
   for (const route of ROUTES) {
-    scope.put(route.url, { config: { auth: 'none' }, schema: { hide: true } }, (request, reply) => handle(deps, ctx, route, request, reply));
+    scope.route({ method: route.method, url: route.url, config: { auth: 'none' }, schema: { hide: true }, handler: (request, reply) => handle(deps, ctx, route, request, reply) });
   }
 }
 
 async function handle(deps: Deps, ctx: MojaloopContext, route: FspiopRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const path = request.url.split('?')[0].replace(/^\/fspiop/, '');
   const params = request.params as Record<string, string>;
-  const checked = checkInbound({ ctx, method: 'PUT', path, resource: route.resource, kind: route.kind, headers: request.headers, rawBody: request.body });
-  const record = (status: number, outcome: string, result?: CallbackResult, body?: unknown) =>
-    recordMessages(
+  const checked = checkInbound({ ctx, method: route.method, path, resource: route.resource, kind: route.kind, headers: request.headers, rawBody: request.body });
+  const record = (status: number, outcome: string, result?: Result, body?: unknown) => {
+    const owners = [...(result?.payouts ?? []).map((payout) => ({ payout })), ...(result?.collections ?? []).map((collection) => ({ collection }))];
+    // A lookup names no collection of ours and moves no money: not kept (it would be every wallet's question).
+    if (owners.length === 0 && outcome === 'accepted' && route.method === 'GET') return Promise.resolve();
+    return recordMessages(
       deps.db,
-      (result?.payouts.length ? result.payouts : [undefined]).map((payout) => ({ payout, direction: 'in' as const, method: 'PUT', path, httpStatus: status, headers: request.headers as Record<string, string>, body, outcome })),
+      (owners.length > 0 ? owners : [{}]).map((owner) => ({ ...owner, direction: 'in' as const, method: route.method, path, httpStatus: status, headers: request.headers as Record<string, string>, body, outcome })),
     ).catch((err: unknown) => request.log.error({ err }, 'fspiop: could not record a message'));
+  };
   if (!checked.ok) {
     request.log.warn({ path, errorCode: checked.errorCode, reason: checked.description }, 'fspiop: message refused');
     await record(checked.httpStatus, `refused: ${checked.errorCode} ${checked.description}`, undefined, checked.body);
     return reply.code(checked.httpStatus).type('application/json').send(errorInformation(checked.errorCode, checked.description));
   }
-  const result = await route.handle(deps, ctx, params, checked.source, checked.body as never);
+  // A quote's or a transfer's ID is a UUID (CorrelationId): anything else names nothing of ours.
+  if (route.resource !== 'parties' && params.id !== undefined && !isCorrelationId(params.id)) {
+    await record(400, 'refused: 3101 the ID in the path is not a UUID', undefined, checked.body);
+    return reply.code(400).type('application/json').send(errorInformation('3101', 'Malformed syntax - the ID in the path is not a UUID'));
+  }
+  const result = await route.handle(deps, ctx, { params, source: checked.source, body: checked.body as never, version: checked.version });
+  if (route.resource === 'transfers' && route.method !== 'POST') await recordTransferReport(deps.db, ctx, { transferId: params.id, source: checked.source, body: checked.body, refused: Boolean(result.refused) });
   if (result.refused) {
-    request.log.warn({ path, source: checked.source, errorCode: result.refused.errorCode, reason: result.refused.reason }, 'fspiop: callback refused');
+    request.log.warn({ path, source: checked.source, errorCode: result.refused.errorCode, reason: result.refused.reason }, 'fspiop: message refused');
     await record(400, `refused: ${result.refused.errorCode} ${result.refused.reason}`, result, checked.body);
     return reply.code(400).type('application/json').send(errorInformation(result.refused.errorCode, result.refused.reason.slice(0, 128)));
   }
-  await record(200, 'accepted', result, checked.body);
-  // The next request goes out after the answer; were it lost with this process, the worker sends
-  // it again when the payout's wait is over (payouts.ts).
-  if (result.sends.length > 0) void ctx.client.send(result.sends).catch((err: unknown) => request.log.error({ err }, 'fspiop: could not send the next request'));
-  return reply.code(200).send();
+  await record(route.method === 'GET' || route.method === 'POST' ? 202 : 200, 'accepted', result, checked.body);
+  // The next request or our callback goes out after the answer (a payer's DFSP reads the answer
+  // first). Were it lost with this process, the worker sends it again: a payout's when its wait is
+  // over (payouts.ts), a collection's fulfilment by the payee sweep (payee-sweep.ts).
+  if (result.sends.length > 0) {
+    reply.raw.once('finish', () => {
+      void ctx.client
+        .send(result.sends)
+        .then((answers) => result.afterSend?.(answers))
+        .catch((err: unknown) => request.log.error({ err }, 'fspiop: could not send the next request'));
+    });
+  }
+  return reply.code(route.method === 'GET' || route.method === 'POST' ? 202 : 200).send();
 }
