@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AMOUNT_PATTERN, currencyExponent, fromFspiopAmount, moneyMinor, toFspiopAmount, toMoney } from '../src/rails/mojaloop/amount.ts';
@@ -28,7 +29,9 @@ import {
 import { signatureHeaders, signRequest, verifyRequest, type SignInput } from '../src/rails/mojaloop/jws.ts';
 import { validate, type BodyKind } from '../src/rails/mojaloop/schemas.ts';
 
-const REFERENCE_DIR = process.env.SDK_STANDARD_COMPONENTS ?? '/tmp/ttk-try/node_modules/@mojaloop/sdk-standard-components';
+// Mojaloop's reference implementation comes with the Testing Toolkit (test/ttk, installed by the
+// global setup before any test file runs).
+const REFERENCE_DIR = process.env.SDK_STANDARD_COMPONENTS ?? fileURLToPath(new URL('./ttk/node_modules/@mojaloop/sdk-standard-components', import.meta.url));
 const hasReference = existsSync(`${REFERENCE_DIR}/src/lib/jws/index.js`);
 
 /** The reference's modules, loaded from its own folder so that its dependencies resolve there. */

@@ -27,9 +27,11 @@ import { ADMIN_TOKEN, createTestDatabase, newMerchant, ROOT, startTestApp, until
 import { AIRTEL, apiBalances, BANK_FEE, CAPTURER, idempotencyKey, major, NBM, singlePayout, topup, validateBatch, WALLET_FEE } from './money-ops.ts';
 import { expectLedgerClean, payouts, runJob, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
 import { acquireTtk, mojaloopTestCertificates, startTtk, Ttk, type AcquiredTtk, type RunningTtk } from './ttk/harness.ts';
+import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody } from './ttk/payer.ts';
 import { PAYEE_FSP, SWITCH_FSP, transferNoCallback } from './ttk/rules.ts';
 
 const FSP_ID = 'onekhusadfsp';
+const PAYER_FSP = 'payerfsp';
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'mojaloop-tls');
 const certs = mojaloopTestCertificates();
 /** The fixtures are PEM files already: MOJALOOP_TLS_* point at them. */
@@ -70,6 +72,8 @@ beforeAll(async () => {
   fs.mkdirSync(ttkKeysDir);
   fs.writeFileSync(path.join(ttkKeysDir, `${PAYEE_FSP}.pem`), certs.jws.certPem);
   fs.writeFileSync(path.join(ttkKeysDir, `${SWITCH_FSP}.pem`), certs.jws.certPem);
+  // TTK as a payer DFSP too (its outbound runner signs with the same key).
+  fs.writeFileSync(path.join(ttkKeysDir, `${PAYER_FSP}.pem`), certs.jws.certPem);
   wrongKeysDir = path.join(tmp, 'keys-wrong');
   fs.mkdirSync(wrongKeysDir);
   fs.writeFileSync(path.join(wrongKeysDir, `${PAYEE_FSP}.pem`), stranger.publicKeyPem);
@@ -331,6 +335,34 @@ describe('production with mutual TLS: TTK requires our certificate, we require i
     } finally {
       await anonymous.close();
     }
+    await expectLedgerClean(t, m);
+  });
+
+  it('a payment sent by TTK as the payer DFSP over mutual TLS and JWS reaches a timed account, is credited once and fires its webhook', { timeout: 120_000 }, async () => {
+    const m = await newMerchant(t, { accountName: 'Zomba Books', levelNumber: 1 });
+    const initiated = await live(m, '/collections/requestToPay/initiate', { merchantAccountNumber: m.merchantAccountNumber, transactionAmount: '275.00', transactionDescription: 'Books', referenceNumber: `BOOKS${++keys}`, capturedBy: CAPTURER });
+    expect(initiated.statusCode, initiated.body).toBe(200);
+    const account: string = initiated.json().timedAccountNumber;
+    const payer = { baseUrl: `https://127.0.0.1:${tlsPort}/fspiop`, source: PAYER_FSP, destination: FSP_ID, version: '1.1' as const };
+    const party = await lookupParty(switchTtk, { ...payer, type: 'ACCOUNT_ID', id: account });
+    expect(party.callback?.body.party?.name, JSON.stringify(party)).toBe('Zomba Books');
+    const quoteBody = quoteRequestBody({ payer: { type: 'MSISDN', id: '265991112233', fspId: PAYER_FSP, name: 'Madalitso Nyirenda' }, payee: { type: 'ACCOUNT_ID', id: account, fspId: FSP_ID }, amount: '275', currency: 'MWK' });
+    const quote = await requestQuote(switchTtk, { ...payer, body: quoteBody });
+    expect(quote.callback?.error, JSON.stringify(quote)).toBe(false);
+    const transfer = await sendTransfer(switchTtk, { ...payer, body: transferRequestBody({ payerFsp: PAYER_FSP, payeeFsp: FSP_ID, quote: quote.callback!.body, transferId: quoteBody.transactionId }) });
+    expect(transfer.callback?.body.transferState, JSON.stringify(transfer)).toBe('RESERVED');
+    // Our callbacks were signed, and TTK (which verifies when JWS_VALIDATE is on) took them.
+    expect(typeof transfer.callback!.headers['fspiop-signature']).toBe('string');
+    const patched = await notifyTransfer(switchTtk, { ...payer, source: SWITCH_FSP, transferId: quoteBody.transactionId, body: { transferState: 'COMMITTED', completedTimestamp: new Date().toISOString() } });
+    expect(patched.status, JSON.stringify(patched)).toBe(200);
+    const { rows } = await t.db.query<{ n: number; status: string }>(`select count(c.collection_id)::int as n, max(r.status_code) as status from payment_requests r left join collections c using (request_id) where r.timed_account_number = $1`, [account]);
+    expect(rows[0]).toEqual({ n: 1, status: 'P' });
+    const { rows: events } = await t.db.query<{ n: number }>(`select count(*)::int as n from outbox_events where merchant_account_number = $1 and event_code = 'payrequest.success'`, [m.merchantAccountNumber]);
+    expect(events[0].n).toBe(1);
+    expect((await apiBalances(t, m)).collectionMinor).toBeGreaterThan(0);
+    // Every message of the collection came in over the listener and passed the gate, signature included.
+    const { rows: refused } = await t.db.query<{ outcome: string }>(`select outcome from rail_messages where merchant_account_number = $1 and outcome <> 'accepted'`, [m.merchantAccountNumber]);
+    expect(refused).toEqual([]);
     await expectLedgerClean(t, m);
   });
 

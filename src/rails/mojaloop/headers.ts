@@ -124,12 +124,12 @@ export type ParsedContentType = { ok: true; resource: Resource; version: FspiopV
  * switch answers it. `expected` is the resource of the request's path.
  */
 export function parseContentType(value: string | undefined, expected?: Resource): ParsedContentType {
-  if (value === undefined || value.trim() === '') return { ok: false, errorCode: '3102', reason: 'Content-Type is missing' };
+  if (value === undefined || value.trim() === '') return { ok: false, errorCode: '3102', reason: 'Missing mandatory element - the content-type header' };
   const range = parseMediaRange(value);
-  if (!range || !isResource(range.resource)) return { ok: false, errorCode: '3101', reason: `Content-Type "${value.slice(0, 80)}" is not an FSPIOP media type` };
-  if (expected && range.resource !== expected) return { ok: false, errorCode: '3101', reason: `Content-Type names ${range.resource}, the path ${expected}` };
+  if (!range || !isResource(range.resource)) return { ok: false, errorCode: '3101', reason: `Malformed syntax - the content-type header "${value.slice(0, 80)}" is not an FSPIOP media type` };
+  if (expected && range.resource !== expected) return { ok: false, errorCode: '3101', reason: `Malformed syntax - the content-type header names ${range.resource}, the path ${expected}` };
   const version = range.params.get('version');
-  if (version === undefined || !/^\d+\.\d+$/.test(version)) return { ok: false, errorCode: '3101', reason: 'Content-Type needs version=<major>.<minor>' };
+  if (version === undefined || !/^\d+\.\d+$/.test(version)) return { ok: false, errorCode: '3101', reason: 'Malformed syntax - the content-type header needs version=<major>.<minor>' };
   if (!(FSPIOP_VERSIONS as readonly string[]).includes(version)) return { ok: false, errorCode: '3001', reason: `version ${version} is not supported` };
   return { ok: true, resource: range.resource, version: version as FspiopVersion };
 }
@@ -148,7 +148,7 @@ function versionFor(requested: string | undefined): FspiopVersion | undefined {
  * in the client's order, that we speak. None is 3001 (406, with SUPPORTED_VERSION_EXTENSIONS).
  */
 export function acceptedVersion(value: string | undefined, resource: Resource): AcceptedVersion {
-  if (value === undefined || value.trim() === '') return { ok: false, errorCode: '3102', reason: 'Accept is missing' };
+  if (value === undefined || value.trim() === '') return { ok: false, errorCode: '3102', reason: 'Missing mandatory element - the accept header' };
   let sawOurType = false;
   for (const entry of value.split(',')) {
     const range = parseMediaRange(entry);
@@ -157,8 +157,8 @@ export function acceptedVersion(value: string | undefined, resource: Resource): 
     const version = versionFor(range.params.get('version'));
     if (version) return { ok: true, version };
   }
-  if (!sawOurType) return { ok: false, errorCode: '3101', reason: `Accept does not name ${mediaType(resource)}` };
-  return { ok: false, errorCode: '3001', reason: 'none of the versions in Accept is supported' };
+  if (!sawOurType) return { ok: false, errorCode: '3101', reason: `Malformed syntax - the accept header does not name ${mediaType(resource)}` };
+  return { ok: false, errorCode: '3001', reason: 'Unacceptable version requested - none of the versions in the accept header is supported' };
 }
 
 /** The first path segments of the services: where FSPIOP-URI starts (Table 1). */

@@ -40,14 +40,14 @@ function refuse(errorCode: string, description: string, httpStatus = 400, body?:
 
 export function checkInbound(message: InboundMessage): Checked {
   const { ctx, headers } = message;
-  // A request (GET, POST) is answered by a callback in the version its Accept asks for (§3.3.4);
-  // a GET has no body, so no Content-Type to read.
+  // A request (GET, POST) is answered by a callback in the version its Accept asks for (§3.3.4).
   const isRequest = message.method === 'GET' || message.method === 'POST';
   const accept = isRequest ? acceptedVersion(header(headers, 'accept'), message.resource) : undefined;
   if (accept && !accept.ok) return refuse(accept.errorCode, accept.reason, accept.errorCode === '3001' ? 406 : 400);
-  const contentType = message.kind === 'none' && header(headers, 'content-type') === undefined ? undefined : parseContentType(header(headers, 'content-type'), message.resource);
-  if (contentType && !contentType.ok) return refuse(contentType.errorCode, contentType.reason, contentType.errorCode === '3001' ? 406 : 400);
-  const version = accept?.ok ? accept.version : contentType?.ok ? contentType.version : '1.0';
+  // FSPIOP's API definition requires Content-Type on every request, a GET's too.
+  const contentType = parseContentType(header(headers, 'content-type'), message.resource);
+  if (!contentType.ok) return refuse(contentType.errorCode, contentType.reason, contentType.errorCode === '3001' ? 406 : 400);
+  const version = accept?.ok ? accept.version : contentType.version;
   const date = header(headers, 'date');
   if (!date) return refuse('3102', 'the date header is missing');
   if (Number.isNaN(Date.parse(date))) return refuse('3101', 'the date header is not an RFC 1123 date');
@@ -69,8 +69,7 @@ export function checkInbound(message: InboundMessage): Checked {
   } catch {
     return refuse('3101', 'the body is not JSON');
   }
-  const bodyVersion = contentType?.ok ? contentType.version : version;
-  const invalid = validate(message.kind, body, bodyVersion);
+  const invalid = validate(message.kind, body, contentType.version);
   if (invalid) return refuse(invalid.errorCode, invalid.description, 400, body);
   return { ok: true, source, body, version };
 }

@@ -86,7 +86,8 @@ export async function registerFspiopRoutes(scope: FastifyInstance, deps: Deps): 
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'fspiop: unexpected error');
     const code = status === 415 ? '3101' : status === 413 ? '3104' : status === 500 ? '2001' : '3100';
-    return reply.code(status === 415 ? 400 : status).type('application/json').send(errorInformation(code, status === 500 ? 'Internal server error' : error.message.slice(0, 128)));
+    const description = status === 500 ? 'Internal server error' : status === 415 ? 'Malformed syntax - the content-type header is not an FSPIOP media type' : error.message.slice(0, 128);
+    return reply.code(status === 415 ? 400 : status).type('application/json').send(errorInformation(code, description));
   });
   scope.setNotFoundHandler((request, reply) => reply.code(404).type('application/json').send(errorInformation('3002', `Unknown URI ${request.method} ${request.url.split('?')[0].slice(0, 100)}`)));
   for (const route of ROUTES) {
