@@ -245,3 +245,32 @@ describe("a merchant's payment account", () => {
     await expectLedgerClean();
   });
 });
+
+describe('a hosted checkout paid over the rail', () => {
+  it('moves on by itself: its status turns paid with the shop\'s success URL, and the shop\'s callback is queued once', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/sandbox/v1/checkout/rtp/initiate',
+      payload: {
+        authentication: { apiKey: shop.apiKey, apiSecret: shop.apiSecret },
+        merchant: { organisationId: shop.organisationId, merchantAccountNumber: shop.merchantAccountNumber },
+        payment: { sourceReferenceNumber: 'OT-PY-ML-1', description: 'Two bags of maize flour', amount: '1500.00' },
+        route: { successRedirectionUrl: 'https://shop.example.mw/paid', failureRedirectionUrl: 'https://shop.example.mw/failed', callbackApiUrl: 'http://127.0.0.1:9/hooks/checkout' },
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const ptid: string = res.json().paymentTransactionId;
+    const { rows } = await t.db.query<{ timed_account_number: string }>('select timed_account_number from payment_requests where payment_transaction_id = $1', [ptid]);
+    const status = async () => (await t.app.inject({ method: 'GET', url: `/checkout/status?ptid=${ptid}` })).json();
+    expect(await status()).toMatchObject({ status: 'open' });
+    const { transferId } = await pay(rows[0].timed_account_number, 1500_00);
+    // Held, not yet paid: the page keeps waiting.
+    expect(await status()).toMatchObject({ status: 'open' });
+    expect((await patch(transferId, 'COMMITTED')).status).toBe(200);
+    const paid = await status();
+    expect(paid.status).toBe('paid');
+    expect(paid.location).toContain('https://shop.example.mw/paid');
+    const { rows: callbacks } = await t.db.query<{ n: number }>(`select count(*)::int as n from webhook_deliveries where callback_url = 'http://127.0.0.1:9/hooks/checkout'`);
+    expect(callbacks[0].n).toBe(1);
+  });
+});

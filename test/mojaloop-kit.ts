@@ -1,9 +1,10 @@
 // What the Mojaloop rail's test files share (test/mojaloop-*.test.ts): a merchant's payouts with
 // their rail rows, the payout job run as the worker runs it until they settle or reach a phase
 // (bounded), the ledger's verdict, and a wallet payout line.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
-import { ledgerInvariants, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { ADMIN_TOKEN, ledgerInvariants, ROOT, until, type TestApp, type TestMerchant } from './helpers.ts';
 import { AIRTEL, major } from './money-ops.ts';
 
 export interface PayoutRow {
@@ -85,3 +86,57 @@ export function wallet(msisdn: string, amountMinor: number, name = 'Test Party')
   return { beneficiaryName: name, connectorId: AIRTEL, beneficiaryAccountNumber: msisdn, transactionDescription: 'Salary', transactionAmount: major(amountMinor), sourceReferenceNumber: `SRC-${msisdn}-${amountMinor}` };
 }
 
+
+/** The real service (`src/server.ts`, API and worker in one process) on `t`'s database, for crash tests. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  exited: Promise<void>;
+  output: () => string;
+}
+
+/**
+ * Starts, awaits and kills real service processes on `t`'s database and `port`, tagged with
+ * `appName` (so that a killed process's sessions can be seen to be gone). `env` adds to (and
+ * overrides) the sandbox defaults: the rail's settings.
+ */
+export function serviceProcesses(t: TestApp, port: number, appName: string) {
+  const children = new Set<ChildProcess>();
+  function start(env: NodeJS.ProcessEnv): ServiceProcess {
+    const databaseUrl = new URL(t.deps.config.databaseUrl!);
+    databaseUrl.searchParams.set('application_name', appName);
+    const full: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl.toString(), PORT: String(port), HOST: '127.0.0.1', APP_MODE: 'sandbox', LOG_LEVEL: 'warn', JWT_SECRET: t.deps.config.jwtSecret!, ADMIN_TOKEN, ...env };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d));
+    child.stderr!.on('data', (d: Buffer) => (out += d));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    return { child, exited, output: () => out };
+  }
+  async function ready(s: ServiceProcess): Promise<void> {
+    await until(
+      'service ready',
+      async () => {
+        if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`service exited early: ${s.output()}`);
+        return fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok).catch(() => false);
+      },
+      60_000,
+      50,
+      s.output,
+    );
+  }
+  async function killHard(s: ServiceProcess): Promise<void> {
+    s.child.kill('SIGKILL');
+    await s.exited;
+    await until(
+      'dead service sessions gone',
+      async () => (await t.db.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1', [appName])).rows[0].n === 0,
+      60_000,
+      20,
+    );
+  }
+  function killAll(): void {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  return { start, ready, killHard, killAll };
+}

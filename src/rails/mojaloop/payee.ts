@@ -324,7 +324,7 @@ function repeatTransfer(ctx: MojaloopContext, row: CollectionRow, path: string, 
 
 // ---- the switch's word: PATCH /transfers/{ID} (1.1), PUT /transfers/{ID}[/error] (our GET's answer) ----
 
-export type SwitchWord = { kind: 'state'; body: TransferState; notification: boolean } | { kind: 'error'; errorCode: string };
+export type SwitchWord = { kind: 'state'; body: TransferState } | { kind: 'error'; errorCode: string };
 
 /** Whether a transfer id is one of our collections' (the PUT routes serve payouts too). */
 export async function isCollectionTransfer(deps: Deps, transferId: string): Promise<boolean> {

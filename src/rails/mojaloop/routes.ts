@@ -51,7 +51,7 @@ const transferAnswer =
     const id = m.params.id;
     if (await isCollectionTransfer(d, id)) {
       const b = m.body as TransferState | ErrorBody;
-      return onSwitchWord(d, c, id, m.source, kind === 'put' ? { kind: 'state', body: b as TransferState, notification: false } : { kind: 'error', errorCode: (b as ErrorBody).errorInformation.errorCode });
+      return onSwitchWord(d, c, id, m.source, kind === 'put' ? { kind: 'state', body: b as TransferState } : { kind: 'error', errorCode: (b as ErrorBody).errorInformation.errorCode });
     }
     return onTransfer(d, c, id, m.source, kind === 'put' ? { kind: 'put', body: m.body } : { kind: 'error', body: m.body });
   };
@@ -70,7 +70,7 @@ const ROUTES: FspiopRoute[] = [
   { method: 'POST', url: '/quotes', resource: 'quotes', kind: 'quotesPost', handle: (d, c, m) => onQuoteRequest(d, c, m.source, m.body as QuoteRequest, m.version) },
   { method: 'POST', url: '/transfers', resource: 'transfers', kind: 'transfersPost', handle: (d, c, m) => onTransferRequest(d, c, m.source, m.body as TransferRequest, m.version) },
   // FSPIOP 1.1: the switch's final state of a transfer we answered RESERVED.
-  { method: 'PATCH', url: '/transfers/:id', resource: 'transfers', kind: 'transfersPatch', handle: (d, c, m) => onSwitchWord(d, c, m.params.id, m.source, { kind: 'state', body: m.body as TransferState, notification: true }) },
+  { method: 'PATCH', url: '/transfers/:id', resource: 'transfers', kind: 'transfersPatch', handle: (d, c, m) => onSwitchWord(d, c, m.params.id, m.source, { kind: 'state', body: m.body as TransferState }) },
 ];
 
 /** Registers the FSPIOP routes in `scope` (prefixed /fspiop by the caller). */
