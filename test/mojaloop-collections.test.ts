@@ -3,9 +3,10 @@
 // our /fspiop, and receives our callbacks as the switch would) and as the switch answering our
 // GET /transfers/{id}. A timed account is credited exactly once, when the switch says COMMITTED;
 // nothing forged or unfulfilled is credited.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { buildIlpPacket } from '../src/rails/mojaloop/ilp.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { sweepPayeeTransfers } from '../src/rails/mojaloop/payee-sweep.ts';
 import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
@@ -210,6 +211,26 @@ describe('what cannot be paid, and what is not credited', () => {
     expect(bad.error).toBe(true);
     expect(['3100', '3205']).toContain(bad.body.errorInformation.errorCode);
     expect(await requestState(account)).toEqual({ status_code: 'O', held_by_transfer: null });
+  });
+
+  it('a quote beyond the merchant\'s per-payment limit is 5200; a packet whose quote id is no UUID is 3100, and nothing is stored', async () => {
+    const limits = await t.db.query<{ maximum_amount_minor: string }>(`select maximum_amount_minor from merchant_limits where merchant_account_number = $1 and transaction_code = 'BAM'`, [shop.merchantAccountNumber]);
+    const tooMuch = String(Number(limits.rows[0].maximum_amount_minor) / 100 + 1);
+    const over = ok(await requestQuote(ttk, { ...payer, body: quoteRequestBody({ payer: PAYER, payee: { type: 'ACCOUNT_ID', id: shop.paymentAccountNumber, fspId: FSP_ID }, amount: tooMuch, currency: 'MWK' }) }), 'quote over the limit');
+    expect(over.body.errorInformation.errorCode).toBe('5200');
+    const transaction = {
+      transactionId: randomUUID(),
+      quoteId: 'not-a-uuid',
+      payee: { partyIdInfo: { partyIdType: 'ACCOUNT_ID', partyIdentifier: shop.paymentAccountNumber, fspId: FSP_ID } },
+      payer: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: PAYER.id, fspId: PAYER_FSP } },
+      amount: { amount: '100', currency: 'MWK' },
+      transactionType: { scenario: 'TRANSFER', initiator: 'PAYER', initiatorType: 'CONSUMER' },
+    };
+    const terms = buildIlpPacket({ transaction, destination: `g.${FSP_ID}.account_id.${shop.paymentAccountNumber}`, secret: 'someone-else' });
+    const forged = ok(await sendTransfer(ttk, { ...payer, body: transferRequestBody({ payerFsp: PAYER_FSP, payeeFsp: FSP_ID, quote: { transferAmount: transaction.amount, ...terms } }) }), 'transfer');
+    expect(forged.body.errorInformation.errorCode).toBe('3100');
+    const { rows } = await t.db.query(`select 1 from rail_collections where party_identifier = $1`, [shop.paymentAccountNumber]);
+    expect(rows).toHaveLength(0);
   });
 
   it('a notification from anyone but the switch, or for a transfer we never fulfilled, credits nothing and is kept for the operator', async () => {

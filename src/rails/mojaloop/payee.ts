@@ -14,11 +14,12 @@ import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { AppError } from '../../http/errors.ts';
-import { creditRailPayment, findPayableAccount, holdForRailPayment, releaseRailHold } from '../../modules/collections/service.ts';
+import { checkRailAmount, creditRailPayment, findPayableAccount, holdForRailPayment, releaseRailHold } from '../../modules/collections/service.ts';
 import { fromFspiopAmount, toFspiopAmount } from './amount.ts';
 import type { SwitchAnswer, SwitchRequest } from './client.ts';
 import { errorInformation } from './errors.ts';
 import type { FspiopVersion } from './headers.ts';
+import { isCorrelationId } from './ids.ts';
 import { buildIlpPacket, decodeIlpPacket, fulfilmentFor, ilpAddress, IlpPacketError, type PartyIdInfo } from './ilp.ts';
 import { partyName } from './names.ts';
 import type { MojaloopContext, PartyBody } from './types.ts';
@@ -141,6 +142,12 @@ export async function onQuoteRequest(deps: Deps, ctx: MojaloopContext, source: s
   if (account.kind === 'timed' && amountMinor !== account.request.amount_minor) {
     return errorCallback(path, source, version, '5101', `Payee rejected quote: the request to pay expects ${toFspiopAmount(account.request.amount_minor, currency)} ${currency}`);
   }
+  try {
+    await checkRailAmount(deps.db, account, amountMinor);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return errorCallback(path, source, version, ...rejection(err));
+  }
   const validSeconds = ctx.config.transferExpirySeconds;
   let expiresAt = new Date(Date.now() + validSeconds * 1000);
   if (account.kind === 'timed' && account.request.expires_at < expiresAt) expiresAt = account.request.expires_at;
@@ -245,6 +252,7 @@ export async function onTransferRequest(deps: Deps, ctx: MojaloopContext, source
   let quoteId: string;
   try {
     quoteId = decodeIlpPacket(body.ilpPacket).transaction.quoteId;
+    if (!isCorrelationId(quoteId)) throw new IlpPacketError('its Transaction\'s quoteId is not a UUID');
   } catch (err) {
     if (!(err instanceof IlpPacketError)) throw err;
     return refuse('3100', `Generic validation error - ilpPacket: ${err.message}`);
