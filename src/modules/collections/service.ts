@@ -13,7 +13,7 @@ import { emitEvent } from '../../jobs/outbox.ts';
 import { Coalescer } from '../../lib/coalescer.ts';
 import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
 import { formatMajor, toMajor } from '../../lib/money.ts';
-import { activeConnector, type ConnectorRow } from '../connectors/repository.ts';
+import { activeConnector, findConnector, type ConnectorRow } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
@@ -511,6 +511,8 @@ export async function checkRailAmount(q: Queryable, account: PayableAccount, amo
 
 export interface RailHoldInput {
   accountNumber: string;
+  /** The connector the rail's payments are recorded under: it must take collections. */
+  connectorId: number;
   amountMinor: number;
   currencyCode: string;
   /** The rail's transfer that will pay it. */
@@ -535,6 +537,7 @@ export async function holdForRailPayment(tx: pg.PoolClient, input: RailHoldInput
     account = { kind: 'payment', merchant: await activeMerchant(tx, rows[0].merchant_account_number) };
     if (input.currencyCode !== account.merchant.currency_code) throw new AppError('currencyMismatch', 'detail.currencyMismatch', { currencyCode: input.currencyCode, requested: account.merchant.currency_code });
   }
+  await collectionConnector(tx, input.connectorId);
   const code = account.kind === 'timed' ? 'RTP' : 'BAM';
   const merchantNo = account.merchant.merchant_account_number;
   const limit = await limitFor(tx, merchantNo, code, input.currencyCode, true);
@@ -568,7 +571,9 @@ export interface RailCreditInput {
 export async function creditRailPayment(tx: pg.PoolClient, input: RailCreditInput): Promise<repo.CollectionRow> {
   const merchant = await lockMerchant(tx, input.merchantAccountNumber);
   if (!merchant) throw new Error(`merchant ${input.merchantAccountNumber} of a committed rail payment is gone`);
-  const connector = await activeConnector(tx, input.connectorId);
+  // Judged active when held: a connector switched off since then does not undo a committed payment.
+  const connector = await findConnector(tx, input.connectorId);
+  if (!connector) throw new Error(`connector ${input.connectorId} of a committed rail payment is gone`);
   const common = { merchant, connector, amountMinor: input.amountMinor, createdBy: input.createdBy, payer: input.payer, limits: 'judged-when-held' as const };
   if (input.requestId === undefined) return recordPayment(tx, { ...common, transactionCode: 'BAM', description: 'Customer payment' });
   const request = await repo.lockRequestById(tx, input.requestId);

@@ -268,7 +268,7 @@ export async function onTransferRequest(deps: Deps, ctx: MojaloopContext, source
     const problem = transferProblem(row, body);
     if (problem) return refuse(problem.code, problem.description, row);
     try {
-      await holdForRailPayment(tx, { accountNumber: row.party_identifier, amountMinor: row.amount_minor, currencyCode: row.currency_code, transferId: body.transferId });
+      await holdForRailPayment(tx, { accountNumber: row.party_identifier, connectorId: ctx.config.connectorIds[0], amountMinor: row.amount_minor, currencyCode: row.currency_code, transferId: body.transferId });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       return refuse(...rejection(err), row);
