@@ -29,6 +29,7 @@ import { merchantsModule } from './modules/merchants/index.ts';
 import { settlementModule } from './modules/settlement/index.ts';
 import { usersModule } from './modules/users/index.ts';
 import { webhooksModule } from './modules/webhooks/index.ts';
+import { railsWorkerPart } from './rails/module.ts';
 
 /**
  * Every module, in the order their routes are registered (and listed in the OpenAPI document):
@@ -119,7 +120,8 @@ const SHARED: ModuleDefinition = {
   cron: ['7 * * * * idempotency_cleanup ?max=1', '* * * * * rate_limit_cleanup ?max=1'],
 };
 
-const WORKER_PARTS: readonly ModuleDefinition[] = [SHARED, ...MODULES];
+/** The rails' jobs (reconciliation): not a module of src/modules/, their operator routes are the admin module's. */
+const WORKER_PARTS: readonly ModuleDefinition[] = [SHARED, railsWorkerPart, ...MODULES];
 
 /** Every task the worker knows, from every module; two modules naming one task is a programming error. */
 export function taskList(deps: Deps): TaskList {

@@ -35,6 +35,8 @@ const REFERENCE_TABLES: Record<string, string> = {
   merchant_status_reasons: 'the eight documented reasons of a merchant status change; foreign-key target of merchant_status_changes',
   organisations: 'one row per customer organisation, written when an operator creates one (rare); merchants reference it. Grows with customers, not with traffic',
   settings: 'a handful of keys (the generated JWT secret); read at start-up by every process',
+  rail_reconciliations:
+    'one row per rail and day (the daily job) and per operator request: a few rows a day; rail_exceptions of every merchant reference their runs',
 };
 
 // Reasons shared by several entries: one plan each (docs/scaling.md, "What stands in the way").
@@ -57,6 +59,8 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
     'the console\'s failed sign-ins, keyed by a hash of the address typed (or of the client address): an address typed at the sign-in form names no merchant yet, and an unknown one must be counted exactly like a known one; never joined: distributed on its own by throttle_key, not co-located, or kept on the coordinator',
   rail_refused_messages:
     'messages from a rail that named no payout of ours (refused and kept for the operator): they name no merchant by definition; written rarely, read by operators: stays a local table on the coordinator',
+  rail_transfer_reports:
+    "the switch's last word on a transfer of ours (reconciliation's input), keyed by the rail's transfer id: plan: add merchant_account_number (the transfer's owner is known when the word is recorded) and key (merchant_account_number, rail, transfer_id), co-located with rail_payouts and rail_collections",
   batch_upload_chunks: 'an upload\'s chunks keyed by upload_id, written in the transaction that inserts its batch: plan: add merchant_account_number to it, key (merchant_account_number, upload_id, seq)',
 
   // The shared system ledger accounts (funding, fees, customer_payments, payouts_in_flight, payouts_settled, bank_settlement).
@@ -106,6 +110,7 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'outbox_events.outbox_events_pkey': SURROGATE_PK,
   'outbox_events.event_id': GLOBAL_ID,
   'rail_messages.message_id': GLOBAL_ID,
+  'rail_collections.inbound_id': GLOBAL_ID,
   'rail_refused_messages.message_id': 'rail_refused_messages stays a local table on the coordinator (see above): its sequence lives on that one node',
   'webhook_subscriptions.webhook_subscriptions_pkey': SURROGATE_PK,
   'webhook_subscriptions.webhook_id': GLOBAL_ID,
@@ -143,6 +148,9 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'merchant_fundings.merchant_fundings_transfer_id_fkey': CHILD_FK,
   'merchant_user_status_changes.merchant_user_status_changes_pkey': SURROGATE_PK,
   'merchant_user_status_changes.change_id': GLOBAL_ID,
+  'rail_exceptions.exception_id': GLOBAL_ID,
+  'rail_exceptions.rail_exceptions_ledger_transfer_id_fkey': CHILD_FK,
+  'rail_reconciliations.run_id': 'a reference table written by the daily job and by operators (a few rows a day): its identity is drawn on the coordinator, where reference-table writes go first',
   'merchant_status_changes.change_id':
     'key is already (merchant_account_number, change_id); the id still comes from one global sequence: plan: as GLOBAL_ID (per-node ranges), nothing else changes',
 };

@@ -123,13 +123,32 @@ describe('npm run cli', () => {
     const health = await cli(['rails', 'health']);
     expect([health.code, health.stderr]).toEqual([0, '']);
     // No real rail is configured here: every connector goes to the simulated one.
-    expect(JSON.parse(health.stdout).rails).toEqual([expect.objectContaining({ rail: 'simulated', connectorIds: 'others', inFlight: 0, overdue: 0 })]);
+    expect(JSON.parse(health.stdout).rails).toEqual([expect.objectContaining({ rail: 'simulated', connectorIds: 'others', inFlight: 0, overdue: 0, oldestInFlightSeconds: null, collections: null })]);
     const unknown = await cli(['rails', 'unknown', '--limit', '5']);
     expect([unknown.code, JSON.parse(unknown.stdout)]).toEqual([0, []]);
     const traffic = await cli(['rails', 'traffic', '--reference', 'ABCDEF123456']);
     expect(traffic.code).toBe(1);
     expect(traffic.stderr).toContain('ABCDEF123456');
     expect((await cli(['rails', 'traffic', '--reference', 'nope'])).code).toBe(2);
+    expect((await cli(['rails', 'traffic', '--collection', 'ABCDEF123456'])).code).toBe(1);
+    expect((await cli(['rails', 'traffic'])).code).toBe(2);
+    expect((await cli(['rails', 'traffic', '--reference', 'ABCDEF123456', '--collection', 'ABCDEF123456'])).code).toBe(2);
+  });
+
+  it('rails reconcile, exceptions and resolve: the reconciliation as the operator drives it; refused where no rail keeps a record', async () => {
+    const listed = await cli(['rails', 'exceptions']);
+    expect([listed.code, JSON.parse(listed.stdout)]).toEqual([0, []]);
+    expect(JSON.parse((await cli(['rails', 'exceptions', '--all', '--limit', '5'])).stdout)).toEqual([]);
+    // No Mojaloop here: nothing to reconcile with, the server's 404 on stderr.
+    const reconcile = await cli(['rails', 'reconcile', '--day', '2025-09-18']);
+    expect(reconcile.code).toBe(1);
+    expect(JSON.parse(reconcile.stderr)).toMatchObject({ status: 404, errorCode: 'E903' });
+    expect((await cli(['rails', 'reconcile', '--day', '18/09/2025'])).code).toBe(2);
+    const resolve = await cli(['rails', 'resolve', '--id', '5', '--action', 'accept', '--reason', 'The switch was right']);
+    expect(resolve.code).toBe(1);
+    expect(JSON.parse(resolve.stderr)).toMatchObject({ status: 404 });
+    expect((await cli(['rails', 'resolve', '--id', '5', '--action', 'fix', '--reason', 'The switch was right'])).code).toBe(2);
+    expect((await cli(['rails', 'resolve', '--id', '5', '--action', 'accept'])).code).toBe(2);
   });
 
   it('says the server was started without ADMIN_TOKEN when that is why an operator command fails', async () => {

@@ -190,6 +190,12 @@ const SPECS = new Map<string, Spec>([
   [key('GET', '/admin/v1/rails'), { auth: 'admin', status: 200, build: () => ({}) }],
   [key('GET', '/admin/v1/rails/payouts/unknown'), { auth: 'admin', status: 200, build: () => ({ query: { limit: 10 } }) }],
   [key('GET', '/admin/v1/rails/payouts/{transactionReferenceNumber}'), { auth: 'admin', status: 404, build: () => ({}) }],
+  [key('GET', '/admin/v1/rails/collections/{transactionReferenceNumber}'), { auth: 'admin', status: 404, build: () => ({}) }],
+  // No rail here keeps a record of its own (no Mojaloop): a reconciliation is refused 404; no run or exception exists.
+  [key('POST', '/admin/v1/rails/reconciliations'), { auth: 'admin', status: 404, build: () => ({ body: { day: new Date().toISOString().slice(0, 10) } }) }],
+  [key('GET', '/admin/v1/rails/reconciliations/{runId}'), { auth: 'admin', status: 404, build: () => ({}) }],
+  [key('GET', '/admin/v1/rails/exceptions'), { auth: 'admin', status: 200, build: () => ({ query: { open: 'true', limit: 10 } }) }],
+  [key('POST', '/admin/v1/rails/exceptions/{exceptionId}/resolve'), { auth: 'admin', status: 404, build: () => ({ body: { action: 'accept', reason: 'Fuzz: the rail was right' } }) }],
   [key('GET', '/health/live'), { auth: 'none', status: 200, build: () => ({}) }],
   [key('GET', '/health/ready'), { auth: 'none', status: 200, build: () => ({}) }],
 ]);
@@ -485,7 +491,12 @@ async function baseParts(op: Operation, m: TestMerchant): Promise<Parts> {
   if (op.spec.auth === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
   return {
     // A payout reference of the right form that no rail carried: the operator's rail view answers 404.
-    path: op.path.replace('{merchantAccountNumber}', String(m.merchantAccountNumber)).replace('{transactionReferenceNumber}', 'ABCDEF123456'),
+    // A run or exception id that does not exist: answered 404.
+    path: op.path
+      .replace('{merchantAccountNumber}', String(m.merchantAccountNumber))
+      .replace('{transactionReferenceNumber}', 'ABCDEF123456')
+      .replace('{runId}', '999999999')
+      .replace('{exceptionId}', '999999999'),
     query: Object.fromEntries(Object.entries(req.query ?? {}).map(([k, v]) => [k, String(v)])),
     body: req.body === undefined ? undefined : structuredClone(req.body),
     headers,

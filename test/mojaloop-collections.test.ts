@@ -295,3 +295,26 @@ describe('a hosted checkout paid over the rail', () => {
     expect(callbacks[0].n).toBe(1);
   });
 });
+
+describe('ledger verify', () => {
+  it('checks every rail payment against its collection and its hold: a stray hold and a credit of the wrong amount fail rail_collections', async () => {
+    const failures = async () => (await verifyLedger(t.db)).checks.find((c) => c.name === 'rail_collections')!;
+    expect((await failures()).failed).toBe(0);
+    expect((await failures()).checked).toBeGreaterThan(5);
+    const stray = await requestToPay(t, shop, 101_00);
+    await t.db.query('update payment_requests set held_by_transfer = $2 where timed_account_number = $1', [stray, randomUUID()]);
+    const account = await requestToPay(t, shop, 102_00);
+    const { transferId } = await pay(account, 102_00);
+    expect((await patch(transferId, 'COMMITTED')).status).toBe(200);
+    await t.db.query('update rail_collections set amount_minor = amount_minor + 1 where transfer_id = $1', [transferId]);
+    try {
+      const report = await failures();
+      expect(report.failed).toBe(2);
+      expect(report.examples.map((e) => (e as { phase: string }).phase).sort()).toEqual(['committed', 'held']);
+    } finally {
+      await t.db.query('update payment_requests set held_by_transfer = null where timed_account_number = $1', [stray]);
+      await t.db.query('update rail_collections set amount_minor = amount_minor - 1 where transfer_id = $1', [transferId]);
+    }
+    expect((await failures()).failed).toBe(0);
+  });
+});

@@ -29,6 +29,14 @@ export const OPTIONS = {
   port: { type: 'string' },
   'lease-seconds': { type: 'string' },
   reference: { type: 'string' },
+  collection: { type: 'string' },
+  day: { type: 'string' },
+  'wait-seconds': { type: 'string' },
+  all: { type: 'boolean' },
+  id: { type: 'string' },
+  action: { type: 'string' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 export type OptionName = keyof typeof OPTIONS;
@@ -64,7 +72,7 @@ export function required(values: Values, name: 'name' | 'key' | 'secret' | 'orga
   return value;
 }
 
-export function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port' | 'page' | 'lease-seconds'): number | undefined {
+export function wholeNumber(values: Values, name: 'level' | 'limit' | 'after' | 'merchant' | 'port' | 'page' | 'lease-seconds' | 'wait-seconds' | 'id'): number | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value.trim())) usage(`--${name} must be a whole number, got "${value.slice(0, 40)}"`);

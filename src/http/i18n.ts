@@ -224,6 +224,19 @@ const MESSAGES = {
   'detail.connectorNoPayouts': { en: 'Connector {connectorId} does not take payouts.', ny: 'Cholumikizira {connectorId} sichitumiza malipiro.' },
   'detail.accountFormat': { en: 'Account {account} is not a valid {channel} account number.', ny: 'Akaunti {account} si nambala yoyenera ya {channel}.' },
   'detail.payoutNotFound': { en: 'Transaction {reference} was not found.', ny: 'Malipiro {reference} sanapezeke.' },
+  // rail reconciliation (issue 25): the operator's messages
+  'detail.railNotReconcilable': { en: 'Rail {rail} is not configured here, or keeps no record to reconcile with.', ny: 'Njira {rail} sinakhazikitsidwe pano, kapena ilibe zolemba zoyerekeza nazo.' },
+  'detail.reconcileDayFuture': { en: 'Day {day} has not come yet (today is {today}, UTC).', ny: 'Tsiku {day} silinafike (lero ndi {today}, UTC).' },
+  'detail.reconciliationNotFound': { en: 'Reconciliation run {runId} was not found.', ny: 'Kuyerekeza {runId} sikunapezeke.' },
+  'detail.railExceptionNotFound': { en: 'Rail exception {exceptionId} was not found.', ny: 'Kusiyana {exceptionId} sikunapezeke.' },
+  'detail.railExceptionResolved': {
+    en: 'Rail exception {exceptionId} was already resolved ({resolution}) by {resolvedBy} at {resolvedAt}; it cannot be resolved again.',
+    ny: 'Kusiyana {exceptionId} kunathetsedwa kale ({resolution}) ndi {resolvedBy} pa {resolvedAt}; sikungathetsedwenso.',
+  },
+  'detail.railExceptionNotCorrectable': {
+    en: 'Rail exception {exceptionId} ({kind}) has no ledger difference to correct; accept it with a reason instead.',
+    ny: 'Kusiyana {exceptionId} ({kind}) kulibe ndalama zokonza; kuvomerezeni ndi chifukwa m\'malo mwake.',
+  },
   'detail.badFile': { en: 'The file could not be read as {contentType}: {reason}', ny: 'Fayilo silinawerengedwe ngati {contentType}: {reason}' },
   'detail.filesBusy': { en: 'Other files are being read right now; send this one again in a few seconds.', ny: 'Mafayilo ena akuwerengedwa pakali pano; tumizaninso ili pakapita masekondi angapo.' },
   'detail.noHeaderColumns': { en: 'The file lacks the column(s) {columns}.', ny: 'Fayilo lilibe mizati {columns}.' },

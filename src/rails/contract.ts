@@ -31,18 +31,34 @@ export interface PayoutRail {
   health(deps: Deps, connectors: ConnectorSet): Promise<RailHealth>;
 }
 
-export interface RailHealth {
-  rail: string;
-  connectorIds: number[] | 'others';
-  /** The last payout it carried to success, and the last it failed (any reason). */
+/** One direction of a rail's traffic as the operator sees it. */
+export interface RailFlowHealth {
+  /** The last transfer it carried to success, and the last that failed (any reason). */
   lastSuccessAt: string | null;
   lastFailureAt: string | null;
   failuresLastHour: number;
   successesLastHour: number;
-  /** Payouts it has sent and not yet heard the outcome of. */
+  /** failures / (successes + failures) of the last hour, 0 to 1; null when none was decided. */
+  errorRateLastHour: number | null;
+  /** Transfers sent (or accepted) and not yet final. */
   inFlight: number;
   /** Of those, the ones past their expiry and the bound after it: an operator should look. */
   overdue: number;
+  /** Age in seconds of the oldest in flight, from when its rail record was made; null when none is. */
+  oldestInFlightSeconds: number | null;
+}
+
+/** A rail's health: its payouts' at the top (as since issue 24), its collections' beside them. */
+export interface RailHealth extends RailFlowHealth {
+  rail: string;
+  connectorIds: number[] | 'others';
+  /** Inbound transfers (payments into merchants' accounts); null for a rail that carries none. */
+  collections: RailFlowHealth | null;
+}
+
+/** The error rate of an hour's counts (null: nothing decided). */
+export function errorRate(successes: number, failures: number): number | null {
+  return successes + failures === 0 ? null : Math.round((failures / (successes + failures)) * 10_000) / 10_000;
 }
 
 /**

@@ -1,7 +1,8 @@
 // What an operator reads about the rails (GET /admin/v1/rails…, `npm run cli -- rails …`): one
-// payout's way over its rail with every message sent and received (only the routing headers are
-// kept, never a signature or a key: messages.ts), and the payouts whose outcome is not known yet
-// past their expiry, which wait for the switch's answer and may need someone to look.
+// payout's or collection's way over its rail with every message sent and received (only the
+// routing headers are kept, never a signature or a key: messages.ts), and the payouts whose
+// outcome is not known yet past their expiry, which wait for the switch's answer and may need
+// someone to look.
 import type { Db } from '../db/pool.ts';
 
 export interface RailPayoutTraffic {
@@ -64,4 +65,65 @@ export async function unknownPayouts(db: Db, limit: number): Promise<UnknownPayo
     [limit],
   );
   return rows;
+}
+
+export interface RailCollectionTraffic {
+  /** The collection credited; null while the transfer is not committed (or never was). */
+  transactionReferenceNumber: string | null;
+  merchantAccountNumber: number;
+  collectionStatusCode: string | null;
+  rail: string;
+  phase: string;
+  transferId: string | null;
+  quoteId: string;
+  transactionId: string;
+  payerFsp: string;
+  partyIdType: string;
+  partyIdentifier: string;
+  amountMinor: number;
+  currencyCode: string;
+  transferExpiresAt: string | null;
+  transferVersion: string | null;
+  fulfilmentSentAt: string | null;
+  askedAt: string | null;
+  messages: RailPayoutTraffic['messages'];
+}
+
+/**
+ * The routing headers of a stored message, again (they are the only ones stored: messages.ts; the
+ * view does not rely on it), and its body without the ILP fulfilment while the transfer is not
+ * committed: until then it is the secret that completes the payer's transfer.
+ */
+const SHOWN_MESSAGE = `json_build_object('at', m.created_at, 'direction', m.direction, 'method', m.method, 'path', m.path, 'httpStatus', m.http_status,
+         'headers', (select coalesce(jsonb_object_agg(h.key, h.value), '{}') from jsonb_each(m.headers) h
+                      where h.key in ('fspiop-source', 'fspiop-destination', 'date', 'content-type')),
+         'body', case when rc.phase <> 'committed' and jsonb_typeof(m.body) = 'object' then m.body - 'fulfilment' else m.body end,
+         'outcome', m.outcome)`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One inbound transfer and its messages, oldest first, found by the collection it credited
+ * (its transaction reference number) or by its transfer id (one never credited, as an exception
+ * names it); null when there is none.
+ */
+export async function collectionTraffic(db: Db, referenceOrTransferId: string): Promise<RailCollectionTraffic | null> {
+  const byTransfer = UUID.test(referenceOrTransferId);
+  const { rows } = await db.query<RailCollectionTraffic>(
+    `select c.transaction_reference_number as "transactionReferenceNumber", rc.merchant_account_number as "merchantAccountNumber",
+            c.status_code as "collectionStatusCode", rc.rail, rc.phase, rc.transfer_id as "transferId", rc.quote_id as "quoteId",
+            rc.transaction_id as "transactionId", rc.payer_fsp as "payerFsp", rc.party_id_type as "partyIdType", rc.party_identifier as "partyIdentifier",
+            rc.amount_minor as "amountMinor", rc.currency_code as "currencyCode", to_json(rc.transfer_expires_at)#>>'{}' as "transferExpiresAt",
+            rc.transfer_version as "transferVersion", to_json(rc.fulfilment_sent_at)#>>'{}' as "fulfilmentSentAt", to_json(rc.asked_at)#>>'{}' as "askedAt",
+            coalesce((select json_agg(${SHOWN_MESSAGE} order by m.message_id)
+                        from rail_messages m where m.merchant_account_number = rc.merchant_account_number and m.inbound_id = rc.inbound_id), '[]') as messages
+       from rail_collections rc
+       left join collections c on c.merchant_account_number = rc.merchant_account_number and c.collection_id = rc.collection_id
+      where ${byTransfer
+        ? 'rc.transfer_id = $1::uuid'
+        : `(rc.merchant_account_number, rc.collection_id) = (select merchant_account_number, collection_id from collections where transaction_reference_number = $1)`}
+      order by rc.inbound_id desc limit 1`,
+    [referenceOrTransferId],
+  );
+  return rows[0] ?? null;
 }

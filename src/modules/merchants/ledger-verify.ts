@@ -9,7 +9,10 @@
 // transferring; the fees, settled-payout and customer-payment system accounts equal what the
 // collections and payouts say; each collection has exactly one payment transfer (and a reversed one
 // exactly one reversal) of the right amounts; each transferred batch and each submitted single
-// payout was debited exactly once, for its amounts plus fees (one awaiting approval, or rejected, never).
+// payout was debited exactly once, for its amounts plus fees (one awaiting approval, or rejected, never);
+// each correction from the rails' reconciliation belongs to exactly one exception resolved 'correct'
+// and moves exactly its difference, and each such exception has its correction (the system
+// accounts' check leaves corrections to that check: they move money no payout or collection says).
 // Derived data: the totals of closed days that statements read equal the entries they summarise.
 import pg from 'pg';
 
@@ -58,6 +61,9 @@ interface Check {
 //                    payout's transaction reference number                      (rails/mojaloop/callbacks.ts)
 //   rail_settle      rail_in_flight → payouts_settled + fees, or back to disbursement when the rail
 //                    refused it; same reference                                   (rails/mojaloop/callbacks.ts)
+//   rail_correction  an operator's correction of a reconciliation exception: between the merchant's
+//                    disbursement or collection account and payouts_settled, fees or customer_payments
+//                    (rails/reconciliation/corrections.ts); reference = 'RX<exceptionId>'
 
 /** Each merchant ledger account with the sum of its entries, and `ok` as the condition says. */
 function merchantAccounts(ok: string): string {
@@ -181,10 +187,39 @@ export const CHECKS: Check[] = [
                                 'sentMinor', sent, 'settledMinor', settled, 'owedMinor', owed)`,
   },
   {
+    name: 'rail_collections',
+    description:
+      'each payment brought in by a rail matches its state: a committed one has its own collection (no other rail payment names it) of its merchant, ' +
+      'amount and currency, paying its timed account\'s request when it paid one; a reserved one holds its timed account (the request open, held by its ' +
+      'transfer); a quoted or aborted one credited nothing and holds nothing; and no timed account is held but by a reserved rail payment',
+    items: `
+      select r.merchant_account_number, r.inbound_id, r.phase, r.transfer_id, r.request_id, r.amount_minor, r.collection_id,
+             c.amount_minor as credited_minor, q.status_code as request_status, q.held_by_transfer,
+             case r.phase
+               when 'committed' then c.collection_id is not null and c.merchant_account_number = r.merchant_account_number and c.amount_minor = r.amount_minor
+                    and c.currency_code = r.currency_code and c.request_id is not distinct from r.request_id
+                    and (select count(*) from rail_collections o where o.collection_id = r.collection_id) = 1
+               when 'reserved' then r.request_id is null or (q.status_code = 'O' and q.held_by_transfer = r.transfer_id)
+               else r.collection_id is null and (r.transfer_id is null or q.held_by_transfer is distinct from r.transfer_id)
+             end as ok
+        from rail_collections r
+        left join collections c on c.collection_id = r.collection_id
+        left join payment_requests q on q.request_id = r.request_id
+      union all
+      select q.merchant_account_number, null, 'held', q.held_by_transfer, q.request_id, q.amount_minor, null, null, q.status_code, q.held_by_transfer,
+             exists (select 1 from rail_collections r where r.request_id = q.request_id and r.transfer_id = q.held_by_transfer and r.phase = 'reserved')
+        from payment_requests q
+       where q.held_by_transfer is not null`,
+    detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'inboundId', inbound_id, 'phase', phase, 'transferId', transfer_id,
+                                'requestId', request_id, 'amountMinor', amount_minor, 'collectionId', collection_id, 'creditedMinor', credited_minor,
+                                'requestStatus', request_status, 'heldByTransfer', held_by_transfer)`,
+  },
+  {
     name: 'system_accounts_match_activity',
     description:
       'per merchant and currency: fees = fees of successful collections + fees of successful or reversed payouts; ' +
-      'payouts_settled = amounts of successful payouts; customer_payments = minus the amounts of successful collections',
+      'payouts_settled = amounts of successful payouts; customer_payments = minus the amounts of successful collections ' +
+      '(leaving out the rails\' corrections, which rail_corrections checks against their exceptions)',
     items: `
       with ledger as (
         select e.merchant_account_number, a.currency_code,
@@ -193,6 +228,7 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments'), 0) as customers
           from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
          where a.merchant_account_number is null and a.kind in ('fees', 'payouts_settled', 'customer_payments')
+           and not exists (select 1 from ledger_transfers t where t.transfer_id = e.transfer_id and t.transfer_type = 'rail_correction')
          group by e.merchant_account_number, a.currency_code
       ), activity as (
         select merchant_account_number, currency_code, sum(fees) as fees, sum(settled) as settled, sum(customers) as customers
@@ -352,6 +388,59 @@ export const CHECKS: Check[] = [
         full join moved m on m.transfer_id = f.transfer_id`,
     detail: `json_build_object('fundingId', funding_id, 'reference', reference, 'merchantAccountNumber', merchant_account_number,
                                 'amountMinor', amount_minor, 'creditedMinor', credited, 'fromBankMinor', from_bank)`,
+  },
+  {
+    name: 'rail_corrections',
+    description:
+      "each 'rail_correction' transfer belongs to exactly one rail exception resolved 'correct' (reference RX<exceptionId>, the same merchant) " +
+      "and moves exactly that exception's difference (rails/reconciliation/corrections.ts), and each exception resolved 'correct' has its transfer",
+    items: `
+      with moved as (
+        select t.transfer_id, t.reference, t.merchant_account_number,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as disbursement,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'collection' and a.merchant_account_number = t.merchant_account_number), 0) as collection,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_settled' and a.merchant_account_number is null), 0) as settled,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number is null), 0) as fees,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number is null), 0) as customers,
+               count(*) filter (where a.kind not in ('disbursement', 'collection', 'payouts_settled', 'fees', 'customer_payments')
+                                  or (a.merchant_account_number is not null and a.merchant_account_number <> t.merchant_account_number)) as elsewhere
+          from ledger_transfers t
+          join ledger_entries e on e.transfer_id = t.transfer_id
+          join ledger_accounts a on a.account_id = e.account_id
+         where t.transfer_type = 'rail_correction'
+         group by t.transfer_id
+      ), owed as (
+        -- The same movements as corrections.ts, from the exception's amounts (theirs unknown: ours).
+        select x.exception_id, x.merchant_account_number, x.kind, x.ledger_transfer_id, x.payout_id is not null as payout,
+               x.ours_amount_minor as o, coalesce(x.theirs_amount_minor, x.ours_amount_minor) as th, x.theirs_amount_minor as tr, x.fee_minor as f
+          from rail_exceptions x where x.resolution = 'correct'
+      ), expected as (
+        select exception_id, merchant_account_number, kind, ledger_transfer_id,
+               case when not payout then 0 when kind = 'ours_committed_theirs_not' then o + f when kind = 'theirs_committed_ours_not' then -(th + f)
+                    when kind = 'amount_differs' then -(tr - o) end as disbursement,
+               case when payout then 0 when kind = 'ours_committed_theirs_not' then -(o - f) when kind = 'theirs_committed_ours_not' then th
+                    when kind = 'amount_differs' then tr - o end as collection,
+               case when not payout then 0 when kind = 'ours_committed_theirs_not' then -o when kind = 'theirs_committed_ours_not' then th
+                    when kind = 'amount_differs' then tr - o end as settled,
+               case when kind = 'ours_committed_theirs_not' then -f when kind = 'theirs_committed_ours_not' and payout then f else 0 end as fees,
+               case when payout then 0 when kind = 'ours_committed_theirs_not' then o when kind = 'theirs_committed_ours_not' then -th
+                    when kind = 'amount_differs' then -(tr - o) end as customers
+          from owed
+      )
+      select x.exception_id, m.transfer_id, coalesce(x.merchant_account_number, m.merchant_account_number) as merchant_account_number,
+             x.kind, m.reference, m.disbursement, m.collection, m.settled, m.fees, m.customers,
+             x.disbursement as expected_disbursement, x.collection as expected_collection, x.settled as expected_settled,
+             x.fees as expected_fees, x.customers as expected_customers,
+             x.exception_id is not null and m.transfer_id is not null and m.merchant_account_number = x.merchant_account_number
+               and m.reference = 'RX' || x.exception_id and m.elsewhere = 0
+               and (m.disbursement, m.collection, m.settled, m.fees, m.customers) = (x.disbursement, x.collection, x.settled, x.fees, x.customers) as ok
+        from expected x
+        full join moved m on m.transfer_id = x.ledger_transfer_id`,
+    detail: `json_build_object('exceptionId', exception_id, 'ledgerTransferId', transfer_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
+                                'reference', reference,
+                                'movedMinor', json_build_object('disbursement', disbursement, 'collection', collection, 'payoutsSettled', settled, 'fees', fees, 'customerPayments', customers),
+                                'expectedMinor', json_build_object('disbursement', expected_disbursement, 'collection', expected_collection, 'payoutsSettled', expected_settled,
+                                                                   'fees', expected_fees, 'customerPayments', expected_customers))`,
   },
   {
     name: 'statement_days',

@@ -13,7 +13,7 @@ import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/
 import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
 import { applyStats } from '../../modules/analytics/stats.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from '../../modules/disbursements/sandbox.ts';
-import { connectorMatches, connectorParams, type ConnectorSet, type PayoutRail, type RailHealth } from '../contract.ts';
+import { connectorMatches, connectorParams, errorRate, type ConnectorSet, type PayoutRail, type RailHealth } from '../contract.ts';
 
 /** Lines per transaction: big enough to amortise the statements, small enough to keep locks short. */
 export const CHUNK_LINES = 1000;
@@ -139,8 +139,12 @@ async function chunkHealth(deps: Deps, name: string, connectors: ConnectorSet): 
     lastFailureAt: r.last_failure?.toISOString() ?? null,
     failuresLastHour: Number(r.failures),
     successesLastHour: Number(r.successes),
+    errorRateLastHour: errorRate(Number(r.successes), Number(r.failures)),
     inFlight: 0,
     overdue: 0,
+    oldestInFlightSeconds: null,
+    // The simulated connector's collections are simulated payments (no rail carries them).
+    collections: null,
   };
 }
 
