@@ -190,14 +190,16 @@ export const CHECKS: Check[] = [
     name: 'rail_collections',
     description:
       'each payment brought in by a rail matches its state: a committed one has its own collection (no other rail payment names it) of its merchant, ' +
-      'amount and currency, paying its timed account\'s request when it paid one; a reserved one holds its timed account (the request open, held by its ' +
+      'amount (or a reconciliation exception for the difference, which rail_corrections checks once resolved) and currency, paying its timed account\'s request when it paid one; a reserved one holds its timed account (the request open, held by its ' +
       'transfer); a quoted or aborted one credited nothing and holds nothing; and no timed account is held but by a reserved rail payment',
     items: `
       select r.merchant_account_number, r.inbound_id, r.phase, r.transfer_id, r.request_id, r.amount_minor, r.collection_id,
              c.amount_minor as credited_minor, q.status_code as request_status, q.held_by_transfer,
              case r.phase
-               when 'committed' then c.collection_id is not null and c.merchant_account_number = r.merchant_account_number and c.amount_minor = r.amount_minor
-                    and c.currency_code = r.currency_code and c.request_id is not distinct from r.request_id
+               when 'committed' then c.collection_id is not null and c.merchant_account_number = r.merchant_account_number and c.currency_code = r.currency_code
+                    and c.request_id is not distinct from r.request_id
+                    and (c.amount_minor = r.amount_minor or exists (select 1 from rail_exceptions x where x.merchant_account_number = r.merchant_account_number
+                                                                      and x.transfer_id = r.transfer_id and x.kind = 'amount_differs'))
                     and (select count(*) from rail_collections o where o.collection_id = r.collection_id) = 1
                when 'reserved' then r.request_id is null or (q.status_code = 'O' and q.held_by_transfer = r.transfer_id)
                else r.collection_id is null and (r.transfer_id is null or q.held_by_transfer is distinct from r.transfer_id)
