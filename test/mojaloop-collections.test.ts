@@ -186,6 +186,10 @@ describe('what cannot be paid, and what is not credited', () => {
     // And its quote too.
     const quote = ok(await requestQuote(ttk, { ...payer, body: quoteRequestBody({ payer: PAYER, payee: { type: 'ACCOUNT_ID', id: expired, fspId: FSP_ID }, amount: '110', currency: 'MWK' }) }), 'quote');
     expect(quote.body.errorInformation.errorCode).toBe('3204');
+    // Lookups are not kept (nor our answers to them); a request refused by callback is, with why.
+    const { rows: kept } = await t.db.query<{ method: string; path: string; outcome: string }>(`select method, path, outcome from rail_refused_messages order by message_id`);
+    expect(kept.filter((k) => k.path.startsWith('/parties'))).toEqual([]);
+    expect(kept.filter((k) => k.method === 'POST' && k.path === '/quotes').map((k) => k.outcome)).toContain('refused by callback: 3204 Party not found');
   });
 
   it('a quote for another amount than the request expects is refused (5101), naming the amount expected', async () => {

@@ -269,7 +269,9 @@ async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.C
   // Locked: concurrent payments of this merchant and type take turns between reading the day's
   // total and adding to it, so together they cannot cross the daily limit. The total is a running
   // one (migration 0013), added to here and rolled back with a refused payment.
-  const limit = await limitFor(tx, merchantNo, p.transactionCode, currency, true);
+  // A rail's committed payment judges nothing, so it takes no lock on the limits: it only adds to
+  // the day's total (an atomic upsert), and one merchant's credits need not queue behind each other.
+  const limit = p.limits === 'check' ? await limitFor(tx, merchantNo, p.transactionCode, currency, true) : undefined;
   const before = await repo.addToCollectedToday(tx, merchantNo, p.transactionCode, currency, p.amountMinor);
   if (p.limits === 'check') {
     checkAmount(limit, p.amountMinor);

@@ -42,7 +42,9 @@ function storable(body: unknown): string | null {
  */
 export async function recordMessages(q: Db | pg.PoolClient, messages: RailMessage[]): Promise<void> {
   const ours = messages.filter((m) => m.payout !== undefined || m.collection !== undefined);
-  const stray = messages.filter((m) => m.payout === undefined && m.collection === undefined);
+  // What we send that names nothing of ours (a lookup's answer, the error callback to a request we
+  // refused, whose own record says why) is not kept: the refused list is what others sent us.
+  const stray = messages.filter((m) => m.payout === undefined && m.collection === undefined && m.direction === 'in');
   if (stray.length > 0) {
     await q.query(
       `insert into rail_refused_messages (rail, method, path, http_status, headers, body, outcome)

@@ -95,6 +95,12 @@ export async function registerFspiopRoutes(scope: FastifyInstance, deps: Deps): 
   }
 }
 
+/** "3204 Party not found" when `sends` is one error callback. */
+function errorCallbackOf(sends: SwitchRequest[]): string | undefined {
+  const body = sends.length === 1 && sends[0].path.endsWith('/error') ? (sends[0].body as ErrorBody | undefined) : undefined;
+  return body ? `${body.errorInformation.errorCode} ${body.errorInformation.errorDescription}` : undefined;
+}
+
 async function handle(deps: Deps, ctx: MojaloopContext, route: FspiopRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const path = request.url.split('?')[0].replace(/^\/fspiop/, '');
   const params = request.params as Record<string, string>;
@@ -102,7 +108,7 @@ async function handle(deps: Deps, ctx: MojaloopContext, route: FspiopRoute, requ
   const record = (status: number, outcome: string, result?: Result, body?: unknown) => {
     const owners = [...(result?.payouts ?? []).map((payout) => ({ payout })), ...(result?.collections ?? []).map((collection) => ({ collection }))];
     // A lookup names no collection of ours and moves no money: not kept (it would be every wallet's question).
-    if (owners.length === 0 && outcome === 'accepted' && route.method === 'GET') return Promise.resolve();
+    if (owners.length === 0 && route.method === 'GET' && checked.ok) return Promise.resolve();
     return recordMessages(
       deps.db,
       (owners.length > 0 ? owners : [{}]).map((owner) => ({ ...owner, direction: 'in' as const, method: route.method, path, httpStatus: status, headers: request.headers as Record<string, string>, body, outcome })),
@@ -125,7 +131,9 @@ async function handle(deps: Deps, ctx: MojaloopContext, route: FspiopRoute, requ
     await record(400, `refused: ${result.refused.errorCode} ${result.refused.reason}`, result, checked.body);
     return reply.code(400).type('application/json').send(errorInformation(result.refused.errorCode, result.refused.reason.slice(0, 128)));
   }
-  await record(route.method === 'GET' || route.method === 'POST' ? 202 : 200, 'accepted', result, checked.body);
+  // A request that named nothing of ours is answered by an error callback: kept with why.
+  const refusal = (result.collections ?? []).length === 0 && (result.payouts ?? []).length === 0 ? errorCallbackOf(result.sends) : undefined;
+  await record(route.method === 'GET' || route.method === 'POST' ? 202 : 200, refusal ? `refused by callback: ${refusal}` : 'accepted', result, checked.body);
   // The next request or our callback goes out after the answer (a payer's DFSP reads the answer
   // first). Were it lost with this process, the worker sends it again: a payout's when its wait is
   // over (payouts.ts), a collection's fulfilment by the payee sweep (payee-sweep.ts).
