@@ -14,6 +14,7 @@
 //   console        bench/parts/console.ts: the console's data functions and statement CSV for a merchant with 1,000,000 collections
 //   consoleFiles   bench/parts/console-files.ts: a 50,000-line XLSX uploaded and validated through the console, next to the API
 //   rails          bench/parts/rails.ts: a 10,000-line batch paid over Mojaloop (TTK as the switch) and to the simulated connector
+//   rails-inbound  bench/parts/rails-inbound.ts: payments into timed accounts over Mojaloop (TTK, then a bare payer) and commit → webhook
 // Shared helpers are in bench/lib: load generation (autocannon, hooks), percentiles, CPU and
 // memory from /proc, databases and merchants, the service as a child process, the report files.
 // http, webhooks, collections and keyed use the database this file creates (migrated, queue
@@ -61,6 +62,7 @@ import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
 import { benchKeyed, keyedTable } from './parts/keyed.ts';
 import { benchRails } from './parts/rails.ts';
+import { benchRailsInbound } from './parts/rails-inbound.ts';
 import { benchWebhooks } from './parts/webhooks.ts';
 
 /** Each part's report goes under its name; http's fields are the report's own (its first part). */
@@ -75,6 +77,7 @@ const PARTS = {
   console: benchConsole,
   consoleFiles: benchConsoleFiles,
   rails: benchRails,
+  'rails-inbound': benchRailsInbound,
 } satisfies Record<string, (ctx: BenchContext) => Promise<object>>;
 type Part = keyof typeof PARTS;
 const PART_NAMES = Object.keys(PARTS) as Part[];

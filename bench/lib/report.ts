@@ -105,6 +105,12 @@ const ROWS: Row[] = [
   { area: 'Console uploads', figure: '50,000-line XLSX through the API: request → validated, p50', path: 'consoleFiles.api.validated.p50Ms', unit: 'ms' },
   { area: 'Console uploads', figure: 'the same through the console: request → validated, p50', path: 'consoleFiles.console.validated.p50Ms', unit: 'ms' },
   { area: 'Console uploads', figure: 'console ÷ API (request → validated, p50)', path: 'consoleFiles.consoleOverApi.validatedP50', unit: '×', target: { atMost: 1.1 } },
+  { area: 'Payments in over Mojaloop', figure: 'TTK as payer, one merchant', path: 'rails-inbound.viaTtk.paymentsPerSecond', unit: 'payments/s' },
+  { area: 'Payments in over Mojaloop', figure: 'TTK as payer, 8 merchants', path: 'rails-inbound.spread.viaTtk.paymentsPerSecond', unit: 'payments/s' },
+  { area: 'Payments in over Mojaloop', figure: 'bare payer, one merchant', path: 'rails-inbound.direct.paymentsPerSecond', unit: 'payments/s' },
+  { area: 'Payments in over Mojaloop', figure: 'bare payer, 8 merchants', path: 'rails-inbound.spread.direct.paymentsPerSecond', unit: 'payments/s' },
+  { area: 'Payments in over Mojaloop', figure: 'credit committed → webhook p50 (TTK, one merchant)', path: 'rails-inbound.viaTtk.commitToWebhookMs.p50', unit: 'ms' },
+  { area: 'Payments in over Mojaloop', figure: 'credit committed → webhook p95 (TTK, one merchant)', path: 'rails-inbound.viaTtk.commitToWebhookMs.p95', unit: 'ms' },
 ];
 
 function targetText(t: Row['target']): string {
