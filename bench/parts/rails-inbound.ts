@@ -94,6 +94,7 @@ import type { BenchContext } from '../lib/context.ts';
 import { cpuSample, findPostmaster, processCpuMs } from '../lib/cpu.ts';
 import { benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
 import { credentialsOf } from '../lib/merchants.ts';
+import { ActivitySampler } from '../lib/activity.ts';
 import { RssSampler } from '../lib/memory.ts';
 import { startService, stopService, type Service } from '../lib/service.ts';
 import { median, percentileOf } from '../lib/stats.ts';
@@ -123,7 +124,6 @@ const TIMED_ACCOUNT_MINUTES = 120;
 const OPEN_PER_SECOND = 40;
 const STEP_TIMEOUT_MS = 30_000;
 const WEBHOOK_WAIT_MS = 60_000;
-const ACTIVITY_SAMPLE_MS = 200;
 const PROGRESS_EVERY_MS = 15_000;
 const TTK_LOG_LEVEL = process.env.TTK_LOG_LEVEL?.trim() || 'error';
 
@@ -491,41 +491,6 @@ function cpuOver(p: Procs, before: ReturnType<typeof cpuMark>, payments: number)
   };
 }
 
-/** What the service's busy database sessions are doing, sampled on the bench's own connection. */
-class ActivitySampler {
-  private readonly counts = new Map<string, number>();
-  private samples = 0;
-  private activeSessions = 0;
-  private stopped = false;
-  private readonly loop: Promise<void>;
-
-  constructor(db: Db, databaseName: string) {
-    this.loop = this.run(db, databaseName).catch((err: Error) => log(`rails-inbound: activity sampling stopped: ${err.message}`));
-  }
-
-  private async run(db: Db, databaseName: string): Promise<void> {
-    while (!this.stopped) {
-      const { rows } = await db.query<{ what: string }>(
-        `select coalesce(wait_event_type || ' ' || wait_event, 'running') || ': ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 80) as what
-           from pg_stat_activity where datname = $1 and state = 'active' and pid <> pg_backend_pid()`,
-        [databaseName],
-      );
-      this.samples += 1;
-      this.activeSessions += rows.length;
-      for (const r of rows) this.counts.set(r.what, (this.counts.get(r.what) ?? 0) + 1);
-      await sleep(ACTIVITY_SAMPLE_MS);
-    }
-  }
-
-  async stop() {
-    this.stopped = true;
-    await this.loop;
-    const perSample = (n: number) => Math.round((n / Math.max(1, this.samples)) * 100) / 100;
-    const top = [...this.counts].sort((a, b) => b[1] - a[1]).slice(0, 6);
-    return { samples: this.samples, meanActiveSessions: perSample(this.activeSessions), top: top.map(([what, n]) => ({ what, meanSessions: perSample(n) })) };
-  }
-}
-
 /**
  * Rows read so far: per table by sequential scans, per index by index scans (pg_stat_user_tables,
  * pg_stat_user_indexes). A plan that rereads a table or an index range per message shows here.
@@ -645,11 +610,11 @@ async function benchPayer(run: RunContext, mode: 'viaTtk' | 'direct', pay: Payer
 
   const readsBefore = await rowReads(run.db);
   const before = cpuMark(run.procs);
-  const sampler = new ActivitySampler(run.db, run.databaseName);
+  const sampler = new ActivitySampler(run.db, run.databaseName, 'rails-inbound');
   const rss = { service: new RssSampler(run.procs.service.child.pid!), ...(run.procs.ttkPid === undefined ? {} : { ttk: new RssSampler(run.procs.ttkPid) }) };
   const done = await payAll(loaded, concurrency, pay, label);
   const cpu = cpuOver(run.procs, before, Math.max(1, done.payments.length));
-  const databaseActivity = await sampler.stop();
+  const databaseActivity = await sampler.stop(6);
   for (const r of Object.values(rss)) r.stop();
   const lastWebhookAt = await run.receiver.allOf(
     done.payments.map((p) => p.account),

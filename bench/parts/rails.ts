@@ -78,6 +78,7 @@ import type { BenchContext } from '../lib/context.ts';
 import { cpuSample, findPostmaster, processCpuMs, type CpuSample } from '../lib/cpu.ts';
 import { autovacuumDone, benchDeps, createDatabase, dropDatabase } from '../lib/db.ts';
 import { credentialsOf } from '../lib/merchants.ts';
+import { ActivitySampler } from '../lib/activity.ts';
 import { RssSampler } from '../lib/memory.ts';
 import { startService, stopService, type Service } from '../lib/service.ts';
 import { median, percentileOf } from '../lib/stats.ts';
@@ -112,7 +113,6 @@ const CALLBACK_WAIT_MS = 30_000;
 const VALIDATE_POLL_MS = 100;
 const FINAL_POLL_MS = 200;
 const PROGRESS_EVERY_MS = 15_000;
-const ACTIVITY_SAMPLE_MS = 200;
 /** Generous: the run is reported however slow a rail is, up to this much per line. */
 const FINAL_TIMEOUT_MS_PER_LINE = 300;
 const TOPUP_MAX_MAJOR = 5_000_000_000;
@@ -435,46 +435,6 @@ async function mojaloopFigures(db: Db, batchNumber: number, lines: number) {
   };
 }
 
-/**
- * What the service's busy database sessions are doing, sampled every ACTIVITY_SAMPLE_MS on the
- * bench's own connection (one small query): a wait event (a lock, the WAL) or `running`, and the
- * statement. Shows where a rail's transactions queue without instrumenting the service.
- */
-class ActivitySampler {
-  private readonly counts = new Map<string, number>();
-  private samples = 0;
-  private activeSessions = 0;
-  private stopped = false;
-  private readonly loop: Promise<void>;
-
-  constructor(db: Db, databaseName: string) {
-    this.loop = this.sampleUntilStopped(db, databaseName).catch((err: Error) => log(`rails: activity sampling stopped: ${err.message}`));
-  }
-
-  private async sampleUntilStopped(db: Db, databaseName: string): Promise<void> {
-    while (!this.stopped) {
-      const { rows } = await db.query<{ what: string }>(
-        `select coalesce(wait_event_type || ' ' || wait_event, 'running') || ': ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 80) as what
-           from pg_stat_activity where datname = $1 and state = 'active' and pid <> pg_backend_pid()`,
-        [databaseName],
-      );
-      this.samples += 1;
-      this.activeSessions += rows.length;
-      for (const r of rows) this.counts.set(r.what, (this.counts.get(r.what) ?? 0) + 1);
-      await sleep(ACTIVITY_SAMPLE_MS);
-    }
-  }
-
-  /** The mean number of active sessions, and the five commonest things they were doing (mean sessions each). */
-  async stop() {
-    this.stopped = true;
-    await this.loop;
-    const perSample = (n: number) => Math.round((n / Math.max(1, this.samples)) * 100) / 100;
-    const top = [...this.counts].sort((a, b) => b[1] - a[1]).slice(0, 5);
-    return { samples: this.samples, meanActiveSessions: perSample(this.activeSessions), top: top.map(([what, n]) => ({ what, meanSessions: perSample(n) })) };
-  }
-}
-
 /** Index tuples read so far per index (pg_stat_user_indexes): a plan that rereads a table per payout shows here. */
 async function indexReads(db: Db): Promise<Map<string, number>> {
   const { rows } = await db.query<{ name: string; n: string }>(`select relname || '.' || indexrelname as name, idx_tup_read as n from pg_stat_user_indexes`);
@@ -567,7 +527,7 @@ async function benchRail(run: Run, rail: RailSpec) {
   await autovacuumDone(run.db);
   const readsBefore = await indexReads(run.db);
   const before = cpuMark(run);
-  const sampler = new ActivitySampler(run.db, run.databaseName);
+  const sampler = new ActivitySampler(run.db, run.databaseName, 'rails');
   const rss = { service: new RssSampler(run.service.child.pid!), ttk: new RssSampler(run.ttkPid) };
   const final = await transferToFinal(api, m, batchNumber, label).finally(() => {
     void sampler.stop();
