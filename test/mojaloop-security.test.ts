@@ -366,6 +366,31 @@ describe('production with mutual TLS: TTK requires our certificate, we require i
     await expectLedgerClean(t, m);
   });
 
+  it('a transfer not signed by the payer DFSP it names is refused 3105, kept for the operator, and credits nothing', { timeout: 120_000 }, async () => {
+    const m = await newMerchant(t, { accountName: 'Zomba Stationers', levelNumber: 1 });
+    const initiated = await live(m, '/collections/requestToPay/initiate', { merchantAccountNumber: m.merchantAccountNumber, transactionAmount: '120.00', transactionDescription: 'Pens', referenceNumber: `PENS${++keys}`, capturedBy: CAPTURER });
+    expect(initiated.statusCode, initiated.body).toBe(200);
+    const account: string = initiated.json().timedAccountNumber;
+    const payer = { baseUrl: `https://127.0.0.1:${tlsPort}/fspiop`, source: PAYER_FSP, destination: FSP_ID, version: '1.1' as const };
+    const quoteBody = quoteRequestBody({ payer: { type: 'MSISDN', id: '265991114455', fspId: PAYER_FSP }, payee: { type: 'ACCOUNT_ID', id: account, fspId: FSP_ID }, amount: '120', currency: 'MWK' });
+    const quote = await requestQuote(switchTtk, { ...payer, body: quoteBody });
+    expect(quote.callback?.error, JSON.stringify(quote)).toBe(false);
+    await switchTtk.setUserConfig({ JWS_SIGN: false });
+    try {
+      const transfer = await sendTransfer(switchTtk, { ...payer, body: transferRequestBody({ payerFsp: PAYER_FSP, payeeFsp: FSP_ID, quote: quote.callback!.body, transferId: quoteBody.transactionId }) });
+      expect(transfer.status).toBe(400);
+      expect((transfer.body as { errorInformation: { errorCode: string } }).errorInformation.errorCode).toBe('3105');
+    } finally {
+      await switchTtk.setUserConfig({ JWS_SIGN: true });
+    }
+    const { rows: request } = await t.db.query<{ status_code: string; held_by_transfer: string | null }>('select status_code, held_by_transfer from payment_requests where timed_account_number = $1', [account]);
+    expect(request[0]).toEqual({ status_code: 'O', held_by_transfer: null });
+    const { rows: phase } = await t.db.query<{ phase: string }>('select phase from rail_collections where quote_id = $1', [quoteBody.quoteId]);
+    expect(phase[0].phase).toBe('quoted');
+    const { rows: kept } = await t.db.query<{ outcome: string }>(`select outcome from rail_refused_messages where method = 'POST' and path = '/transfers' order by message_id desc limit 1`);
+    expect(kept[0].outcome).toMatch(/^refused: 3105/);
+  });
+
   it('the main port does not serve /fspiop; a callback without a client certificate fails at the TLS handshake and changes nothing', { timeout: 60_000 }, async () => {
     await switchTtk.setRules([transferNoCallback({ amount: '3131' })]);
     try {
