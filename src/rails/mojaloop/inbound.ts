@@ -63,9 +63,12 @@ export function checkInbound(message: InboundMessage): Checked {
     const verdict = verifyRequest({ method: message.method, uri: message.path, headers, rawBody: raw, publicKeyPem: key });
     if (!verdict.ok) return refuse(verdict.errorCode, `invalid signature: ${verdict.reason}`);
   }
+  const text = raw.toString('utf8');
+  // JSON can carry NUL only escaped; no FSPIOP value holds one, and PostgreSQL's text cannot.
+  if (/\\u0000/i.test(text)) return refuse('3101', 'Malformed syntax - the body holds a NUL character');
   let body: unknown;
   try {
-    body = sjson.parse(raw.toString('utf8'));
+    body = sjson.parse(text);
   } catch {
     return refuse('3101', 'the body is not JSON');
   }

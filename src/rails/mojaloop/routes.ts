@@ -119,6 +119,10 @@ async function handle(deps: Deps, ctx: MojaloopContext, route: FspiopRoute, requ
     await record(checked.httpStatus, `refused: ${checked.errorCode} ${checked.description}`, undefined, checked.body);
     return reply.code(checked.httpStatus).type('application/json').send(errorInformation(checked.errorCode, checked.description));
   }
+  if (Object.values(params).some((value) => value.includes('\u0000'))) {
+    await record(400, 'refused: 3101 a NUL character in the path', undefined, checked.body);
+    return reply.code(400).type('application/json').send(errorInformation('3101', 'Malformed syntax - the path holds a NUL character'));
+  }
   // A quote's or a transfer's ID is a UUID (CorrelationId): anything else names nothing of ours.
   if (route.resource !== 'parties' && params.id !== undefined && !isCorrelationId(params.id)) {
     await record(400, 'refused: 3101 the ID in the path is not a UUID', undefined, checked.body);
