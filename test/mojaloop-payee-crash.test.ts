@@ -29,11 +29,16 @@ let port: number;
 
 /** In front of TTK as the switch: forwards everything, except that it may refuse our fulfilments. */
 let refuseFulfilments = false;
+/** Fulfilments refused so far: our callback goes out only after our answer to the transfer was written. */
+let fulfilmentsRefused = 0;
 const proxy = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    if (refuseFulfilments && req.method === 'PUT' && /^\/transfers\/[^/]+$/.test(req.url ?? '')) return void res.writeHead(503).end();
+    if (refuseFulfilments && req.method === 'PUT' && /^\/transfers\/[^/]+$/.test(req.url ?? '')) {
+      fulfilmentsRefused += 1;
+      return void res.writeHead(503).end();
+    }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
     fetch(`${ttk.fspiopUrl}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined })
       .then(async (answer) => res.writeHead(answer.status).end(Buffer.from(await answer.arrayBuffer())))
@@ -125,12 +130,13 @@ describe('crashes of the payee side', () => {
     refuseFulfilments = true;
     const body = transferRequestBody({ payerFsp: PAYER_FSP, payeeFsp: FSP_ID, quote, transferId: transactionId, expiration: new Date(Date.now() + 90_000).toISOString() });
     const transfer = sendTransfer(ttk, { ...payer(), body, timeoutMs: 120_000 });
-    // Accepted and held; our fulfilment refused by the switch: kill the service now.
+    // Accepted (our 202 written: the fulfilment goes out after it) and held; our fulfilment refused
+    // by the switch: kill the service now.
     await until(
       'transfer reserved, fulfilment not taken',
       async () => {
         const { rows } = await t.db.query<{ phase: string; sent: boolean }>('select phase, fulfilment_sent_at is not null as sent from rail_collections where transfer_id = $1', [transactionId]);
-        return rows[0]?.phase === 'reserved' && !rows[0].sent;
+        return rows[0]?.phase === 'reserved' && !rows[0].sent && fulfilmentsRefused > 0;
       },
       30_000,
       20,
