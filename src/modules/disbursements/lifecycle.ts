@@ -2,12 +2,32 @@
 // which authorisation level, under which condition, and who may not perform it (four eyes). The
 // merchant's actions are looked up here; the transitions the system makes (Q → P/E by validation,
 // T → C/F when the last line is final) are in the validation job and the payout worker.
+import { sameActor } from '../../lib/actor.ts';
 
 export type BatchStatus = 'Q' | 'P' | 'R' | 'A' | 'T' | 'C' | 'E' | 'F' | 'N' | 'X';
 export type BatchAction = 'review' | 'approve' | 'reject' | 'cancel' | 'transferFunds';
 
 /** Who has already acted on the batch: the four-eyes rules compare the actor with these. */
 export type Actor = 'capturer' | 'reviewer';
+
+/** Who already acted on a batch or a single payout, as stored (names as they were sent). */
+export interface Acted {
+  capturedBy: string;
+  reviewedBy: string | null;
+}
+
+/**
+ * The four-eyes rule of an action (its `notBy`): the role `actor` already played on the batch or
+ * payout, if any, which forbids it; undefined when the rule allows it. Names are compared in
+ * canonical form (lib/actor.ts). The one copy of the rule: the service refuses by it, the console
+ * shows its buttons and the home page its to-do list by it.
+ */
+export function fourEyesConflict(notBy: readonly Actor[], acted: Acted, actor: string): Actor | undefined {
+  return notBy.find((role) => {
+    const earlier = role === 'capturer' ? acted.capturedBy : acted.reviewedBy;
+    return earlier !== null && sameActor(earlier, actor);
+  });
+}
 
 export interface From {
   status: BatchStatus;

@@ -7,7 +7,6 @@ import { hasMessage, t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { emitEvent } from '../../jobs/outbox.ts';
-import { canonicalActor } from '../../lib/actor.ts';
 import { formatMajor, toMajor, toMinor } from '../../lib/money.ts';
 import { activeConnector } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
@@ -18,6 +17,7 @@ import { authoriseActor, type DecisionChannel } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
 import {
   allowed,
+  fourEyesConflict,
   LINE_STATUS_ON,
   LINE_STATUS_NAMES,
   SINGLE_TRANSITIONS,
@@ -202,11 +202,8 @@ const ACTOR_COLUMN = { review: 'reviewed', approve: 'approved', reject: 'rejecte
  * they were sent (src/lib/actor.ts).
  */
 function assertFourEyes(notBy: readonly Actor[], acted: { captured_by: string; reviewed_by: string | null }, actionedBy: string, refusal: (role: Actor) => AppError): void {
-  const actor = canonicalActor(actionedBy);
-  for (const role of notBy) {
-    const earlier = role === 'capturer' ? acted.captured_by : acted.reviewed_by;
-    if (earlier && canonicalActor(earlier) === actor) throw refusal(role);
-  }
+  const role = fourEyesConflict(notBy, { capturedBy: acted.captured_by, reviewedBy: acted.reviewed_by }, actionedBy);
+  if (role) throw refusal(role);
 }
 
 /** The batch, locked, if the action is allowed on it now and by this user; a specific 4xx otherwise. */

@@ -60,6 +60,16 @@ export interface ActorCheck {
  * and one of their roles (two users can share a mailbox only from before canonical matching)
  * grants the action on this batch or single payout.
  */
+/**
+ * Whether `roleCode` grants `action` to `actor` on a batch or payout `capturedBy` captured ('own':
+ * only on their own). The one copy of the role rule: the service refuses by it (authoriseActor),
+ * the console shows its buttons by it (disbursements/may-act.ts).
+ */
+export function roleGrants(roleCode: string, action: BatchAction, actor: string, capturedBy: string): boolean {
+  const grant = ACTIONS_BY_ROLE[roleCode]?.[action];
+  return grant === 'any' || (grant === 'own' && canonicalActor(capturedBy) === canonicalActor(actor));
+}
+
 export async function authoriseActor(tx: pg.PoolClient, c: ActorCheck): Promise<void> {
   if (c.channel === 'api' && (await decisionsInConsole(tx, c.merchantAccountNumber))) {
     const subject = c.transactionReferenceNumber !== undefined ? { key: 'detail.subjectPayout' as const } : { key: 'detail.subjectBatch' as const };
@@ -71,9 +81,8 @@ export async function authoriseActor(tx: pg.PoolClient, c: ActorCheck): Promise<
   const matching = users.filter((u) => canonicalActor(u.email_address) === actor);
   const payout = c.transactionReferenceNumber !== undefined;
   if (matching.length === 0) throw new AppError('forbidden', payout ? 'detail.actorNotUserPayout' : 'detail.actorNotUser', { actor: c.actor, merchantAccountNumber: c.merchantAccountNumber });
-  const own = canonicalActor(c.capturedBy) === actor;
+  if (matching.some((u) => roleGrants(u.role_code, c.action, c.actor, c.capturedBy))) return;
   const grants = matching.map((u) => ACTIONS_BY_ROLE[u.role_code]?.[c.action]);
-  if (grants.includes('any') || (own && grants.includes('own'))) return;
   const params = { actor: c.actor, role: matching.map((u) => u.role_name).join(', '), action: { key: `actionVerb.${c.action}` as const } };
   if (payout) throw new AppError('forbidden', 'detail.actorRolePayout', { ...params, reference: c.transactionReferenceNumber ?? '' });
   throw new AppError('forbidden', grants.includes('own') ? 'detail.actorRoleOwn' : 'detail.actorRole', { ...params, batchNumber: c.batchNumber ?? 0 });

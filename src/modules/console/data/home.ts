@@ -3,9 +3,9 @@
 // transfer; failed webhook deliveries). Figures in minor units; the page formats them.
 import type { Queryable } from '../../../db/pool.ts';
 import { AppError } from '../../../http/errors.ts';
-import { sameActor } from '../../../lib/actor.ts';
 import { utcDay } from '../../analytics/stats.ts';
-import { SINGLE_TRANSITIONS, TRANSITIONS, statusDescription, type Actor, type BatchAction, type BatchStatus, type SingleAction } from '../../disbursements/lifecycle.ts';
+import { TRANSITIONS, statusDescription, type BatchAction, type BatchStatus, type SingleAction } from '../../disbursements/lifecycle.ts';
+import { batchVerdict, singleVerdict, type ActingUser } from '../../disbursements/may-act.ts';
 import { findMerchant } from '../../merchants/repository.ts';
 import { ACTIONS_BY_ROLE } from '../../users/permissions.ts';
 import { findUser } from '../../users/repository.ts';
@@ -197,13 +197,11 @@ export interface Attention {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The four-eyes rule of an action: the user must be none of the people it names (lib/actor.ts canonical form). */
-function fourEyesAllow(notBy: readonly Actor[], emailAddress: string, row: { captured_by: string; reviewed_by: string | null }): boolean {
-  return notBy.every((who) => {
-    const by = who === 'capturer' ? row.captured_by : row.reviewed_by;
-    return by === null || !sameActor(by, emailAddress);
-  });
-}
+/**
+ * What waits for someone is never the withdrawal of a transferred batch before its day (a step
+ * only before it is due): the verdicts below are asked as of a day no batch is scheduled after.
+ */
+const NO_STEP_BEFORE_DUE = '9999-12-31';
 
 /**
  * What waits for this user: batches and single payouts their role may move on (users/permissions.ts
@@ -216,11 +214,11 @@ function fourEyesAllow(notBy: readonly Actor[], emailAddress: string, row: { cap
 export async function attention(db: Queryable, merchantAccountNumber: number, user: AttentionUser): Promise<Attention> {
   if (!UUID.test(user.userId)) throw new AppError('validation', 'detail.valueInvalid', { field: 'userId', value: user.userId.slice(0, 40) });
   const row = await findUser(db, merchantAccountNumber, user.userId);
-  const grants = row && row.status_code === 'A' ? (ACTIONS_BY_ROLE[row.role_code] ?? {}) : {};
-  const email = row?.email_address ?? user.emailAddress;
+  const acting: ActingUser | undefined = row && row.status_code === 'A' ? { emailAddress: row.email_address, roleCode: row.role_code } : undefined;
+  const grants = acting ? (ACTIONS_BY_ROLE[acting.roleCode] ?? {}) : {};
   // One after another: `db` may be a single client (a transaction), which runs one query at a time.
-  const batches = await waitingBatches(db, merchantAccountNumber, grants, email);
-  const singlePayouts = await waitingPayouts(db, merchantAccountNumber, grants, email);
+  const batches = acting ? await waitingBatches(db, merchantAccountNumber, grants, acting) : { count: 0, truncated: false, items: [] };
+  const singlePayouts = acting ? await waitingPayouts(db, merchantAccountNumber, grants, acting) : { count: 0, truncated: false, items: [] };
   const failedDeliveries = await failedWebhookDeliveries(db, merchantAccountNumber);
   return { batches, singlePayouts, failedDeliveries };
 }
@@ -243,7 +241,7 @@ interface BatchCandidate {
   scheduled_date: string | null;
 }
 
-async function waitingBatches(db: Queryable, merchantAccountNumber: number, grants: Grants, email: string): Promise<Attention['batches']> {
+async function waitingBatches(db: Queryable, merchantAccountNumber: number, grants: Grants, acting: ActingUser): Promise<Attention['batches']> {
   // The (state, level) pairs from which the user's granted actions start; 'own' grants are for
   // cancel only (an initiator withdrawing their own batch), which moves nothing on.
   const pairs = WAITING_ACTIONS.filter((a) => grants[a] === 'any').flatMap((action) =>
@@ -261,7 +259,9 @@ async function waitingBatches(db: Queryable, merchantAccountNumber: number, gran
     [merchantAccountNumber, [...new Set(pairs.map((p) => p.status))], pairs.map((p) => p.status), pairs.map((p) => p.level), MAX_CANDIDATES],
   );
   const waiting = rows.flatMap((b) => {
-    const pair = pairs.find((p) => p.status === b.status_code && p.level === b.level_number && fourEyesAllow(TRANSITIONS[p.action].notBy, email, b));
+    const facts = { statusCode: b.status_code, levelNumber: b.level_number, capturedBy: b.captured_by, reviewedBy: b.reviewed_by, isBatchScheduled: b.is_batch_scheduled, scheduledDate: b.scheduled_date };
+    // The SQL above narrows the candidates; the decision is the domain's, as the service makes it.
+    const pair = pairs.find((p) => p.status === b.status_code && p.level === b.level_number && batchVerdict(acting, facts, p.action, NO_STEP_BEFORE_DUE) === 'yes');
     return pair ? [{ b, action: pair.action }] : [];
   });
   return {
@@ -301,7 +301,7 @@ interface PayoutCandidate {
   created_at: Date;
 }
 
-async function waitingPayouts(db: Queryable, merchantAccountNumber: number, grants: Grants, email: string): Promise<Attention['singlePayouts']> {
+async function waitingPayouts(db: Queryable, merchantAccountNumber: number, grants: Grants, acting: ActingUser): Promise<Attention['singlePayouts']> {
   const actions = SINGLE_WAITING.filter((a) => grants[a] === 'any');
   if (actions.length === 0) return { count: 0, truncated: false, items: [] };
   // A single payout awaiting someone is P (lifecycle.ts singleStage: reviewed when it has a reviewer).
@@ -315,10 +315,8 @@ async function waitingPayouts(db: Queryable, merchantAccountNumber: number, gran
     [merchantAccountNumber, MAX_CANDIDATES],
   );
   const waiting = rows.flatMap((p) => {
-    const stage = p.reviewed_by ? 'reviewed' : 'pending';
-    const action = actions.find(
-      (a) => SINGLE_TRANSITIONS[a].from.some((f) => f.stage === stage && f.levels.includes(p.level_number)) && fourEyesAllow(SINGLE_TRANSITIONS[a].notBy, email, p),
-    );
+    const facts = { statusCode: 'P', levelNumber: p.level_number, capturedBy: p.captured_by, reviewedBy: p.reviewed_by };
+    const action = actions.find((a) => singleVerdict(acting, facts, a) === 'yes');
     return action ? [{ p, action: action as WaitingPayout['action'] }] : [];
   });
   return {
