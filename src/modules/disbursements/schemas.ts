@@ -162,3 +162,18 @@ export const SearchText = Type.String({ minLength: 0, maxLength: 100, descriptio
 
 export const LineStatusCode = Type.Union(['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'].map((c) => Type.Literal(c)), { description: 'One transaction status code.' });
 
+// A document's download type and the document answered (batch/download, batch/downloadErrors).
+// documents.ts's DownloadType (documents.ts reads files.ts, which reads this file).
+export const DownloadTypeField = Type.Unsafe<'XLSX' | 'CSV'>({
+  type: 'string',
+  enum: ['XLSX', 'CSV'],
+  default: 'XLSX',
+  description: 'XLSX (the default): an Excel workbook; CSV: UTF-8 with a byte-order mark, CRLF line ends.',
+});
+
+export const Document = Type.Object({
+  documentName: Type.String({ examples: ['Batch Disbursement Errors'] }),
+  contentType: Type.String({ description: '"Microsoft Excel File" for a workbook, "text/csv" for CSV.', examples: ['Microsoft Excel File'] }),
+  dateCreated: Type.String({ format: 'date-time' }),
+  documentBase64: Type.String({ description: 'The file, base64-encoded.' }),
+});

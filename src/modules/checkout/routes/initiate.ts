@@ -3,66 +3,11 @@
 // per-address rate limit of unauthenticated calls applies.
 import { Type } from '@sinclair/typebox';
 import { publicCheckoutUrl } from '../../../http/base-url.ts';
-import { MerchantAccountNumber, Money, OrganisationId } from '../../../http/schemas.ts';
-import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
-import { initiateCheckout, REDIRECT_URL_MAX_LENGTH } from '../service.ts';
+import { CheckoutBody } from '../schemas.ts';
+import { initiateCheckout } from '../service.ts';
 
-const Url = (description: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: REDIRECT_URL_MAX_LENGTH,
-    // Checked again by the URL parser (no credentials, a plain host); this catches most at once.
-    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-    description,
-    examples: ['https://shop.example.mw/checkout/done'],
-    'x-message': 'field.redirectUrl',
-    'x-message-limit': REDIRECT_URL_MAX_LENGTH,
-  });
-
-/** The request body (the console checks its form against the same limits). */
-export const Body = Type.Object({
-  authentication: Type.Object({
-    apiKey: Type.String({ minLength: 1, maxLength: 64, description: 'The key pair\'s clientKey.' }),
-    apiSecret: Type.String({ minLength: 1, maxLength: 128, description: 'The key pair\'s secret.' }),
-  }),
-  merchant: Type.Object({
-    organisationId: OrganisationId,
-    merchantAccountNumber: MerchantAccountNumber,
-  }),
-  payment: Type.Object({
-    sourceReferenceNumber: Type.String({
-      minLength: 1,
-      maxLength: 50,
-      pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/#-]*$',
-      description: 'The merchant\'s own reference for this payment (1–50: letters, digits and _ . : / # -), echoed on the redirects and in the event.',
-      examples: ['INV-2026-0042'],
-    }),
-    description: Type.String({ minLength: 1, maxLength: 200, description: 'What the customer pays for, shown on the page.' }),
-    amount: Money('0.01', '50000000', 'Amount the customer pays (MWK), at most 2 decimals.'),
-  }),
-  route: Type.Object({
-    successRedirectionUrl: Url('Where the customer\'s browser goes after paying, with ?sourceReferenceNumber=…&transactionReferenceNumber=….'),
-    failureRedirectionUrl: Url('Where it goes when the payment does not happen, with ?sourceReferenceNumber=…&reason=…&errorCode=….'),
-    callbackApiUrl: Type.Optional(
-      Type.Union([Url('Receives the payrequest.success event (POST, flat payload, signed like a webhook). Private addresses are refused in production mode.'), Type.Null()]),
-    ),
-  }),
-}, {
-  examples: [
-    {
-      authentication: { apiKey: EXAMPLE.apiKey, apiSecret: EXAMPLE.apiSecret },
-      merchant: { organisationId: EXAMPLE.organisationId, merchantAccountNumber: EXAMPLE.merchantAccountNumber },
-      payment: { sourceReferenceNumber: 'INV-2026-0042', description: 'School shoes, size 5', amount: '2500.00' },
-      route: {
-        successRedirectionUrl: 'https://shop.example.mw/checkout/paid',
-        failureRedirectionUrl: 'https://shop.example.mw/checkout/failed',
-        callbackApiUrl: EXAMPLE.callbackUrl,
-      },
-    },
-  ],
-});
 
 const Result = Type.Object({
   sourceReferenceNumber: Type.String(),
@@ -89,7 +34,7 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'Creates a request to pay with a timed account and returns the checkout page\'s URL. The customer pays there (simulated) and is redirected ' +
         'to the success or failure URL; callbackApiUrl receives payrequest.success. No Bearer token: the key pair is in the body.',
-      body: Body,
+      body: CheckoutBody,
       response: { 200: { ...Result, description: "The checkout: the page to send the customer to (checkoutUrl), its id and its expiry time (UTC)." } },
     },
     handler: async (request) => {

@@ -1,27 +1,13 @@
 // E12 POST /collections/requestToPay/initiate — a short-lived timed account for the customer to
 // pay into. Idempotent with X-Idempotency-Key.
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type pg from 'pg';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
-import { Email, MerchantAccountNumber, Money } from '../../../http/schemas.ts';
-import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { toMinor } from '../../../lib/money.ts';
-import { TimedAccount } from '../schemas.ts';
+import { RequestToPayBody, TimedAccount } from '../schemas.ts';
 import { initiate } from '../service.ts';
 
-export const ReferenceNumber = Type.String({ minLength: 5, maxLength: 25, pattern: '^[A-Za-z0-9]+$', description: 'The merchant system\'s reference (5–25 alphanumerics), unique while its request is open.' });
-
-/** The request body (the console checks its form against the same limits). */
-export const Body = Type.Object({
-  merchantAccountNumber: MerchantAccountNumber,
-  transactionAmount: Money('0.01', '50000000', 'Amount the customer must pay, at most 2 decimals.'),
-  transactionDescription: Type.String({ minLength: 1, maxLength: 200 }),
-  referenceNumber: ReferenceNumber,
-  capturedBy: Email(),
-}, {
-  examples: [{ merchantAccountNumber: EXAMPLE.merchantAccountNumber, transactionAmount: '2500.00', transactionDescription: 'School shoes, size 5', referenceNumber: 'ORDER10001', capturedBy: EXAMPLE.actor }],
-});
 
 const route: RouteModule = (app, { deps, requestBatcher }) => {
   app.post('/collections/requestToPay/initiate', {
@@ -34,7 +20,7 @@ const route: RouteModule = (app, { deps, requestBatcher }) => {
         '(TIMED_ACCOUNT_MINUTES). When it is paid (in the sandbox: POST /collections/requestToPay/addFakeTransaction), the ' +
         'collection balance is credited and a `payrequest.success` event carries your referenceNumber for reconciliation. ' +
         'Send X-Idempotency-Key to make retries safe.',
-      body: Body,
+      body: RequestToPayBody,
       response: { 200: { ...TimedAccount, description: 'The timed account, its expiry time (UTC) and its lifetime in minutes.' } },
     },
     handler: async (request, reply) => {

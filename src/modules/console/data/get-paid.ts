@@ -5,8 +5,8 @@
 // merchant's request is not found.
 import type { Queryable } from '../../../db/pool.ts';
 import { AppError } from '../../../http/errors.ts';
-import { Body as CheckoutBody } from '../../checkout/routes/initiate.ts';
-import { Body as RequestToPayBody, ReferenceNumber } from '../../collections/routes/initiate.ts';
+import { CheckoutBody } from '../../checkout/schemas.ts';
+import { ReferenceNumber, RequestToPayBody } from '../../collections/schemas.ts';
 import { decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from './paging.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Sandbox tools: what a simulated payment made (the collection, and the merchant's collection
 // balance right after it, from the ledger), and the connectors a customer can pay from.
 import type { Queryable } from '../../../db/pool.ts';
-import { Body as CustomPaymentBody } from '../../collections/routes/add-fake-custom-payment.ts';
+import { CustomPaymentBody } from '../../collections/schemas.ts';
 import { findCollection, type CollectionRow } from '../../collections/repository.ts';
 import { TimedAccountNumber } from '../../collections/schemas.ts';
 import { listConnectors } from '../../connectors/repository.ts';

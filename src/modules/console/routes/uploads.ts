@@ -24,7 +24,7 @@ import type { App, RouteModule } from '../../../http/types.ts';
 import { fieldMessages } from '../../../http/validation.ts';
 import { EXAMPLE_PAYOUTS } from '../../disbursements/docs.ts';
 import { csvDocument, FILE_COLUMNS, FileValidationError, readBatchFile, type FileType } from '../../disbursements/files.ts';
-import { batchErrorsDocument } from '../../disbursements/routes/download-errors.ts';
+import { batchErrorsDocument } from '../../disbursements/errors-document.ts';
 import { submitBatch } from '../../disbursements/service.ts';
 import { ConsoleRefusal, FORM_KEY_FIELD, refusalOf, runAction, withNotice } from '../actions.tsx';
 import { cookieNames, parseCookies } from '../cookies.ts';

@@ -11,9 +11,8 @@ import type { RouteModule } from '../../../http/types.ts';
 import { tableDocument, type Cell } from '../documents.ts';
 import { LINE_STATUS_NAMES } from '../lifecycle.ts';
 import { findBatch, listPayouts } from '../repository.ts';
-import { BatchNumber, MAX_BATCH_LINES } from '../schemas.ts';
+import { BatchNumber, DownloadTypeField, MAX_BATCH_LINES } from '../schemas.ts';
 import { lineError } from '../service.ts';
-import { DownloadTypeField } from './download-errors.ts';
 
 const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,

@@ -4,57 +4,13 @@
 // the line is invalid, in the reader's language. A batch without invalid lines gives the header
 // row alone.
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../../http/errors.ts';
-import type { Lang } from '../../../http/i18n.ts';
-import type { Deps, RouteModule } from '../../../http/types.ts';
-import { CONTENT_TYPES, tableDocument, type DownloadType } from '../documents.ts';
-import { FILE_COLUMNS } from '../files.ts';
-import { findBatch, invalidLines } from '../repository.ts';
-import { BatchActionBody } from '../schemas.ts';
-import { lineError } from '../service.ts';
-
-export const DownloadTypeField = Type.Unsafe<DownloadType>({
-  type: 'string',
-  enum: ['XLSX', 'CSV'],
-  default: 'XLSX',
-  description: 'XLSX (the default): an Excel workbook; CSV: UTF-8 with a byte-order mark, CRLF line ends.',
-});
-
-export const Document = Type.Object({
-  documentName: Type.String({ examples: ['Batch Disbursement Errors'] }),
-  contentType: Type.String({ description: '"Microsoft Excel File" for a workbook, "text/csv" for CSV.', examples: ['Microsoft Excel File'] }),
-  dateCreated: Type.String({ format: 'date-time' }),
-  documentBase64: Type.String({ description: 'The file, base64-encoded.' }),
-});
+import type { RouteModule } from '../../../http/types.ts';
+import { CONTENT_TYPES } from '../documents.ts';
+import { BatchActionBody, Document, DownloadTypeField } from '../schemas.ts';
+import { batchErrorsDocument } from '../errors-document.ts';
 
 const Body = Type.Object({ ...BatchActionBody.properties, downloadType: Type.Optional(DownloadTypeField) });
 
-/**
- * The document of a batch's invalid lines, in `lang` (the route's, and the console's error
- * workbook: console/routes/uploads.ts). 404 for a batch that is not the merchant's, 409 while it
- * is being validated, 503 while other documents are being built (tableDocument).
- */
-export async function batchErrorsDocument(deps: Deps, lang: Lang, merchantAccountNumber: number, batchNumber: number, downloadType: DownloadType): Promise<Buffer> {
-  const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
-  if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
-  if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
-  const lines = await invalidLines(deps.db, batch.merchant_account_number, batch.batch_number);
-  return tableDocument(
-    downloadType,
-    'Errors',
-    ['lineNumber', ...FILE_COLUMNS, 'errorMessage'],
-    lines.map((l) => [
-      l.line_number,
-      l.beneficiary_name,
-      l.connector_id,
-      l.beneficiary_account_number,
-      l.transaction_description,
-      { minor: l.amount_minor },
-      l.source_reference_number,
-      lineError(lang, l),
-    ]),
-  );
-}
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/downloadErrors', {

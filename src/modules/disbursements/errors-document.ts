@@ -1,0 +1,37 @@
+// A batch's invalid lines as a document (XLSX or CSV), for the API's batch/downloadErrors and the
+// console's error workbook (console/routes/uploads.ts): the line number, the six input columns as
+// stored and why the line is invalid, in the reader's language.
+import { AppError } from '../../http/errors.ts';
+import type { Lang } from '../../http/i18n.ts';
+import type { Deps } from '../../http/types.ts';
+import { tableDocument, type DownloadType } from './documents.ts';
+import { FILE_COLUMNS } from './files.ts';
+import { findBatch, invalidLines } from './repository.ts';
+import { lineError } from './service.ts';
+
+/**
+ * The document of a batch's invalid lines, in `lang` (the route's, and the console's error
+ * workbook: console/routes/uploads.ts). 404 for a batch that is not the merchant's, 409 while it
+ * is being validated, 503 while other documents are being built (tableDocument).
+ */
+export async function batchErrorsDocument(deps: Deps, lang: Lang, merchantAccountNumber: number, batchNumber: number, downloadType: DownloadType): Promise<Buffer> {
+  const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
+  if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
+  if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
+  const lines = await invalidLines(deps.db, batch.merchant_account_number, batch.batch_number);
+  return tableDocument(
+    downloadType,
+    'Errors',
+    ['lineNumber', ...FILE_COLUMNS, 'errorMessage'],
+    lines.map((l) => [
+      l.line_number,
+      l.beneficiary_name,
+      l.connector_id,
+      l.beneficiary_account_number,
+      l.transaction_description,
+      { minor: l.amount_minor },
+      l.source_reference_number,
+      lineError(lang, l),
+    ]),
+  );
+}
