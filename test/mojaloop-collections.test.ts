@@ -364,3 +364,18 @@ describe('hostile input on the payee side', () => {
     await expectLedgerClean();
   });
 });
+
+describe('a connector switched off after the transfer was accepted', () => {
+  it('does not undo the committed payment: the credit books it once', async () => {
+    const account = await requestToPay(t, shop, 103_00);
+    const { transferId } = await pay(account, 103_00);
+    await t.db.query('update connectors set is_active = false where connector_id = $1', [AIRTEL]);
+    try {
+      expect((await patch(transferId, 'COMMITTED')).status).toBe(200);
+    } finally {
+      await t.db.query('update connectors set is_active = true where connector_id = $1', [AIRTEL]);
+    }
+    expect(await requestState(account)).toEqual({ status_code: 'P', held_by_transfer: null });
+    await expectLedgerClean();
+  });
+});

@@ -263,7 +263,7 @@ export async function onTransferRequest(deps: Deps, ctx: MojaloopContext, source
     const row = await lockRow(tx, candidate.merchant_account_number, candidate.inbound_id);
     if (row.transfer_id !== null) {
       if (row.transfer_id !== body.transferId) return refuse('3106', 'Modified request: this quote was used by another transfer', row);
-      return repeatTransfer(ctx, row, path, source, version);
+      return repeatTransfer(deps, ctx, row, path, source, version);
     }
     const problem = transferProblem(row, body);
     if (problem) return refuse(problem.code, problem.description, row);
@@ -323,11 +323,10 @@ export function fulfil(deps: Deps, ctx: MojaloopContext, row: CollectionRow, des
   };
 }
 
-function repeatTransfer(ctx: MojaloopContext, row: CollectionRow, path: string, source: string, version: FspiopVersion): PayeeResult {
+function repeatTransfer(deps: Deps, ctx: MojaloopContext, row: CollectionRow, path: string, source: string, version: FspiopVersion): PayeeResult {
   if (row.phase === 'aborted') return errorCallback(path, source, version, row.error_code ?? '5104', 'Payee rejected transaction: the transfer was aborted', row);
-  // Reserved or committed: the same fulfilment again (its state as first answered).
-  const body = { fulfilment: fulfilmentFor(row.ilp_packet, ctx.config.ilpSecret), completedTimestamp: new Date().toISOString(), transferState: row.transfer_version === '1.1' ? 'RESERVED' : 'COMMITTED' };
-  return { collections: [link(row)], sends: [callback(path, source, row.transfer_version ?? version, body, row)] };
+  // Reserved or committed: the same fulfilment again, in the state first answered.
+  return fulfil(deps, ctx, row, source);
 }
 
 // ---- the switch's word: PATCH /transfers/{ID} (1.1), PUT /transfers/{ID}[/error] (our GET's answer) ----
