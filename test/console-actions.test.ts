@@ -1,4 +1,4 @@
-// The console's action runner (src/modules/console/actions.tsx) on the real database: a form key is
+// The console's action runner (src/modules/console/kit/actions.tsx) on the real database: a form key is
 // spent once, also by two submissions racing (a double click), and the second is answered with
 // the first's outcome; a refusal rolls back the claim with the effect, so the corrected form can
 // be sent with the same key; a key from another form or user is refused; every action is audited
@@ -6,8 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/http/errors.ts';
-import { ConsoleRefusal, refusalOf, runAction } from '../src/modules/console/actions.tsx';
-import type { ConsoleContext } from '../src/modules/console/http.ts';
+import { ConsoleRefusal, refusalOf, runAction } from '../src/modules/console/kit/actions.tsx';
+import type { ConsoleContext } from '../src/modules/console/kit/http.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { addMerchantUser } from './money-ops.ts';
 

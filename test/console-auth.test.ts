@@ -5,10 +5,10 @@
 // the home page's balances against the API's, headers, assets and the audit log.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../src/modules/console/audit.ts';
+import { listAudit } from '../src/modules/console/kit/audit.ts';
 import { CONSOLE_CLEANUP_TASK, consoleModule } from '../src/modules/console/index.ts';
-import { dummyHash } from '../src/modules/console/sign-in.ts';
-import { backoffSeconds } from '../src/modules/console/throttle.ts';
+import { dummyHash } from '../src/modules/console/security/sign-in.ts';
+import { backoffSeconds } from '../src/modules/console/kit/throttle.ts';
 import { isCommonPassword } from '../src/modules/users/password-policy.ts';
 import { passwordProblem } from '../src/modules/users/service.ts';
 import { ConsoleClient, consoleUser, freshAuth, INJECT_ORIGIN, newEmail, textOf } from './console-client.ts';

@@ -1,4 +1,4 @@
-// The console's data functions (src/modules/console/data) against the API's own answers, on data
+// The console's data functions (src/modules/console/<area>/queries.ts) against the API's own answers, on data
 // made through the API and the real jobs (test/money-ops.ts): balances, collections, payouts,
 // statements (on screen and as CSV) and analytics, for two merchants that must never see each
 // other's rows; keyset pages without gaps or repeats; filters; refused cursors and values (a 400
@@ -7,12 +7,12 @@ import { parse } from 'csv-parse/sync';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/http/errors.ts';
-import { analyticsOverview } from '../src/modules/console/data/analytics.ts';
-import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../src/modules/console/data/collections.ts';
-import { attention, homeSummary } from '../src/modules/console/data/home.ts';
-import type { Page } from '../src/modules/console/data/paging.ts';
-import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../src/modules/console/data/payouts.ts';
-import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/console/data/statements.ts';
+import { analyticsOverview } from '../src/modules/console/analytics/queries.ts';
+import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../src/modules/console/collections/queries.ts';
+import { attention, homeSummary } from '../src/modules/console/home/queries.ts';
+import type { Page } from '../src/modules/console/kit/paging.ts';
+import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../src/modules/console/payouts/queries.ts';
+import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/console/statements/queries.ts';
 import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,

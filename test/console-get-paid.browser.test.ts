@@ -7,7 +7,7 @@
 // screenshots at 375 and 1440 px in test-artifacts/ for a person to look at.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ct } from '../src/modules/console/i18n.ts';
+import { ct } from '../src/modules/console/kit/i18n.ts';
 import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
 import { consoleUser } from './console-client.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';

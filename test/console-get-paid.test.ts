@@ -6,7 +6,7 @@
 // opens the hosted page; a double submit making one request; a viewer refused (page and forged
 // POST); another merchant's request the 404 page; every action in the audit log with its user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ct } from '../src/modules/console/i18n.ts';
+import { ct } from '../src/modules/console/kit/i18n.ts';
 import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from './console-client.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 

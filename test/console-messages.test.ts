@@ -1,9 +1,9 @@
-// The console's texts (src/modules/console/i18n.ts and messages/*.ts): every text in every
+// The console's texts (src/modules/console/kit/i18n.ts and messages/*.ts): every text in every
 // language, no key in two tables (a later table would silently replace the earlier text), each
 // area's keys under its own prefix, and the same placeholders in every language.
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../src/http/i18n.ts';
-import { MESSAGE_TABLES } from '../src/modules/console/i18n.ts';
+import { MESSAGE_TABLES } from '../src/modules/console/kit/i18n.ts';
 
 const PREFIXES: Record<string, string> = {
   payouts: 'payoutActions.',

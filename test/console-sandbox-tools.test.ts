@@ -8,7 +8,7 @@
 // the navigation has no link to them, while getting paid still works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_SUFFIXES } from '../src/modules/disbursements/sandbox.ts';
-import { ct } from '../src/modules/console/i18n.ts';
+import { ct } from '../src/modules/console/kit/i18n.ts';
 import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from './console-client.ts';
 import { BASE, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { apiBalances, collectionFee, customPayment, NBM } from './money-ops.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../src/lib/totp.ts';
-import { LOCK_AFTER_FAILURES } from '../src/modules/console/throttle.ts';
+import { LOCK_AFTER_FAILURES } from '../src/modules/console/kit/throttle.ts';
 import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from './console-client.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 

@@ -8,7 +8,7 @@
 // these actions with who did them, filters by user, action and days, pages by keyset, escapes what
 // entries hold, and never shows another merchant's entries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAudit, type AuditAction } from '../src/modules/console/audit.ts';
+import { writeAudit, type AuditAction } from '../src/modules/console/kit/audit.ts';
 import { ConsoleClient, consoleUser, invitationToken, newEmail, textOf, type ConsoleUserInfo } from './console-client.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 

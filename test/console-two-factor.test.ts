@@ -1,9 +1,9 @@
-// The console's two-factor store (src/modules/console/two-factor.ts, migration 0016) on the real
+// The console's two-factor store (src/modules/console/security/two-factor.ts, migration 0016) on the real
 // database: enrolment in two steps, codes and their replay, recovery codes spent once (also under
 // concurrent use), the sealed secret, and one merchant's user never reaching another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../src/lib/totp.ts';
-import { beginEnrolment, confirmEnrolment, openSecret, removeTwoFactor, sealSecret, twoFactorKey, twoFactorStatus, verifySecondFactor, type TwoFactorUser } from '../src/modules/console/two-factor.ts';
+import { beginEnrolment, confirmEnrolment, openSecret, removeTwoFactor, sealSecret, twoFactorKey, twoFactorStatus, verifySecondFactor, type TwoFactorUser } from '../src/modules/console/security/two-factor.ts';
 import { newMerchant, startTestApp, type TestApp } from './helpers.ts';
 import { addMerchantUser } from './money-ops.ts';
 

@@ -1,5 +1,5 @@
 // `BENCH_ONLY=console npm run bench` (and part of the default run): the merchant console's data
-// functions (src/modules/console/data) and its pages as served over HTTP, for ONE merchant with
+// functions (src/modules/console/<area>/queries.ts) and its pages as served over HTTP, for ONE merchant with
 // 1,000,000 collections, on a database of its own.
 //   load     1,000,000 collections over the last 180 UTC days (about 3 % reversed; 8 connectors),
 //            each with its ledger transfer and entries (customer payments → collection balance less
@@ -49,19 +49,19 @@ import { loadConfig } from '../../src/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { migrateQueue } from '../../src/jobs/queue.ts';
-import { cookieNames } from '../../src/modules/console/cookies.ts';
-import { analyticsOverview } from '../../src/modules/console/data/analytics.ts';
-import { collectionDetail, listCollections } from '../../src/modules/console/data/collections.ts';
-import { attention, homeSummary } from '../../src/modules/console/data/home.ts';
-import { encodeCursor, listScope } from '../../src/modules/console/data/paging.ts';
-import { batchLines, listBatches, listSinglePayouts } from '../../src/modules/console/data/payouts.ts';
-import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from '../../src/modules/console/data/statement-days.ts';
-import { statementLines, statementSummary, streamStatementCsv } from '../../src/modules/console/data/statements.ts';
-import { ANALYTICS_PATH } from '../../src/modules/console/pages/analytics.tsx';
-import { collectionPath, collectionsUrl, COLLECTIONS_PATH, RESULTS_ID, type CollectionsFilterValues } from '../../src/modules/console/pages/collections.tsx';
-import { batchPath, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../../src/modules/console/pages/payouts.tsx';
-import { STATEMENTS_PATH } from '../../src/modules/console/pages/statements.tsx';
-import { CONSOLE_PATH, SIGN_IN_PATH } from '../../src/modules/console/paths.ts';
+import { cookieNames } from '../../src/modules/console/kit/cookies.ts';
+import { analyticsOverview } from '../../src/modules/console/analytics/queries.ts';
+import { collectionDetail, listCollections } from '../../src/modules/console/collections/queries.ts';
+import { attention, homeSummary } from '../../src/modules/console/home/queries.ts';
+import { encodeCursor, listScope } from '../../src/modules/console/kit/paging.ts';
+import { batchLines, listBatches, listSinglePayouts } from '../../src/modules/console/payouts/queries.ts';
+import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from '../../src/modules/console/statements/days.ts';
+import { statementLines, statementSummary, streamStatementCsv } from '../../src/modules/console/statements/queries.ts';
+import { ANALYTICS_PATH } from '../../src/modules/console/analytics/pages/analytics.tsx';
+import { collectionPath, collectionsUrl, COLLECTIONS_PATH, RESULTS_ID, type CollectionsFilterValues } from '../../src/modules/console/collections/pages/collections.tsx';
+import { batchPath, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../../src/modules/console/payouts/pages/payouts.tsx';
+import { STATEMENTS_PATH } from '../../src/modules/console/statements/pages/statements.tsx';
+import { CONSOLE_PATH, SIGN_IN_PATH } from '../../src/modules/console/kit/paths.ts';
 import { createMerchant } from '../../src/modules/merchants/service.ts';
 import { addUserWithPassword } from '../../src/modules/users/service.ts';
 import { log, round1, sleep, timed } from '../lib/common.ts';

@@ -297,7 +297,7 @@ const MESSAGES = {
   'detail.rangeReversed': { en: 'fromDate {fromDate} is after toDate {toDate}.', ny: 'fromDate {fromDate} ili pambuyo pa toDate {toDate}.' },
   'detail.rangeTooLong': { en: 'The range covers {days} days; at most {max} are allowed.', ny: 'Nthawiyi ili ndi masiku {days}; ololedwa ndi {max} okha.' },
 
-  // the console's lists (src/modules/console/data)
+  // the console's lists (src/modules/console/<area>/queries.ts)
   'detail.cursorInvalid': { en: 'The page position {field} does not belong to this list; start again from the first page.', ny: 'Malo a tsamba {field} sali a mndandandawu; yambaninso pa tsamba loyamba.' },
   'detail.valueInvalid': { en: '{field} is not valid: {value}.', ny: '{field} silili bwino: {value}.' },
 

@@ -3,33 +3,33 @@
 // CSRF-checked forms, htmx for partial updates; see http.ts for the ground every page stands on.
 import type { RouteModule } from '../../http/types.ts';
 import type { ModuleDefinition } from '../../module.ts';
-import { deleteOldSubmissions } from './actions.tsx';
-import { consoleScope } from './http.ts';
-import { ErrorPage } from './layout.tsx';
-import assets from './routes/assets.ts';
-import home from './routes/home.ts';
-import password from './routes/password.ts';
-import security from './routes/security.ts';
-import signIn from './routes/sign-in.ts';
-import signOut from './routes/sign-out.ts';
+import { deleteOldSubmissions } from './kit/actions.tsx';
+import { consoleScope } from './kit/http.ts';
+import { ErrorPage } from './kit/layout.tsx';
+import assets from './kit/routes/assets.ts';
+import home from './home/routes/home.ts';
+import password from './security/routes/password.ts';
+import security from './security/routes/security.ts';
+import signIn from './security/routes/sign-in.ts';
+import signOut from './security/routes/sign-out.ts';
 // collections & analytics pages (P1)
-import analytics from './routes/analytics.ts';
-import collections from './routes/collections.ts';
+import analytics from './analytics/routes/analytics.ts';
+import collections from './collections/routes/collections.ts';
 // payouts & statements pages (P2)
-import payouts from './routes/payouts.ts';
-import statements from './routes/statements.ts';
+import payouts from './payouts/routes/payouts.ts';
+import statements from './statements/routes/statements.ts';
 // part 2's areas (issue 19)
-import developers from './routes/developers.ts';
-import getPaid from './routes/get-paid.ts';
-import payoutActions from './routes/payout-actions.ts';
-import sandboxTools from './routes/sandbox-tools.ts';
-import settlement from './routes/settlement.ts';
-import team from './routes/team.ts';
-import uploads from './routes/uploads.ts';
-import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from './data/statement-days.ts';
-import { deleteEndedSessions } from './session-store.ts';
-import { dummyHash } from './sign-in.ts';
-import { deleteStaleThrottles } from './throttle.ts';
+import developers from './developers/routes/developers.ts';
+import getPaid from './get-paid/routes/get-paid.ts';
+import payoutActions from './payouts/routes/payout-actions.ts';
+import sandboxTools from './sandbox/routes/sandbox-tools.ts';
+import settlement from './settlement/routes/settlement.ts';
+import team from './team/routes/team.ts';
+import uploads from './payouts/routes/uploads.ts';
+import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from './statements/days.ts';
+import { deleteEndedSessions } from './kit/session-store.ts';
+import { dummyHash } from './security/sign-in.ts';
+import { deleteStaleThrottles } from './kit/throttle.ts';
 
 /** The console's routes, registered inside its /console scope (paths relative to it: routes/at.ts). */
 const PAGES: readonly RouteModule[] = [

@@ -59,7 +59,7 @@ async function bankConnector(q: Queryable, connectorId: number): Promise<void> {
 
 /**
  * `fn` in the caller's transaction `tx` when there is one (the console runs an action, its form key
- * and its audit entry in one: src/modules/console/actions.tsx), else in a transaction of its own (the
+ * and its audit entry in one: src/modules/console/kit/actions.tsx), else in a transaction of its own (the
  * API). The same rules either way: only where the transaction comes from differs.
  */
 function inTransaction<T>(deps: Deps, tx: pg.PoolClient | undefined, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {

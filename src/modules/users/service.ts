@@ -12,7 +12,7 @@ import { AppError } from '../../http/errors.ts';
 import { canonicalActor } from '../../lib/actor.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
-import { endUserSessions } from '../console/session-store.ts';
+import { endUserSessions } from '../console/kit/session-store.ts';
 import { queueEmail } from '../email/service.ts';
 import { hashToken, invitationEmail, newInvitationToken, TOKEN_PATTERN } from './invitation.ts';
 import { isCommonPassword } from './password-policy.ts';
@@ -85,7 +85,7 @@ async function roleOf(q: Queryable, roleId: number | string): Promise<RoleRow> {
 
 /**
  * `fn` in the caller's transaction `tx` when there is one (the console runs an action, its form key
- * and its audit entry in one: src/modules/console/actions.tsx), else in a transaction of its own (the
+ * and its audit entry in one: src/modules/console/kit/actions.tsx), else in a transaction of its own (the
  * API). The same rules either way: only where the transaction comes from differs.
  */
 function inTransaction<T>(deps: Deps, tx: pg.PoolClient | undefined, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {

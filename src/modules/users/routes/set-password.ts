@@ -8,7 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } from '../../../http/html.ts';
 import { t, type Lang, type MessageKey } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { SIGN_IN_PATH } from '../../console/paths.ts';
+import { SIGN_IN_PATH } from '../../console/kit/paths.ts';
 import { SET_PASSWORD_PATH } from '../invitation.ts';
 import { renderSetPasswordForm, renderUserMessage } from '../page.ts';
 import { openInvitation, passwordProblem, setPassword } from '../service.ts';

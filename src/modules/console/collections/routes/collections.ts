@@ -1,0 +1,103 @@
+// GET /console/collections — the merchant's collections, filtered and keyset paged (data/collections.ts
+// listCollections); GET /console/collections/:transactionReferenceNumber — one of them with its ledger
+// lines and events (collectionDetail). Another merchant's reference is the console's 404 page.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../../../http/errors.ts';
+import { formField } from '../../../../http/html.ts';
+import type { RouteModule } from '../../../../http/types.ts';
+import type { Queryable } from '../../../../db/pool.ts';
+import { render } from '../../../../lib/html/jsx.ts';
+import { listConnectors } from '../../../connectors/repository.ts';
+import { collectionDetail, listCollections } from '../queries.ts';
+import { consoleContext, sendHtml } from '../../kit/http.ts';
+import { page } from '../../kit/layout.tsx';
+import { CollectionPage } from '../pages/collection.tsx';
+import {
+  COLLECTIONS_PATH,
+  CollectionsPage,
+  CollectionsResults,
+  FILTER_NAMES,
+  RESULTS_ID,
+  type CollectionsFilterValues,
+  type CollectionsResult,
+  type ConnectorOption,
+} from '../pages/collections.tsx';
+import { filterProblem } from '../../kit/display.tsx';
+import { at } from '../../kit/at.ts';
+
+/** The data function's field names → the form's, with their labels (for a refused filter's message). */
+const FIELDS = {
+  fromDate: { name: 'from', label: 'filter.from' },
+  toDate: { name: 'to', label: 'filter.to' },
+  status: { name: 'status', label: 'filter.status' },
+  connectorId: { name: 'connector', label: 'filter.connector' },
+  search: { name: 'search', label: 'filter.search' },
+  limit: { name: 'limit', label: 'filter.limit' },
+} as const;
+
+function filterValues(query: unknown): CollectionsFilterValues {
+  const values = Object.fromEntries(FILTER_NAMES.map((name) => [name, formField(query, name) ?? ''])) as unknown as CollectionsFilterValues;
+  return values;
+}
+
+/** '' → absent; anything else a number (NaN for text, which the data function refuses with a 400). */
+const numberOrAbsent = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+/**
+ * Whether htmx asks for the results region alone. A history restore (the user going back, with
+ * htmx's history cache off) asks for the whole page, as a first visit does.
+ */
+function wantsResultsOnly(request: FastifyRequest): boolean {
+  const headers = request.headers;
+  return headers['hx-request'] === 'true' && headers['hx-history-restore-request'] !== 'true' && headers['hx-target'] === RESULTS_ID;
+}
+
+/** The connectors a customer can pay from: one per institution (an alias's id finds its institution's anyway). */
+async function collectionConnectors(db: Queryable): Promise<ConnectorOption[]> {
+  return (await listConnectors(db, true)).filter((c) => c.is_collection_allowed).map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  const config = { consoleAccess: 'user', consoleSection: 'collections' } as const;
+
+  scope.get(at(COLLECTIONS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const values = filterValues(request.query);
+    const after = formField(request.query, 'after') ?? '';
+    let result: CollectionsResult;
+    try {
+      const found = await listCollections(deps.db, context.user.merchantAccountNumber, {
+        fromDate: values.from || undefined,
+        toDate: values.to || undefined,
+        status: values.status || undefined,
+        connectorId: numberOrAbsent(values.connector),
+        search: values.search || undefined,
+        after: after || undefined,
+        limit: numberOrAbsent(values.limit),
+      });
+      result = { page: found };
+    } catch (err) {
+      // A refused filter (AppError 'validation', 400) is shown back with its message; anything else is rethrown.
+      result = { problem: filterProblem(context.lang, err, FIELDS, { ...values }) };
+    }
+    // The same address answers the whole page or, to htmx, the region it swaps: caches must tell them apart.
+    reply.header('vary', 'HX-Request, HX-Target, HX-History-Restore-Request');
+    if (wantsResultsOnly(request)) {
+      // 200 even for a refused filter: htmx swaps no 4xx answer by default, and the message is the
+      // content of the region. The address it pushes answers 400 when opened by itself.
+      return sendHtml(reply, context, 200, render(CollectionsResults({ lang: context.lang, values, after, result })));
+    }
+    const connectors = await collectionConnectors(deps.db);
+    return sendHtml(reply, context, 'problem' in result ? 400 : 200, page(CollectionsPage({ context, values, after, result, connectors })));
+  });
+
+  scope.get(`${at(COLLECTIONS_PATH)}/:transactionReferenceNumber`, { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const reference = String((request.params as { transactionReferenceNumber: string }).transactionReferenceNumber);
+    const detail = await collectionDetail(deps.db, context.user.merchantAccountNumber, reference);
+    // Unknown and another merchant's look the same: the console's 404 page (the scope's error handler).
+    if (!detail) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: reference.slice(0, 40) });
+    return sendHtml(reply, context, 200, page(CollectionPage({ context, detail })));
+  });
+};
+export default route;

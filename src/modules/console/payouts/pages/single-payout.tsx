@@ -1,0 +1,288 @@
+// Single payouts in the console (issue 19): the form that creates one (the fields of the API's
+// single/add, each refused with its own message, the user's input shown again) and one payout's
+// page, with its facts and the actions card (review, approve, reject while it awaits them).
+import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
+import type { ConnectorRow } from '../../../connectors/repository.ts';
+import type { PayoutRow } from '../../../disbursements/repository.ts';
+import { singleStage } from '../../../disbursements/lifecycle.ts';
+import { PayoutInputFields } from '../../../disbursements/schemas.ts';
+import { FormKey } from '../../kit/actions.tsx';
+import { singleVerdict } from '../../../disbursements/may-act.ts';
+import { SINGLE_ACTIONS } from '../actions.ts';
+import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
+import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { Layout } from '../../kit/layout.tsx';
+import { Money, When } from '../../kit/lists.tsx';
+import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, type ActionProblem } from './payout-actions.tsx';
+import { lineStatusName, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from './payouts.tsx';
+import { Alerts } from '../../kit/display.tsx';
+
+/** The form's fields: the API's own names (single/add). */
+export const SINGLE_FIELDS = ['connectorId', 'beneficiaryAccountNumber', 'beneficiaryName', 'transactionAmount', 'sourceReferenceNumber', 'transactionDescription'] as const;
+export type SingleField = (typeof SINGLE_FIELDS)[number];
+export type SingleFormValues = Record<SingleField, string>;
+
+/** The API's length limits (disbursements/schemas.ts PayoutInputFields). */
+export const MAX_LENGTHS = {
+  beneficiaryAccountNumber: PayoutInputFields.beneficiaryAccountNumber.maxLength!,
+  beneficiaryName: PayoutInputFields.beneficiaryName.maxLength!,
+  sourceReferenceNumber: PayoutInputFields.sourceReferenceNumber.maxLength!,
+  transactionDescription: PayoutInputFields.transactionDescription.maxLength!,
+} as const satisfies Partial<Record<SingleField, number>>;
+
+export interface FormProblem {
+  /** A refusal that is no one field's. */
+  message?: string;
+  fields: Partial<Record<SingleField, string>>;
+}
+
+const LABELS: Record<SingleField, ConsoleMessageKey> = {
+  connectorId: 'payoutActions.field.connector',
+  beneficiaryAccountNumber: 'payoutActions.field.account',
+  beneficiaryName: 'payoutActions.field.name',
+  transactionAmount: 'payoutActions.field.amount',
+  sourceReferenceNumber: 'payoutActions.field.reference',
+  transactionDescription: 'payoutActions.field.description',
+};
+
+function Breadcrumbs(p: { context: ConsoleContext; here: string }): SafeHtml {
+  const lang = p.context.lang;
+  return (
+    <nav class="breadcrumbs" aria-label={ct(lang, 'payouts.breadcrumbs')}>
+      <ol>
+        <li>
+          <a href={PAYOUTS_PATH}>{ct(lang, 'payouts.title')}</a>
+        </li>
+        <li>
+          <a href={SINGLE_PAYOUTS_PATH}>{ct(lang, 'payouts.singleTab')}</a>
+        </li>
+        <li>
+          <span aria-current="page">{p.here}</span>
+        </li>
+      </ol>
+    </nav>
+  );
+}
+
+/** A field's label, its control (given the ids to describe it by), its message when refused, and its hint. */
+function Field(p: { lang: ConsoleContext['lang']; name: SingleField; problem: FormProblem; hint?: string; control: (describedBy: string, invalid: boolean) => SafeHtml }): SafeHtml {
+  const error = p.problem.fields[p.name];
+  const describedBy = [error ? `${p.name}-error` : '', p.hint ? `${p.name}-hint` : ''].filter(Boolean).join(' ');
+  return (
+    <div class="field">
+      <label for={p.name}>{ct(p.lang, LABELS[p.name])}</label>
+      {error ? (
+        <p class="field-error" id={`${p.name}-error`}>
+          {error}
+        </p>
+      ) : null}
+      {p.control(describedBy, Boolean(error))}
+      {p.hint ? (
+        <p class="hint" id={`${p.name}-hint`}>
+          {p.hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function TextField(p: { lang: ConsoleContext['lang']; name: SingleField; values: SingleFormValues; problem: FormProblem; hint?: string; required?: boolean; maxlength?: number; inputmode?: string; autocomplete?: string }): SafeHtml {
+  return (
+    <Field
+      lang={p.lang}
+      name={p.name}
+      problem={p.problem}
+      hint={p.hint}
+      control={(describedBy, invalid) => (
+        <input
+          type="text"
+          id={p.name}
+          name={p.name}
+          value={p.values[p.name]}
+          required={p.required ?? true}
+          maxlength={p.maxlength}
+          inputmode={p.inputmode}
+          autocomplete={p.autocomplete ?? 'off'}
+          spellcheck="false"
+          aria-invalid={invalid ? 'true' : undefined}
+          aria-describedby={describedBy || undefined}
+        />
+      )}
+    />
+  );
+}
+
+export function SingleFormPage(p: { context: ConsoleContext; connectors: ConnectorRow[]; levelNumber: number; currencyCode: string; values: SingleFormValues; problem?: FormProblem }): SafeHtml {
+  const { context, values } = p;
+  const lang = context.lang;
+  const problem = p.problem ?? { fields: {} };
+  const title = ct(lang, 'payoutActions.newSingle');
+  const refused = SINGLE_FIELDS.filter((f) => problem.fields[f]);
+  const group = (channel: 'M' | 'B') => (
+    <optgroup label={ct(lang, channel === 'M' ? 'payoutActions.field.wallets' : 'payoutActions.field.banks')}>
+      {p.connectors
+        .filter((c) => c.channel_code === channel)
+        .map((c) => (
+          <option value={c.connector_id} selected={values.connectorId === String(c.connector_id)}>
+            {c.connector_name}
+          </option>
+        ))}
+    </optgroup>
+  );
+  return (
+    <Layout context={context} title={refused.length || problem.message ? ct(lang, 'payoutActions.notSaved', { title }) : title} section="payouts" languageUrl={NEW_SINGLE_PATH}>
+      <Breadcrumbs context={context} here={title} />
+      <h1>{title}</h1>
+      <p class="lead" id="level-text">
+        {ct(lang, `payoutActions.level.${Math.min(Math.max(p.levelNumber, 1), 3)}` as ConsoleMessageKey)}
+      </p>
+      {problem.message || refused.length ? (
+        <div class="alert alert-error" role="alert" id="form-error" tabindex="-1" autofocus>
+          {problem.message ? <p>{problem.message}</p> : null}
+          {refused.length ? (
+            <>
+              <p>{ct(lang, 'payoutActions.fixFields')}</p>
+              <ul>
+                {refused.map((f) => (
+                  <li>
+                    <a href={`#${f}`}>{ct(lang, LABELS[f])}</a>: {problem.fields[f] ?? ''}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </div>
+      ) : null}
+      <form method="post" action={NEW_SINGLE_PATH} class="card single-form" id="single-form" novalidate>
+        <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
+        <FormKey />
+        <Field
+          lang={lang}
+          name="connectorId"
+          problem={problem}
+          control={(describedBy, invalid) => (
+            <select id="connectorId" name="connectorId" required aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy || undefined}>
+              <option value="">{ct(lang, 'payoutActions.field.choose')}</option>
+              {group('M')}
+              {group('B')}
+            </select>
+          )}
+        />
+        <TextField lang={lang} name="beneficiaryAccountNumber" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.accountHint')} maxlength={MAX_LENGTHS.beneficiaryAccountNumber} inputmode="numeric" />
+        <TextField lang={lang} name="beneficiaryName" values={values} problem={problem} maxlength={MAX_LENGTHS.beneficiaryName} autocomplete="name" />
+        <TextField lang={lang} name="transactionAmount" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.amountHint', { currency: p.currencyCode })} inputmode="decimal" />
+        <TextField lang={lang} name="sourceReferenceNumber" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.referenceHint', { max: MAX_LENGTHS.sourceReferenceNumber })} maxlength={MAX_LENGTHS.sourceReferenceNumber} />
+        <TextField
+          lang={lang}
+          name="transactionDescription"
+          values={values}
+          problem={problem}
+          hint={ct(lang, 'payoutActions.field.descriptionHint', { max: MAX_LENGTHS.transactionDescription })}
+          maxlength={MAX_LENGTHS.transactionDescription}
+          required={false}
+        />
+        <button class="button" type="submit" id="create-single">
+          {ct(lang, 'payoutActions.create')}
+        </button>
+      </form>
+    </Layout>
+  );
+}
+
+function Fact(p: { id: string; label: string; children?: SafeHtml | string | number | null | Array<SafeHtml | null> }): SafeHtml {
+  return (
+    <div class="fact" id={`payout-${p.id}`}>
+      <dt>{p.label}</dt>
+      <dd>{p.children}</dd>
+    </div>
+  );
+}
+
+/** Who did a step and when, or nothing when it has not happened. */
+function Step(p: { id: string; label: string; who: string | null; at: Date | null; lang: ConsoleContext['lang']; extra?: string | null }): SafeHtml | null {
+  if (!p.who) return null;
+  return (
+    <Fact id={p.id} label={p.label}>
+      <span class="who">{p.who}</span>
+      <span class="when">
+        <When at={p.at} lang={p.lang} />
+      </span>
+      {p.extra ? <span class="sub">{p.extra}</span> : null}
+    </Fact>
+  );
+}
+
+export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow; problem?: ActionProblem; notice?: string }): SafeHtml {
+  const { context, payout } = p;
+  const lang = context.lang;
+  const reference = payout.transaction_reference_number;
+  const title = ct(lang, 'payoutActions.payoutTitle', { reference });
+  const level = payout.level_number ?? 1;
+  const stage = singleStage(payout.status_code, payout.reviewed_by);
+  const waiting = stage === 'pending' ? (level === 3 ? 'payouts.awaitingReview' : 'payouts.awaitingApproval') : stage === 'reviewed' ? 'payouts.awaitingApproval' : null;
+  const facts = { statusCode: payout.status_code, levelNumber: level, capturedBy: payout.captured_by, reviewedBy: payout.reviewed_by };
+  return (
+    <Layout context={context} title={title} section="payouts" languageUrl={`${SINGLE_PAYOUTS_PATH}/${reference}`}>
+      <Breadcrumbs context={context} here={title} />
+      <h1 id="payout-title">{title}</h1>
+      <Alerts notice={p.notice} />
+      <ActionsCard
+        context={context}
+        subject={ct(lang, 'payoutActions.subject.payout', { reference })}
+        verdicts={SINGLE_ACTIONS.map((a) => [a, singleVerdict(context.user, facts, a)] as const)}
+        path={(action) => singleActionPath(reference, action)}
+        problem={p.problem}
+      />
+      <section class="card" aria-labelledby="payout-facts-title">
+        <h2 id="payout-facts-title">{ct(lang, 'payouts.details')}</h2>
+        <dl class="facts">
+          <Fact id="status" label={ct(lang, 'payouts.col.status')}>
+            <span class={`status status-line-${payout.status_code}`}>{lineStatusName(lang, payout.status_code)}</span>
+            {waiting ? <span class="sub">{ct(lang, waiting)}</span> : null}
+          </Fact>
+          <Fact id="beneficiary" label={ct(lang, 'payouts.col.beneficiary')}>
+            <span class="beneficiary-name">{payout.beneficiary_name}</span>
+            <span class="sub">{payout.beneficiary_account_number}</span>
+          </Fact>
+          <Fact id="connector" label={ct(lang, 'payouts.col.connector')}>
+            {payout.connector_name ?? String(payout.connector_id)}
+          </Fact>
+          <Fact id="amount" label={ct(lang, 'payouts.col.amount')}>
+            <Money minor={payout.amount_minor} currencyCode={payout.currency_code} />
+          </Fact>
+          <Fact id="fee" label={ct(lang, 'payouts.col.fee')}>
+            <Money minor={payout.fee_minor} currencyCode={payout.currency_code} />
+          </Fact>
+          <Fact id="reference" label={ct(lang, 'payoutActions.yourReference')}>
+            {payout.source_reference_number}
+          </Fact>
+          {payout.transaction_description ? (
+            <Fact id="description" label={ct(lang, 'payoutActions.description')}>
+              {payout.transaction_description}
+            </Fact>
+          ) : null}
+          <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
+            {ct(lang, `payouts.level.${Math.min(Math.max(level, 1), 3)}` as ConsoleMessageKey)}
+          </Fact>
+          <Step lang={lang} id="captured" label={ct(lang, 'payouts.captured')} who={payout.captured_by} at={payout.created_at} />
+          <Step lang={lang} id="reviewed" label={ct(lang, 'payouts.reviewed')} who={payout.reviewed_by} at={payout.date_reviewed} />
+          <Step lang={lang} id="approved" label={ct(lang, 'payouts.approved')} who={payout.approved_by} at={payout.date_approved} />
+          <Step
+            lang={lang}
+            id="rejected"
+            label={ct(lang, 'payouts.rejected')}
+            who={payout.rejected_by}
+            at={payout.date_rejected}
+            extra={payout.rejection_reason ? ct(lang, 'payouts.reason', { reason: payout.rejection_reason }) : null}
+          />
+          {payout.response_code || payout.response_message ? (
+            <Fact id="outcome" label={ct(lang, 'payouts.col.outcome')}>
+              {[payout.response_code, payout.response_message].filter(Boolean).join(' ')}
+            </Fact>
+          ) : null}
+        </dl>
+      </section>
+    </Layout>
+  );
+}
+

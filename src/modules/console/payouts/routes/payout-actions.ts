@@ -1,0 +1,227 @@
+// Payout actions (issue 19), each a POST form run once per form key (actions.tsx runAction) through
+// the service the API route calls, with the signed-in user as the actor:
+//   POST /console/payouts/batches/:n/(review|approve|transfer-funds|reject|cancel)  actOnBatch, transferFunds
+//   GET/POST /console/payouts/single/new                                          addSinglePayout
+//   GET /console/payouts/single/:reference                                        one single payout
+//   POST /console/payouts/single/:reference/(review|approve|reject)                actOnSinglePayout
+// A refusal (four eyes, role, balance, limits, a page whose batch or payout has moved on) shows the
+// same page again with the service's message in the user's language, as 403, 402 or 409 (a stale
+// page: the API's E916); another merchant's batch or payout is the console's 404 page.
+import type { FastifyReply } from 'fastify';
+import { AppError } from '../../../../http/errors.ts';
+import { formField } from '../../../../http/html.ts';
+import type { Lang, MessageKey } from '../../../../http/i18n.ts';
+import type { Deps, RouteModule } from '../../../../http/types.ts';
+import { formatMajor, parseMinor, toMinor } from '../../../../lib/money.ts';
+import { listConnectors } from '../../../connectors/repository.ts';
+import type { BatchAction } from '../../../disbursements/lifecycle.ts';
+import { findBatch, findPayout } from '../../../disbursements/repository.ts';
+import { MAX_PAYOUT_AMOUNT } from '../../../disbursements/schemas.ts';
+import { actOnBatch, actOnSinglePayout, addSinglePayout, transferFunds } from '../../../disbursements/service.ts';
+import { findMerchant } from '../../../merchants/repository.ts';
+import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
+import { mayCapture, SINGLE_ACTIONS } from '../actions.ts';
+import { batchDetail, batchLines } from '../queries.ts';
+import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
+import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { page } from '../../kit/layout.tsx';
+import { actionOfSlug, NEW_SINGLE_PATH, REASON_MAX_LENGTH, singlePayoutPath, type ActionProblem } from '../pages/payout-actions.tsx';
+import { batchPath, BatchPage, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../pages/payouts.tsx';
+import { MAX_LENGTHS, SINGLE_FIELDS, SingleFormPage, SinglePayoutPage, type FormProblem, type SingleField, type SingleFormValues } from '../pages/single-payout.tsx';
+import { at } from '../../kit/at.ts';
+
+const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
+
+/** Batch numbers are positive int4; references 12 alphanumerics (anything else names nothing: 404). */
+const BATCH_NUMBER = /^[1-9]\d{0,9}$/;
+const REFERENCE = /^[A-Za-z0-9]{12}$/;
+const INT4_MAX = 2_147_483_647;
+
+const notFound = () => new AppError('notFound');
+
+/**
+ * What to tell the user about a refused action, with its status: the console's own refusal, or a
+ * service's (AppError) in their language, a stale page (the step no longer exists from the state the
+ * batch or payout is in now: E916) as 409. A 404 and anything that is not a refusal are rethrown.
+ */
+function problemOf(err: unknown, lang: Lang): { status: number; message: string; fields: Record<string, string>; detailKey?: MessageKey } {
+  if (err instanceof ConsoleRefusal) return { status: err.status, message: err.message, fields: err.fields };
+  const refusal = refusalOf(err, lang);
+  if (!refusal || refusal.status === 404 || !(err instanceof AppError)) throw err;
+  return { status: err.kind === 'invalidState' ? 409 : refusal.status, message: refusal.message, fields: {}, detailKey: err.detailKey };
+}
+
+/** The reject form's reason, trimmed; a ConsoleRefusal naming the field when it is missing or too long. */
+function reasonOf(lang: Lang, body: unknown): string {
+  const reason = (formField(body, 'reason') ?? '').trim();
+  const message = reason === '' ? ct(lang, 'payoutActions.reasonRequired') : reason.length > REASON_MAX_LENGTH ? ct(lang, 'payoutActions.tooLong', { length: reason.length, max: REASON_MAX_LENGTH }) : '';
+  if (message) throw new ConsoleRefusal(400, message, { reason: message });
+  return reason;
+}
+
+/** The audit log's name of an action, in its lower-case form: batch.transfer_funds. */
+const auditVerb = (action: BatchAction) => action.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+const SINGLE_NOTICES: Record<string, ConsoleMessageKey> = {
+  review: 'notice.payoutActions.singleReview',
+  approve: 'notice.payoutActions.singleApprove',
+  reject: 'notice.payoutActions.singleReject',
+};
+
+// ---------------------------------------------------------------------------------------------
+// The single-payout form
+
+/** The service's refusals that are one field's fault. */
+const FIELD_OF_DETAIL: Partial<Record<MessageKey, SingleField>> = {
+  'detail.connectorNotFound': 'connectorId',
+  'detail.connectorInactive': 'connectorId',
+  'detail.connectorNoPayouts': 'connectorId',
+  'detail.accountFormat': 'beneficiaryAccountNumber',
+  'detail.amountOutOfRange': 'transactionAmount',
+};
+
+function formValues(body: unknown): SingleFormValues {
+  return Object.fromEntries(SINGLE_FIELDS.map((f) => [f, (formField(body, f) ?? '').trim()])) as SingleFormValues;
+}
+
+/** The fields the form got wrong, by name, each with its message (the API's own limits). */
+function formProblems(lang: Lang, v: SingleFormValues): FormProblem['fields'] {
+  const fields: FormProblem['fields'] = {};
+  const required: Array<[SingleField, ConsoleMessageKey]> = [
+    ['beneficiaryAccountNumber', 'payoutActions.error.account'],
+    ['beneficiaryName', 'payoutActions.error.name'],
+    ['sourceReferenceNumber', 'payoutActions.error.reference'],
+  ];
+  for (const [field, key] of required) if (v[field] === '') fields[field] = ct(lang, key);
+  for (const [field, max] of Object.entries(MAX_LENGTHS) as Array<[SingleField, number]>) {
+    if (v[field].length > max) fields[field] = ct(lang, 'payoutActions.tooLong', { length: v[field].length, max });
+  }
+  if (!/^[1-9]\d{0,8}$/.test(v.connectorId)) fields.connectorId = ct(lang, 'payoutActions.error.connector');
+  // "1,500.50" as people write it: the separators go, the decimals stay.
+  const minor = parseMinor(v.transactionAmount.replace(/[,\s]/g, ''));
+  const maxMinor = toMinor(MAX_PAYOUT_AMOUNT);
+  if (minor === undefined) fields.transactionAmount = ct(lang, 'payoutActions.error.amount');
+  else if (minor < 1 || minor > maxMinor) fields.transactionAmount = ct(lang, 'payoutActions.error.amountRange', { min: formatMajor(1), max: formatMajor(maxMinor) });
+  return fields;
+}
+
+async function sendSingleForm(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, values: SingleFormValues, problem?: FormProblem): Promise<FastifyReply> {
+  const [connectors, merchant] = await Promise.all([listConnectors(deps.db, true), findMerchant(deps.db, context.user.merchantAccountNumber)]);
+  if (!merchant) throw notFound();
+  const payable = connectors.filter((c) => c.is_disbursement_allowed);
+  const html = SingleFormPage({ context, connectors: payable, levelNumber: merchant.level_number, currencyCode: merchant.currency_code, values, problem });
+  return sendHtml(reply, context, status, page(html));
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  /** The batch page again, with why the action was refused. */
+  async function sendBatchPage(reply: FastifyReply, context: ConsoleContext, batchNumber: number, status: number, problem: ActionProblem): Promise<FastifyReply> {
+    const merchant = context.user.merchantAccountNumber;
+    const [lines, batch, row] = await Promise.all([batchLines(deps.db, merchant, batchNumber), batchDetail(deps.db, merchant, batchNumber), findBatch(deps.db, merchant, batchNumber)]);
+    if (!lines || !batch || !row) throw notFound();
+    const dates = { reviewed: row.date_reviewed, approved: row.date_approved, rejected: row.date_rejected, cancelled: row.date_cancelled };
+    const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, batch, dates, lines, filter: {}, actionProblem: problem });
+    return sendHtml(reply, context, status, page(html));
+  }
+
+  async function sendPayoutPage(reply: FastifyReply, context: ConsoleContext, reference: string, status: number, extra: { problem?: ActionProblem; notice?: string }): Promise<FastifyReply> {
+    const payout = REFERENCE.test(reference) ? await findPayout(deps.db, context.user.merchantAccountNumber, reference, true) : undefined;
+    if (!payout) throw notFound();
+    return sendHtml(reply, context, status, page(SinglePayoutPage({ context, payout, ...extra })));
+  }
+
+  scope.post(`${at(PAYOUTS_PATH)}/batches/:batchNumber/:action`, { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const params = request.params as { batchNumber: string; action: string };
+    const action = actionOfSlug(params.action);
+    if (!action || !BATCH_NUMBER.test(params.batchNumber) || Number(params.batchNumber) > INT4_MAX) throw notFound();
+    const batchNumber = Number(params.batchNumber);
+    const typed = action === 'reject' ? formField(request.body, 'reason') : undefined;
+    try {
+      const reason = action === 'reject' ? reasonOf(context.lang, request.body) : undefined;
+      const result = await runAction(deps, request, context, {
+        action: `batch.${auditVerb(action)}`,
+        run: async (tx) => {
+          const input = { merchantAccountNumber: context.user.merchantAccountNumber, batchNumber, actionedBy: context.user.emailAddress, reason, channel: 'console' as const };
+          if (action === 'transferFunds') await transferFunds(tx, input);
+          else await actOnBatch(tx, action, input);
+          return { outcome: { location: withNotice(batchPath(batchNumber), `notice.payoutActions.${action}`) }, detail: { batchNumber, ...(reason === undefined ? {} : { reason }) } };
+        },
+      });
+      return redirect(request, reply, result.outcome.location);
+    } catch (err) {
+      const problem = problemOf(err, context.lang);
+      return sendBatchPage(reply, context, batchNumber, problem.status, { action, message: problem.message, reason: typed, reasonError: problem.fields.reason });
+    }
+  });
+
+  scope.get(at(NEW_SINGLE_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    if (!mayCapture(context.user.roleCode)) throw new AppError('forbidden');
+    return sendSingleForm(deps, reply, context, 200, formValues({}));
+  });
+
+  scope.post(at(NEW_SINGLE_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    if (!mayCapture(context.user.roleCode)) throw new AppError('forbidden');
+    const values = formValues(request.body);
+    const fields = formProblems(context.lang, values);
+    if (Object.keys(fields).length > 0) return sendSingleForm(deps, reply, context, 400, values, { fields });
+    try {
+      const result = await runAction(deps, request, context, {
+        action: 'payout.add',
+        run: async (tx) => {
+          const payout = await addSinglePayout(tx, {
+            merchantAccountNumber: context.user.merchantAccountNumber,
+            connectorId: Number(values.connectorId),
+            beneficiaryAccountNumber: values.beneficiaryAccountNumber,
+            beneficiaryName: values.beneficiaryName,
+            transactionAmount: values.transactionAmount.replace(/[,\s]/g, ''),
+            sourceReferenceNumber: values.sourceReferenceNumber,
+            transactionDescription: values.transactionDescription,
+            capturedBy: context.user.emailAddress,
+          });
+          const reference = payout.transaction_reference_number;
+          const notice = payout.status_code === 'P' ? 'notice.payoutActions.singleAwaiting' : 'notice.payoutActions.singleSent';
+          return { outcome: { location: withNotice(singlePayoutPath(reference), notice) }, detail: { reference, amountMinor: payout.amount_minor } };
+        },
+      });
+      return redirect(request, reply, result.outcome.location);
+    } catch (err) {
+      const problem = problemOf(err, context.lang);
+      const field = problem.detailKey ? FIELD_OF_DETAIL[problem.detailKey] : undefined;
+      return sendSingleForm(deps, reply, context, problem.status, values, field ? { fields: { [field]: problem.message } } : { message: problem.message, fields: {} });
+    }
+  });
+
+  scope.get(`${at(SINGLE_PAYOUTS_PATH)}/:reference`, { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const { reference } = request.params as { reference: string };
+    return sendPayoutPage(reply, context, reference, 200, { notice: noticeOf(request, context.lang) });
+  });
+
+  scope.post(`${at(SINGLE_PAYOUTS_PATH)}/:reference/:action`, { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const params = request.params as { reference: string; action: string };
+    const action = actionOfSlug(params.action);
+    if (!action || !(SINGLE_ACTIONS as readonly BatchAction[]).includes(action) || !REFERENCE.test(params.reference)) throw notFound();
+    const single = action as (typeof SINGLE_ACTIONS)[number];
+    const reference = params.reference.toUpperCase();
+    const typed = action === 'reject' ? formField(request.body, 'reason') : undefined;
+    try {
+      const reason = action === 'reject' ? reasonOf(context.lang, request.body) : undefined;
+      const result = await runAction(deps, request, context, {
+        action: `payout.${action}`,
+        run: async (tx) => {
+          await actOnSinglePayout(tx, single, { merchantAccountNumber: context.user.merchantAccountNumber, transactionReferenceNumber: reference, actionedBy: context.user.emailAddress, reason, channel: 'console' });
+          return { outcome: { location: withNotice(singlePayoutPath(reference), SINGLE_NOTICES[action]) }, detail: { reference, ...(reason === undefined ? {} : { reason }) } };
+        },
+      });
+      return redirect(request, reply, result.outcome.location);
+    } catch (err) {
+      const problem = problemOf(err, context.lang);
+      return sendPayoutPage(reply, context, reference, problem.status, { problem: { action, message: problem.message, reason: typed, reasonError: problem.fields.reason } });
+    }
+  });
+};
+export default route;

@@ -1,0 +1,79 @@
+// GET /console/payouts (batches), /console/payouts/batches/:batchNumber (one batch and its lines)
+// and /console/payouts/single (single payouts): read-only in part 1. Each answers an htmx swap of
+// its list with the list alone (routes/regions.ts). A filter or cursor that is not valid is a 400
+// page (data/paging.ts refuses it), another merchant's batch the console's 404 page.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../../../http/errors.ts';
+import { formField } from '../../../../http/html.ts';
+import type { RouteModule } from '../../../../http/types.ts';
+import { findBatch } from '../../../disbursements/repository.ts';
+import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../queries.ts';
+import { noticeOf } from '../../kit/actions.tsx';
+import { consoleContext } from '../../kit/http.ts';
+import {
+  BatchesPage,
+  BatchesResults,
+  BatchPage,
+  LinesResults,
+  PAYOUTS_PATH,
+  REGIONS,
+  SINGLE_PAYOUTS_PATH,
+  SinglePage,
+  SingleResults,
+  type BatchFilterValues,
+  type LineFilterValues,
+} from '../pages/payouts.tsx';
+import { at } from '../../kit/at.ts';
+import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
+
+const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
+
+/** A query field, empty as absent. */
+function field(request: FastifyRequest, name: string): string | undefined {
+  const value = formField(request.query, name);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Batch numbers are positive int4 (batches.batch_number). */
+const BATCH_NUMBER = /^[1-9]\d{0,9}$/;
+
+function batchNotFound(batchNumber: string): AppError {
+  return new AppError('notFound', 'detail.batchNotFound', { batchNumber: batchNumber.slice(0, 12) });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  scope.get(at(PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const filter: BatchFilterValues = { status: field(request, 'status'), after: field(request, 'after') };
+    const page = await listBatches(deps.db, context.user.merchantAccountNumber, filter);
+    if (wantsRegion(request, REGIONS.batches)) return sendRegion(reply, context, BatchesResults({ lang: context.lang, page, filter, swapped: true }));
+    return sendListPage(reply, context, 200, BatchesPage({ context, page, filter }));
+  });
+
+  scope.get(`${at(PAYOUTS_PATH)}/batches/:batchNumber`, { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const merchant = context.user.merchantAccountNumber;
+    const given = String((request.params as { batchNumber: string }).batchNumber);
+    if (!BATCH_NUMBER.test(given) || Number(given) > 2_147_483_647) throw batchNotFound(given);
+    const batchNumber = Number(given);
+    const filter: LineFilterValues = { search: field(request, 'search'), status: field(request, 'status'), after: field(request, 'after') };
+    // The lines first: they are all an htmx swap needs, and they say whether the batch is this merchant's.
+    const lines = await batchLines(deps.db, merchant, batchNumber, filter);
+    if (!lines) throw batchNotFound(given);
+    if (wantsRegion(request, REGIONS.lines)) return sendRegion(reply, context, LinesResults({ lang: context.lang, batchNumber, page: lines, filter, swapped: true }));
+    // batchDetail names who acted; the batch's row (as the API's getBatch reads it) says when.
+    const [batch, row] = await Promise.all([batchDetail(deps.db, merchant, batchNumber), findBatch(deps.db, merchant, batchNumber)]);
+    if (!batch || !row) throw batchNotFound(given);
+    const dates = { reviewed: row.date_reviewed, approved: row.date_approved, rejected: row.date_rejected, cancelled: row.date_cancelled };
+    return sendListPage(reply, context, 200, BatchPage({ context, batch, dates, lines, filter, notice: noticeOf(request, context.lang) }));
+  });
+
+  scope.get(at(SINGLE_PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const filter: LineFilterValues = { search: field(request, 'search'), status: field(request, 'status'), after: field(request, 'after') };
+    const page = await listSinglePayouts(deps.db, context.user.merchantAccountNumber, filter);
+    if (wantsRegion(request, REGIONS.single)) return sendRegion(reply, context, SingleResults({ lang: context.lang, page, filter, swapped: true }));
+    return sendListPage(reply, context, 200, SinglePage({ context, page, filter }));
+  });
+};
+export default route;

@@ -1,0 +1,237 @@
+// Payout file uploads and the live batch page (issue 19):
+//   GET  /console/payouts/upload                              the form (pages/upload.tsx)
+//   GET  /console/payouts/upload/template.csv                 a CSV with the header row and two example payouts
+//   POST /console/payouts/upload                              multipart/form-data: the file, and its batch
+//   GET  /console/payouts/batches/:n/errors.xlsx (and .csv)   the batch's invalid lines (the API's downloadErrors)
+//   GET  /console/payouts/batches/:n/events                   the live batch page's events (routes/live-batch.ts)
+//
+// An upload takes the API's own path for batch/addFile (disbursements/routes/add-file.ts): the
+// same body limit (BATCH_BODY_LIMIT_BYTES), the file read by the same reader thread and checked
+// by the same line schema (files.ts readBatchFile, handed the file's bytes as addFile's
+// fileContent), and the batch stored with its validation job by submitBatch, captured by the
+// signed-in user. Validation then runs in the background, as for the API, and the browser goes
+// to the batch's page, which follows it live.
+//
+// Once per form: the form key is claimed by runAction in the transaction that stores the batch
+// (addFile's own shape: read first, then one transaction), so a double click or a resubmitted
+// form makes one batch. A key already spent is answered before the file is read again. A
+// multipart body is parsed only here (routes/multipart.ts), and only once the session is known:
+// a request without a signed-in session is sent to sign in before its body is read.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, problemFromAppError } from '../../../../http/errors.ts';
+import { formField } from '../../../../http/html.ts';
+import type { App, RouteModule } from '../../../../http/types.ts';
+import { fieldMessages } from '../../../../http/validation.ts';
+import { EXAMPLE_PAYOUTS } from '../../../disbursements/docs.ts';
+import { csvDocument, FILE_COLUMNS, FileValidationError, readBatchFile, type FileType } from '../../../disbursements/files.ts';
+import { batchErrorsDocument } from '../../../disbursements/errors-document.ts';
+import { submitBatch } from '../../../disbursements/service.ts';
+import { ConsoleRefusal, FORM_KEY_FIELD, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
+import { cookieNames, parseCookies } from '../../kit/cookies.ts';
+import { spentFormKey } from '../upload-queries.ts';
+import { consoleContext, cookieHeader, lookUpSession, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
+import { ct } from '../../kit/i18n.ts';
+import { ErrorPage, page } from '../../kit/layout.tsx';
+import { SECTION_PATHS, SIGN_IN_PATH } from '../../kit/paths.ts';
+import { fitsDateInput } from '../../kit/display.tsx';
+import { errorsCsvPath, errorsWorkbookPath } from '../pages/live-batch.tsx';
+import { batchPath } from '../pages/payouts.tsx';
+import { megabytes, mayUpload, RefusalPage, TEMPLATE_PATH, UPLOAD_PATH, UploadPage, type UploadFormProps } from '../pages/upload.tsx';
+import { at } from '../../kit/at.ts';
+import { batchNumberParam, liveBatchRoutes } from './live-batch.ts';
+import { readMultipart, type UploadedFile } from '../../kit/multipart.ts';
+
+const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
+
+/** The audit log's name for an upload (its detail: file name and type, lines, batch number). */
+export const UPLOAD_ACTION = 'upload.add';
+
+/** The form's other parts and the multipart framing, on top of the file itself. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+/**
+ * A body up to this many times the limit is read to its end (and dropped) so that the browser
+ * shows the page saying the file is too large; a larger one is cut off (the browser then shows a
+ * network error). The upload script checks the size before sending, so only forms without it
+ * come here.
+ */
+const DRAIN_FACTOR = 2;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The file of a parsed multipart body (the body is its text fields: formField reads it as a form). */
+const uploadedFiles = new WeakMap<object, UploadedFile | 'tooLarge'>();
+
+/** The type a file's name says: CSV or XLSX, by its extension. */
+export function fileTypeOf(filename: string): FileType | undefined {
+  const extension = /\.([A-Za-z]+)$/.exec(filename)?.[1]?.toLowerCase();
+  return extension === 'csv' ? 'CSV' : extension === 'xlsx' ? 'XLSX' : undefined;
+}
+
+/**
+ * One message per invalid row of a refused file: "Line 3: Transaction Amount must be …" (line i + 1
+ * for transactions[i], as the batch numbers its lines), in the API's words (fieldMessages) without
+ * the JSON path; messages that name no line (too many lines) as they are.
+ */
+export function lineProblems(lang: ConsoleContext['lang'], err: FileValidationError): string[] {
+  const problems: string[] = [];
+  for (const e of err.validation) {
+    const row = /^\/transactions\/(\d+)(\/.*)?$/.exec(e.instancePath);
+    const message = fieldMessages(lang, [row ? { ...e, instancePath: row[2] ?? '' } : e])[0];
+    if (message === undefined) continue;
+    const text = row ? ct(lang, 'payoutActions.upload.line', { line: Number(row[1]) + 1, message }) : message;
+    if (!problems.includes(text)) problems.push(text);
+  }
+  return problems;
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  const limitBytes = deps.config.batchBodyLimitBytes;
+  const names = cookieNames(deps.config.mode);
+
+  const show = (reply: FastifyReply, context: ConsoleContext, status: number, form: Omit<UploadFormProps, 'context' | 'limitBytes' | 'scheduleMaxDays'> = {}) =>
+    sendHtml(reply, context, status, page(UploadPage({ context, limitBytes, scheduleMaxDays: deps.config.scheduleMaxDays, ...form })));
+  const forbidden = (reply: FastifyReply, context: ConsoleContext) => sendHtml(reply, context, 403, page(ErrorPage({ context, status: 403, kind: 'forbidden' })));
+
+  scope.get(at(UPLOAD_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    if (!mayUpload(context.user.roleCode)) return forbidden(reply, context);
+    return show(reply, context, 200);
+  });
+
+  scope.get(at(TEMPLATE_PATH), { schema: { hide: true }, config }, async (_request, reply) => {
+    const rows = EXAMPLE_PAYOUTS.map((line) => FILE_COLUMNS.map((column) => String(line[column])));
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="payouts-template.csv"')
+      .header('cache-control', 'no-store')
+      .send(csvDocument(FILE_COLUMNS, rows));
+  });
+
+  /** Before the body is read: a request without a signed-in session goes to sign in (as the scope would send it after). */
+  const signedInFirst = async (request: FastifyRequest, reply: FastifyReply) => {
+    const found = await lookUpSession(deps, parseCookies(request.headers.cookie).get(names.session));
+    if (found.kind === 'active') return;
+    if (found.kind === 'ended') reply.header('set-cookie', cookieHeader(deps, 'session', '', 0));
+    return redirect(request, reply, `${SIGN_IN_PATH}?${found.kind === 'ended' ? 'expired=1' : 'from=console'}`);
+  };
+
+  const upload = async (request: FastifyRequest, reply: FastifyReply) => {
+    const context = consoleContext(request);
+    const { lang, user } = context;
+    if (!mayUpload(user.roleCode)) return forbidden(reply, context);
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const scheduledDate = (formField(body, 'scheduledDate') ?? '').trim();
+    const values = { scheduledDate };
+    const file = uploadedFiles.get(body);
+    const mb = megabytes(limitBytes);
+
+    if (file === 'tooLarge' || (file && file.bytes.length > limitBytes)) return show(reply, context, 413, { values, errors: { file: ct(lang, 'payoutActions.upload.tooLarge', { megabytes: mb }) } });
+    const errors: { file?: string; scheduledDate?: string } = {};
+    if (scheduledDate !== '' && !fitsDateInput(scheduledDate)) errors.scheduledDate = ct(lang, 'payoutActions.upload.dateFormat');
+    const type = file ? fileTypeOf(file.filename) : undefined;
+    if (!file || (file.filename === '' && file.bytes.length === 0)) errors.file = ct(lang, 'payoutActions.upload.fileRequired');
+    else if (!type) return show(reply, context, 415, { values, errors: { ...errors, file: ct(lang, 'payoutActions.upload.wrongType', { name: file.filename }) } });
+    else if (file.bytes.length === 0) errors.file = ct(lang, 'payoutActions.upload.fileEmpty', { name: file.filename });
+    if (errors.file || errors.scheduledDate || !file || !type) return show(reply, context, 400, { values, errors });
+
+    // A form sent again (a double click, Back and submit): its batch, without reading the file again.
+    const formKey = formField(body, FORM_KEY_FIELD) ?? '';
+    const spent = UUID.test(formKey) ? await spentFormKey(deps.db, user.merchantAccountNumber, formKey) : undefined;
+    if (spent) {
+      if (spent.userId === user.userId && spent.action === UPLOAD_ACTION) return redirect(request, reply, spent.outcome.location);
+      return show(reply, context, 409, { values, message: ct(lang, 'action.staleForm') });
+    }
+
+    let transactions;
+    try {
+      transactions = await readBatchFile(type, file.bytes.toString('base64'), limitBytes);
+    } catch (err) {
+      return refuse(reply, context, err, values, 'file');
+    }
+    try {
+      const result = await runAction(deps, request, context, {
+        action: UPLOAD_ACTION,
+        run: async (tx) => {
+          const accepted = await submitBatch(deps, tx, {
+            merchantAccountNumber: user.merchantAccountNumber,
+            isBatchScheduled: scheduledDate !== '',
+            scheduledDate: scheduledDate === '' ? null : scheduledDate,
+            capturedBy: user.emailAddress,
+            uploadType: type,
+            transactions,
+          });
+          return {
+            outcome: { location: withNotice(batchPath(accepted.batchNumber), 'notice.payoutActions.uploaded') },
+            detail: { fileName: file.filename, fileType: type, lines: transactions.length, batchNumber: accepted.batchNumber },
+          };
+        },
+      });
+      return redirect(request, reply, result.outcome.location);
+    } catch (err) {
+      return refuse(reply, context, err, values, 'scheduledDate');
+    }
+  };
+
+  /** A refused upload: the form again, with why (by field where the refusal says which), in the refusal's status. */
+  const refuse = (reply: FastifyReply, context: ConsoleContext, err: unknown, values: { scheduledDate: string }, stage: 'file' | 'scheduledDate') => {
+    const { lang } = context;
+    if (err instanceof FileValidationError) return show(reply, context, 400, { values, lineProblems: lineProblems(lang, err) });
+    if (err instanceof ConsoleRefusal) return show(reply, context, err.status, { values, message: err.message });
+    if (err instanceof AppError && err.kind === 'unavailable') {
+      // Other files are being read (files.ts: a few reader threads at once): try again shortly.
+      for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+      return show(reply, context, 503, { values, message: ct(lang, 'payoutActions.upload.busy') });
+    }
+    const refusal = refusalOf(err, lang);
+    if (!refusal) throw err;
+    const message = [refusal.message, ...refusal.fields].join(' ');
+    if (stage === 'file') return show(reply, context, refusal.status, { values, errors: { file: message } });
+    // After the file was read: the scheduled date (scheduledDateOf), or the merchant (inactive).
+    const aboutDate = err instanceof AppError && err.detailKey?.startsWith('detail.scheduledDate');
+    return show(reply, context, refusal.status, aboutDate ? { values, errors: { scheduledDate: message } } : { values, message });
+  };
+
+  void scope.register(async (child: App) => {
+    // Only this route reads multipart bodies (the scope's other forms are urlencoded).
+    child.addContentTypeParser('multipart/form-data', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
+      const parsed = await readMultipart(payload as never, request.headers['content-type'], request.headers['content-length'], {
+        keepBytes: limitBytes + FORM_OVERHEAD_BYTES,
+        drainBytes: DRAIN_FACTOR * limitBytes + FORM_OVERHEAD_BYTES,
+      });
+      if (parsed.tooLarge) uploadedFiles.set(parsed.fields, 'tooLarge');
+      else if (parsed.file) uploadedFiles.set(parsed.fields, parsed.file);
+      return parsed.fields;
+    });
+    child.post(at(UPLOAD_PATH), { schema: { hide: true }, config, onRequest: signedInFirst }, upload);
+  });
+
+  // The error workbook (and CSV) of a batch: the API's downloadErrors document, in the user's language.
+  for (const [type, path, contentType] of [
+    ['XLSX', errorsWorkbookPath, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    ['CSV', errorsCsvPath, 'text/csv; charset=utf-8'],
+  ] as const) {
+    const extension = type.toLowerCase();
+    scope.get(`${at(SECTION_PATHS.payouts)}/batches/:batchNumber/errors.${extension}`, { schema: { hide: true }, config }, async (request, reply) => {
+      const context = consoleContext(request);
+      const batchNumber = batchNumberParam(request);
+      try {
+        const file = await batchErrorsDocument(deps, context.lang, context.user.merchantAccountNumber, batchNumber, type);
+        return reply
+          .header('content-type', contentType)
+          .header('content-disposition', `attachment; filename="batch-${batchNumber}-errors.${extension}"`)
+          .header('cache-control', 'no-store')
+          .send(file);
+      } catch (err) {
+        // Still being validated (409), or other documents being built (503): say so, with the way back.
+        if (!(err instanceof AppError) || (err.kind !== 'conflict' && err.kind !== 'unavailable')) throw err;
+        for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+        const message = problemFromAppError(err, context.lang, path(batchNumber), String(request.id)).detail;
+        const back = { href: batchPath(batchNumber), text: ct(context.lang, 'payoutActions.errors.back', { number: batchNumber }) };
+        return sendHtml(reply, context, err.status, page(RefusalPage({ context, title: ct(context.lang, 'payoutActions.errors.unavailableTitle'), message, back })));
+      }
+    });
+  }
+
+  liveBatchRoutes(scope, deps);
+};
+export default route;

@@ -1,0 +1,123 @@
+// GET /console/statements (the period form, its summary and movements) and
+// GET /console/statements.csv (the whole period as CSV, streamed). A period that cannot be shown
+// (a day that is not YYYY-MM-DD or does not exist, from after to, too long) re-shows the form with
+// what was typed and a message, as a 400: never a 500.
+//
+// The CSV is PostgreSQL's COPY output piped to the response as it comes (data/statements.ts
+// streamStatementCsv): nothing is buffered here, backpressure reaches the database, and when the
+// client goes away Fastify destroys the stream, which closes the export's pooled connection.
+import { once } from 'node:events';
+import type { FastifyRequest } from 'fastify';
+import { formField } from '../../../../http/html.ts';
+import type { RouteModule } from '../../../../http/types.ts';
+import { MAX_RANGE_DAYS } from '../../../analytics/service.ts';
+import { findMerchant } from '../../../merchants/repository.ts';
+import { statementLines, statementSummary, streamStatementCsv } from '../queries.ts';
+import { consoleContext, type ConsoleContext } from '../../kit/http.ts';
+import { ct } from '../../kit/i18n.ts';
+import { MOVEMENTS_REGION, MovementsResults, STATEMENTS_CSV_PATH, STATEMENTS_PATH, StatementsPage, type PeriodForm } from '../pages/statements.tsx';
+import { at } from '../../kit/at.ts';
+import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
+
+const config = { consoleAccess: 'user', consoleSection: 'statements' } as const;
+const DAY_MS = 86_400_000;
+/** Longer than any day a person types; what is echoed back in the form is cut to it. */
+const MAX_DAY_CHARS = 10;
+
+const utcDay = (at: Date) => at.toISOString().slice(0, 10);
+
+/** A real calendar day as YYYY-MM-DD (2025-02-30 is not one). */
+function isDay(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || value < '0001-01-01') return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && utcDay(parsed) === value;
+}
+
+type Period = { ok: true; from: string; to: string } | { ok: false; form: PeriodForm };
+
+/**
+ * The period the query asks for: both days absent is this month so far (UTC); one absent is
+ * refused like a wrong one (the form always sends both).
+ */
+function periodOf(request: FastifyRequest, context: ConsoleContext, now: Date): Period {
+  const fromGiven = formField(request.query, 'from');
+  const toGiven = formField(request.query, 'to');
+  if (fromGiven === undefined && toGiven === undefined) return { ok: true, from: `${utcDay(now).slice(0, 8)}01`, to: utcDay(now) };
+  const from = (fromGiven ?? '').trim().slice(0, MAX_DAY_CHARS);
+  const to = (toGiven ?? '').trim().slice(0, MAX_DAY_CHARS);
+  const lang = context.lang;
+  const refuse = (field: 'from' | 'to', message: string): Period => ({ ok: false, form: { from, to, problem: { field, message } } });
+  if (!isDay(from)) return refuse('from', ct(lang, 'statements.badFrom'));
+  if (!isDay(to)) return refuse('to', ct(lang, 'statements.badTo'));
+  if (from > to) return refuse('from', ct(lang, 'statements.reversed', { from, to }));
+  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
+  if (days > MAX_RANGE_DAYS) return refuse('from', ct(lang, 'statements.tooLong', { days, max: MAX_RANGE_DAYS }));
+  return { ok: true, from, to };
+}
+
+/** statement-12345678-chikondi-stores-2026-11-01-to-2026-11-25.csv: ASCII only, nothing to quote. */
+export function csvFileName(merchantAccountNumber: number, merchantName: string, from: string, to: string): string {
+  const slug = merchantName
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `statement-${merchantAccountNumber}${slug ? `-${slug}` : ''}-${from}-to-${to}.csv`;
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  scope.get(at(STATEMENTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const merchant = context.user.merchantAccountNumber;
+    const period = periodOf(request, context, deps.clock.now());
+    if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
+    const after = formField(request.query, 'after') || undefined;
+    const query = { from: period.from, to: period.to, after };
+    if (wantsRegion(request, MOVEMENTS_REGION)) {
+      // A page of movements needs only the currency, not the summary's sums.
+      const [movements, account] = await Promise.all([statementLines(deps.db, merchant, period.from, period.to, { after }), findMerchant(deps.db, merchant)]);
+      if (!account) throw new Error(`the signed-in user's merchant ${merchant} does not exist`);
+      return sendRegion(reply, context, MovementsResults({ lang: context.lang, currencyCode: account.currency_code, page: movements, query, swapped: true }));
+    }
+    const [summary, movements] = await Promise.all([statementSummary(deps.db, merchant, period.from, period.to), statementLines(deps.db, merchant, period.from, period.to, { after })]);
+    if (!summary) throw new Error(`the signed-in user's merchant ${merchant} has no ledger accounts`);
+    const form = { from: period.from, to: period.to };
+    return sendListPage(reply, context, 200, StatementsPage({ context, form, maxDays: MAX_RANGE_DAYS, shown: { summary, movements, query } }));
+  });
+
+  scope.get(at(STATEMENTS_CSV_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const period = periodOf(request, context, deps.clock.now());
+    if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
+    const { merchantAccountNumber, merchantName } = context.user;
+    const csv = streamStatementCsv(deps.db, merchantAccountNumber, period.from, period.to);
+    // The header row comes first from COPY: waiting for it means a failure to start the export
+    // (no connection, a query error) is still an error page, not a download of one. A client gone
+    // meanwhile stops the export (its connection is closed) and is answered nothing.
+    let clientGone = false;
+    const stop = () => {
+      clientGone = true;
+      csv.destroy(new Error('the client went away before the statement started'));
+    };
+    reply.raw.once('close', stop);
+    try {
+      await once(csv, 'readable');
+    } catch (err) {
+      csv.destroy();
+      if (clientGone) return reply;
+      throw err;
+    } finally {
+      reply.raw.off('close', stop);
+    }
+    return reply
+      .code(200)
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${csvFileName(merchantAccountNumber, merchantName, period.from, period.to)}"`)
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .send(csv);
+  });
+};
+export default route;
