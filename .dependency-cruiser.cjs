@@ -44,6 +44,45 @@ module.exports = {
       to: { path: '^src/(app|server|worker|runtime|composition|banner|cli)(\\.ts$|/)' },
     },
     {
+      name: 'route-files-are-leaves',
+      severity: 'error',
+      comment:
+        'A route file (a file under a routes/ folder) is imported only by its module\'s registration (index.ts): ' +
+        'a schema, document or helper another file needs lives beside routes/, not in it.',
+      from: { pathNot: '^src/modules/[^/]+/index\\.ts$' },
+      to: { path: '^src/modules/([^/]+|console/[^/]+)/routes/' },
+    },
+    {
+      name: 'route-files-registered-by-their-module',
+      severity: 'error',
+      comment: 'A module registers its own route files, never another module\'s.',
+      from: { path: '^src/modules/([^/]+)/index\\.ts$' },
+      to: { path: '^src/modules/([^/]+|console/[^/]+)/routes/', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'console-areas-independent',
+      severity: 'error',
+      comment:
+        'An area of the console (src/modules/console/<area>/) imports kit/, itself, and domain or shared code, never ' +
+        'another area: what two areas share belongs in kit/ (or in the domain, if it is a rule or a query of it).',
+      from: { path: '^src/modules/console/([^/]+)/' },
+      to: { path: '^src/modules/console/[^/]+/', pathNot: '^src/modules/console/($1|kit)/' },
+    },
+    {
+      name: 'console-kit-knows-no-area',
+      severity: 'error',
+      comment: 'kit/ is what every area of the console stands on: it imports no area and not the console\'s registration.',
+      from: { path: '^src/modules/console/kit/' },
+      to: { path: '^src/modules/console/', pathNot: '^src/modules/console/kit/' },
+    },
+    {
+      name: 'console-areas-in-folders',
+      severity: 'error',
+      comment: 'The console is its registration (index.ts), kit/ and one folder per area: no loose file beside them.',
+      from: { path: '^src/modules/console/[^/]+$', pathNot: '^src/modules/console/index\\.ts$' },
+      to: {},
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'Every import resolves: an unresolved one would hide its edges from the rules above.',

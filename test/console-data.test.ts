@@ -10,7 +10,7 @@ import { AppError } from '../src/http/errors.ts';
 import { analyticsOverview } from '../src/modules/console/analytics/queries.ts';
 import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../src/modules/console/collections/queries.ts';
 import { attention, homeSummary } from '../src/modules/console/home/queries.ts';
-import type { Page } from '../src/modules/console/kit/paging.ts';
+import type { Page } from '../src/http/keyset-pages.ts';
 import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../src/modules/console/payouts/queries.ts';
 import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/console/statements/queries.ts';
 import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';

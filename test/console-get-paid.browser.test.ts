@@ -7,7 +7,7 @@
 // screenshots at 375 and 1440 px in test-artifacts/ for a person to look at.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ct } from '../src/modules/console/kit/i18n.ts';
+import { ct } from '../src/modules/console/get-paid/texts.ts';
 import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
 import { consoleUser } from './console-client.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
@@ -60,7 +60,7 @@ describe.skipIf(!BROWSER_PRESENT)('getting paid and the sandbox tools in a brows
     // A refused form: its messages by the fields, the input kept.
     await page.fill('#rtp-amount', '25.5.0');
     await Promise.all([page.waitForURL(`${origin}/console/get-paid/requests`), page.click('#rtp-submit')]);
-    expect(await page.textContent('#rtp-amount-error')).toBe(ct('en', 'getPaid.error.amountFormat'));
+    expect(await page.textContent('#rtp-amount-error')).toBe(ct('en', 'form.error.amountFormat'));
     expect(await page.inputValue('#rtp-amount')).toBe('25.5.0');
     expect(await page.getAttribute('#rtp-amount', 'aria-invalid')).toBe('true');
     await axePage(page, 'refused request to pay');

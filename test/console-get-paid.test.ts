@@ -6,7 +6,7 @@
 // opens the hosted page; a double submit making one request; a viewer refused (page and forged
 // POST); another merchant's request the 404 page; every action in the audit log with its user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ct } from '../src/modules/console/kit/i18n.ts';
+import { ct } from '../src/modules/console/get-paid/texts.ts';
 import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from './console-client.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
@@ -146,19 +146,19 @@ describe('a request to pay', () => {
       const res = await createRequest(c, { amount: '12,5x', description: '', reference: 'AB-1' }, lang);
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-language']).toBe(lang);
-      expect(textOf(res.body, 'rtp-amount-error')).toBe(ct(lang, 'getPaid.error.amountFormat'));
-      expect(textOf(res.body, 'rtp-description-error')).toBe(ct(lang, 'getPaid.error.required'));
+      expect(textOf(res.body, 'rtp-amount-error')).toBe(ct(lang, 'form.error.amountFormat'));
+      expect(textOf(res.body, 'rtp-description-error')).toBe(ct(lang, 'form.error.required'));
       expect(textOf(res.body, 'rtp-reference-error')).toBe(ct(lang, 'getPaid.error.reference', { min: 5, max: 25 }));
       for (const field of ['amount', 'description', 'reference']) expect(res.body).toMatch(new RegExp(`id="rtp-${field}" name="${field}"[^>]*aria-invalid="true"[^>]*aria-describedby="rtp-${field}-hint rtp-${field}-error"`));
       expect(res.body).toContain('value="12,5x"');
       expect(res.body).toContain('value="AB-1"');
-      expect(textOf(res.body, 'rtp-problem')).toContain(ct(lang, 'getPaid.fixFields'));
+      expect(textOf(res.body, 'rtp-problem')).toContain(ct(lang, 'form.fixFields'));
     }
     // Out of the API's range, and a description longer than E12 takes.
     const range = await createRequest(c, { amount: '50000000.01', description: 'x'.repeat(201), reference: newReference() });
     expect(range.statusCode).toBe(400);
-    expect(textOf(range.body, 'rtp-amount-error')).toBe(ct('en', 'getPaid.error.amountRange', { min: '0.01', max: '50,000,000.00' }));
-    expect(textOf(range.body, 'rtp-description-error')).toBe(ct('en', 'getPaid.error.tooLong', { max: 200 }));
+    expect(textOf(range.body, 'rtp-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '0.01', max: '50,000,000.00' }));
+    expect(textOf(range.body, 'rtp-description-error')).toBe(ct('en', 'form.error.tooLong', { max: 200 }));
     expect(await requestCount(m)).toBe(before);
   });
 
@@ -263,10 +263,10 @@ describe('a checkout link', () => {
     const before = await requestCount(m);
     const bad = await createCheckout(c, { amount: '10', description: '', sourceReference: '-bad ref', successUrl: 'javascript:alert(1)', failureUrl: '' });
     expect(bad.statusCode).toBe(400);
-    expect(textOf(bad.body, 'checkout-description-error')).toBe(ct('en', 'getPaid.error.required'));
+    expect(textOf(bad.body, 'checkout-description-error')).toBe(ct('en', 'form.error.required'));
     expect(textOf(bad.body, 'checkout-sourceReference-error')).toBe(ct('en', 'getPaid.error.sourceReference', { max: 50 }));
     expect(textOf(bad.body, 'checkout-successUrl-error')).toBe(ct('en', 'getPaid.error.url', { max: 2048 }));
-    expect(textOf(bad.body, 'checkout-failureUrl-error')).toBe(ct('en', 'getPaid.error.required'));
+    expect(textOf(bad.body, 'checkout-failureUrl-error')).toBe(ct('en', 'form.error.required'));
     expect(bad.body).toContain('value="javascript:alert(1)"');
     // The request-to-pay form on the same page is untouched.
     expect(bad.body).not.toContain('id="rtp-amount-error"');

@@ -8,7 +8,7 @@
 // the navigation has no link to them, while getting paid still works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAGIC_SUFFIXES } from '../src/modules/disbursements/sandbox.ts';
-import { ct } from '../src/modules/console/kit/i18n.ts';
+import { ct } from '../src/modules/console/sandbox/texts.ts';
 import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from './console-client.ts';
 import { BASE, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import { apiBalances, collectionFee, customPayment, NBM } from './money-ops.ts';
@@ -167,14 +167,14 @@ describe('a simulated customer payment', () => {
     for (const lang of ['en', 'ny'] as const) {
       const res = await simulate(c, { amount: '', connector: '' }, lang);
       expect(res.statusCode).toBe(400);
-      expect(textOf(res.body, 'simulate-amount-error')).toBe(ct(lang, 'getPaid.error.amountRequired'));
-      expect(textOf(res.body, 'simulate-connector-error')).toBe(ct(lang, 'sandboxTools.error.connectorRequired'));
+      expect(textOf(res.body, 'simulate-amount-error')).toBe(ct(lang, 'form.error.amountRequired'));
+      expect(textOf(res.body, 'simulate-connector-error')).toBe(ct(lang, 'form.error.connectorRequired'));
       expect(res.body).toMatch(/id="simulate-connector" name="connector" required aria-invalid="true"/);
     }
     const huge = await simulate(c, { amount: '50000000.01', connector: '99' });
     expect(huge.statusCode).toBe(400);
-    expect(textOf(huge.body, 'simulate-amount-error')).toBe(ct('en', 'getPaid.error.amountRange', { min: '0.01', max: '50,000,000.00' }));
-    expect(textOf(huge.body, 'simulate-connector-error')).toBe(ct('en', 'sandboxTools.error.connector'));
+    expect(textOf(huge.body, 'simulate-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '0.01', max: '50,000,000.00' }));
+    expect(textOf(huge.body, 'simulate-connector-error')).toBe(ct('en', 'form.error.connector'));
     // A connector that takes no collections: E11's service refuses it, on its field.
     const unknown = await simulate(c, { amount: '100', connector: '999999' });
     expect(unknown.statusCode).toBe(404);
@@ -259,7 +259,7 @@ describe('paying a timed account', () => {
       const bad = await payTimed(c, { timedAccount: '', connector: '' }, lang);
       expect(bad.statusCode).toBe(400);
       expect(textOf(bad.body, 'pay-timedAccount-error')).toBe(ct(lang, 'sandboxTools.error.timedAccountRequired'));
-      expect(textOf(bad.body, 'pay-connector-error')).toBe(ct(lang, 'sandboxTools.error.connectorRequired'));
+      expect(textOf(bad.body, 'pay-connector-error')).toBe(ct(lang, 'form.error.connectorRequired'));
     }
     const malformed = await payTimed(c, { timedAccount: '2345', connector: String(AIRTEL) });
     expect(textOf(malformed.body, 'pay-timedAccount-error')).toBe(ct('en', 'sandboxTools.error.timedAccount'));

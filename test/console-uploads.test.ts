@@ -21,7 +21,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type net from 'node:net';
 import { cookieNames, parseSessionCookie } from '../src/modules/console/kit/cookies.ts';
 import { liveKey, watchedBatches } from '../src/modules/console/payouts/upload-queries.ts';
-import { LiveBatches } from '../src/modules/console/payouts/routes/live-batch.ts';
+import { LiveBatches } from '../src/modules/console/payouts/live-batch.ts';
 import { ConsoleClient, consoleUser, INJECT_ORIGIN, textOf, type ConsoleUserInfo, type Page } from './console-client.ts';
 import { listen } from './browser-kit.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';

@@ -64,3 +64,16 @@ export const RailException = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
   ledgerTransferId: Type.Union([Type.Integer(), Type.Null()], { description: 'The rail_correction ledger transfer of a correction.' }),
 });
+
+/** A new merchant and its first key pair, as POST /admin/v1/merchants (and merchant-accounts/add) answers. */
+export const Credentials = Type.Object({
+  organisationId: Type.String(),
+  merchantAccountNumber: Type.Integer(),
+  paymentAccountNumber: Type.String(),
+  accountName: Type.String(),
+  levelNumber: Type.Integer(),
+  currencyCode: Type.String(),
+  clientId: Type.Integer(),
+  apiKey: Type.String(),
+  apiSecret: Type.String({ description: 'Shown once; only its hash is stored.' }),
+});

@@ -19,7 +19,8 @@ import collections from './collections/routes/collections.ts';
 import payouts from './payouts/routes/payouts.ts';
 import statements from './statements/routes/statements.ts';
 // part 2's areas (issue 19)
-import developers from './developers/routes/developers.ts';
+import developerKeys from './developers/routes/keys.ts';
+import developerWebhooks from './developers/routes/webhooks.ts';
 import getPaid from './get-paid/routes/get-paid.ts';
 import payoutActions from './payouts/routes/payout-actions.ts';
 import sandboxTools from './sandbox/routes/sandbox-tools.ts';
@@ -49,7 +50,8 @@ const PAGES: readonly RouteModule[] = [
   payoutActions,
   uploads,
   getPaid,
-  developers,
+  developerKeys,
+  developerWebhooks,
   team,
   settlement,
   sandboxTools,

@@ -2,6 +2,7 @@
 // accounts, default limits and a first key pair). Bearer ADMIN_TOKEN; 404 when no token is set.
 import { Type } from '@sinclair/typebox';
 import { OrganisationId } from '../../../http/schemas.ts';
+import { Credentials } from '../schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { createMerchant } from '../../merchants/service.ts';
 
@@ -11,18 +12,6 @@ const Body = Type.Object({
   currencyCode: Type.Optional(Type.Union([Type.Literal('MWK')], { default: 'MWK' })),
   organisationId: Type.Optional(OrganisationId),
 }, { examples: [{ accountName: 'Chikondi General Store', levelNumber: 1, currencyCode: 'MWK' }] });
-
-export const Credentials = Type.Object({
-  organisationId: Type.String(),
-  merchantAccountNumber: Type.Integer(),
-  paymentAccountNumber: Type.String(),
-  accountName: Type.String(),
-  levelNumber: Type.Integer(),
-  currencyCode: Type.String(),
-  clientId: Type.Integer(),
-  apiKey: Type.String(),
-  apiSecret: Type.String({ description: 'Shown once; only its hash is stored.' }),
-});
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/admin/v1/merchants', {

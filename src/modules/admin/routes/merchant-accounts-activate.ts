@@ -1,4 +1,4 @@
 // POST /admin/v1/merchants/accounts/activate — the documented body, for the operator (see merchant-status-route.ts).
-import { merchantStatusRoute } from './merchant-status-route.ts';
+import { merchantStatusRoute } from '../merchant-status-route.ts';
 
 export default merchantStatusRoute('activate');

@@ -8,7 +8,7 @@ import { Email, OrganisationId } from '../../../http/schemas.ts';
 import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { createMerchant } from '../../merchants/service.ts';
-import { Credentials } from './create-merchant.ts';
+import { Credentials } from '../schemas.ts';
 
 const Body = Type.Object({
   organisationId: OrganisationId,

@@ -1,4 +1,4 @@
 // PUT /security/apiKeys/deactivate — the key stops working; its tokens fail within seconds.
-import { statusRoute } from './set-status.ts';
+import { statusRoute } from '../status-route.ts';
 
 export default statusRoute('deactivate', 'I', 'ok.apiKeyDeactivated', 'Deactivate an API key');

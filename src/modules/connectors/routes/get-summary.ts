@@ -2,19 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RouteModule } from '../../../http/types.ts';
+import { ConnectorSummary } from '../schemas.ts';
 import { connectorSummary, listConnectors } from '../repository.ts';
-
-export const ConnectorSummary = Type.Object({
-  connectorName: Type.String(),
-  connectorId: Type.Integer(),
-  isActive: Type.Boolean(),
-  channelCode: Type.String({ description: 'B bank, M mobile wallet.' }),
-  connectorCode: Type.String(),
-  connectorDescription: Type.String({ description: 'What the connector processes, in the Accept-Language language.', examples: ['The bank supports the processing of disbursement and collection transactions'] }),
-  switchMerchantId: Type.String({ description: "The gateway's merchant id at the national switch for this connector (sandbox values)." }),
-  logoBase64: Type.String({ description: 'The logo, base64-encoded (a PNG).' }),
-  logoFormat: Type.String({ description: 'Media type of logoBase64.', examples: ['image/png'] }),
-});
 
 const route: RouteModule = (app, { deps }) => {
   const schema = {

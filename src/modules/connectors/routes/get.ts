@@ -4,7 +4,7 @@ import { AppError } from '../../../http/errors.ts';
 import { ConnectorId } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { connectorDetail, findConnector } from '../repository.ts';
-import { ConnectorDetail } from './get-all.ts';
+import { ConnectorDetail } from '../schemas.ts';
 
 const route: RouteModule = (app, { deps }) => {
   app.get('/core/connectors/get', {

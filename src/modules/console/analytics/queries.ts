@@ -4,7 +4,7 @@
 import type { Queryable } from '../../../db/pool.ts';
 import { countMetrics, disbursementMetrics, rangeOf, sumMetrics } from '../../analytics/service.ts';
 import type { SummaryType } from '../../analytics/stats.ts';
-import { checkDay, checkOrder } from '../kit/paging.ts';
+import { checkDay, checkOrder } from '../../../http/keyset-pages.ts';
 
 export interface ConnectorFigures {
   /** D payouts (by completion date), C collections (by transaction date). */

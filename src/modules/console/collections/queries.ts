@@ -3,7 +3,7 @@
 import type { Queryable } from '../../../db/pool.ts';
 import { containsPattern } from '../../../db/like.ts';
 import { findCollection, type CollectionRow } from '../../collections/repository.ts';
-import { checkDay, checkId, checkOneOf, checkOrder, checkSearch, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../kit/paging.ts';
+import { checkDay, checkId, checkOneOf, checkOrder, checkSearch, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
 
 export const COLLECTION_STATUSES = ['S', 'R'] as const;
 export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];

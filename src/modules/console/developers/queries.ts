@@ -6,7 +6,7 @@
 import type { Queryable } from '../../../db/pool.ts';
 import { findApiKeyById, listApiKeys, type ApiKeyRow } from '../../api-keys/repository.ts';
 import { findSubscription, listSubscriptions, type SubscriptionRow } from '../../webhooks/repository.ts';
-import { checkOneOf, decodeCursor, keysetTime, listScope, pageOf, type Page } from '../kit/paging.ts';
+import { checkOneOf, decodeCursor, keysetTime, listScope, pageOf, type Page } from '../../../http/keyset-pages.ts';
 
 // ---------------------------------------------------------------------------------------------
 // API keys

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../http/errors.ts';
 import type { Lang, MessageKey } from '../../../http/i18n.ts';
 import { ConsoleRefusal, refusalOf } from '../kit/actions.tsx';
-import { ct } from '../kit/i18n.ts';
+import { ct } from './texts.ts';
 import type { FormState } from './pages/developers.tsx';
 
 export const DEVELOPERS_CONFIG = { consoleAccess: 'user', consoleSection: 'developers' } as const;

@@ -1,5 +1,5 @@
 // The console's texts for API keys and webhooks (keys developers.*), in English and Chichewa.
-import type { Entry } from '../kit/entry.ts';
+import { areaTexts, type Entry } from '../kit/i18n.ts';
 
 export const DEVELOPER_MESSAGES = {
   // the section
@@ -253,3 +253,7 @@ export const DEVELOPER_MESSAGES = {
   'notice.developers.redelivered': { en: 'The delivery was queued again, with the same webhook-id.', ny: 'Chotumizidwa chaikidwanso pamzere, ndi webhook-id yomweyo.' },
   'notice.developers.redeliveredFailed': { en: 'The failed deliveries of that period were queued again.', ny: 'Zotumizidwa zolephera za nthawiyo zaikidwanso pamzere.' },
 } satisfies Record<string, Entry>;
+
+/** This area's text `key` (or the kit's) in `lang`. */
+export const ct = areaTexts('developers', DEVELOPER_MESSAGES);
+export type TextKey = Parameters<typeof ct>[1];

@@ -1,5 +1,5 @@
 // The console's texts for requests to pay and checkout links (keys getPaid.*), in English and Chichewa.
-import type { Entry } from '../kit/entry.ts';
+import { areaTexts, type Entry } from '../kit/i18n.ts';
 
 export const GETTING_PAID_MESSAGES = {
   'getPaid.title': { en: 'Get paid', ny: 'Landirani malipiro' },
@@ -7,8 +7,6 @@ export const GETTING_PAID_MESSAGES = {
     en: 'Ask a customer to pay: a request to pay gives them a timed account number to pay into; a checkout link opens a page where they pay.',
     ny: 'Pemphani kasitomala kuti alipire: pempho lolipira limampatsa nambala ya akaunti yanthawi yoti alipiremo; ulalo wolipirira umatsegula tsamba pomwe amalipira.',
   },
-  'getPaid.breadcrumbs': { en: 'Where you are', ny: 'Komwe muli' },
-  'getPaid.fixFields': { en: 'Nothing was created. Correct the fields below and send the form again.', ny: 'Palibe chomwe chapangidwa. Konzani mabokosi ali m\'munsiwa ndipo tumizaninso fomu.' },
 
   // the forms
   'getPaid.requestTitle': { en: 'Request to pay', ny: 'Pempho lolipira' },
@@ -23,9 +21,6 @@ export const GETTING_PAID_MESSAGES = {
     ny: 'Ulalo wa tsamba lolipirira woti mugawane ndi kasitomala (pa uthenga kapena imelo). Ukhoza kulipiridwa kwa mphindi {minutes}; kenako kasitomala amapita ku tsamba lanu la kupambana kapena kulephera.',
   },
   'getPaid.checkoutSubmit': { en: 'Create the checkout link', ny: 'Pangani ulalo wolipirira' },
-  'getPaid.amount': { en: 'Amount', ny: 'Ndalama' },
-  'getPaid.amountIn': { en: 'Amount ({currency})', ny: 'Ndalama ({currency})' },
-  'getPaid.amountHint': { en: 'From {min} to {max}, at most 2 decimals, e.g. 2500 or 2,500.50.', ny: 'Kuyambira {min} mpaka {max}, manambala awiri okha pambuyo pa kadontho, mwachitsanzo 2500 kapena 2,500.50.' },
   'getPaid.description': { en: 'Description', ny: 'Kufotokozera' },
   'getPaid.descriptionHint': { en: 'What the customer pays for.', ny: 'Chimene kasitomala akulipirira.' },
   'getPaid.checkoutDescriptionHint': { en: 'What the customer pays for: shown on the payment page.', ny: 'Chimene kasitomala akulipirira: chimaonetsedwa patsamba lolipirira.' },
@@ -45,11 +40,6 @@ export const GETTING_PAID_MESSAGES = {
   'getPaid.failureUrlHint': { en: 'Where the customer goes if they cancel or the time runs out.', ny: 'Komwe kasitomala amapita ngati waletsa kapena nthawi yatha.' },
 
   // the fields' messages
-  'getPaid.error.required': { en: 'Fill this in.', ny: 'Lembani apa.' },
-  'getPaid.error.tooLong': { en: 'At most {max} characters.', ny: 'Zilembo {max} zokha basi.' },
-  'getPaid.error.amountRequired': { en: 'Enter the amount.', ny: 'Lembani ndalama.' },
-  'getPaid.error.amountFormat': { en: 'Enter an amount in digits, with at most 2 decimals, e.g. 2500 or 2500.50.', ny: 'Lembani ndalama mu manambala, osapitirira awiri pambuyo pa kadontho, mwachitsanzo 2500 kapena 2500.50.' },
-  'getPaid.error.amountRange': { en: 'The amount must be from {min} to {max}.', ny: 'Ndalama ziyenera kukhala kuyambira {min} mpaka {max}.' },
   'getPaid.error.reference': { en: 'Use {min} to {max} letters and digits, without spaces or symbols.', ny: 'Gwiritsani ntchito zilembo ndi manambala {min} mpaka {max}, popanda mipata kapena zizindikiro zina.' },
   'getPaid.error.sourceReference': {
     en: 'Use up to {max} letters, digits and _ . : / # -, starting with a letter or digit.',
@@ -75,9 +65,6 @@ export const GETTING_PAID_MESSAGES = {
   'getPaid.status.open': { en: 'Open', ny: 'Lotseguka' },
   'getPaid.status.paid': { en: 'Paid', ny: 'Lalipiridwa' },
   'getPaid.status.expired': { en: 'Expired', ny: 'Nthawi yatha' },
-  'getPaid.lessThanMinute': { en: 'less than a minute left', ny: 'yatsala pasanathe mphindi imodzi' },
-  'getPaid.aboutMinute': { en: 'about 1 minute left', ny: 'yatsala pafupifupi mphindi imodzi' },
-  'getPaid.aboutMinutes': { en: 'about {minutes} minutes left', ny: 'zatsala pafupifupi mphindi {minutes}' },
 
   // one request
   'getPaid.requestHeading': { en: 'Request to pay {reference}', ny: 'Pempho lolipira {reference}' },
@@ -112,3 +99,7 @@ export const GETTING_PAID_MESSAGES = {
   'notice.getPaid.requestCreated': { en: 'The request to pay is created: give the customer the timed account number and the amount.', ny: 'Pempho lolipira lapangidwa: patsani kasitomala nambala ya akaunti yanthawi ndi ndalama.' },
   'notice.getPaid.checkoutCreated': { en: 'The checkout link is created: share it with the customer.', ny: 'Ulalo wolipirira wapangidwa: gawanani nawo kasitomala.' },
 } satisfies Record<string, Entry>;
+
+/** This area's text `key` (or the kit's) in `lang`. */
+export const ct = areaTexts('get-paid', GETTING_PAID_MESSAGES);
+export type TextKey = Parameters<typeof ct>[1];

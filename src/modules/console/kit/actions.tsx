@@ -21,7 +21,7 @@ import type { Deps } from '../../../http/types.ts';
 import { h, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { writeAudit, type AuditAction, type AuditDetail } from './audit.ts';
 import { originFromRequest, type ConsoleContext } from './http.ts';
-import { ct, isConsoleMessageKey, type ConsoleMessageKey } from './i18n.ts';
+import { ct, knownText } from './i18n.ts';
 
 /** The form field carrying the submission's key. */
 export const FORM_KEY_FIELD = '_form';
@@ -38,7 +38,7 @@ export interface ActionOutcome {
 }
 
 /** `path` with ?notice=KEY (or &notice=KEY): the page it leads to shows that message. */
-export function withNotice(path: string, notice: ConsoleMessageKey): string {
+export function withNotice(path: string, notice: `notice.${string}`): string {
   return `${path}${path.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}`;
 }
 
@@ -48,7 +48,7 @@ export function withNotice(path: string, notice: ConsoleMessageKey): string {
  */
 export function noticeOf(request: FastifyRequest, lang: Lang): string | undefined {
   const key = formField(request.query, 'notice');
-  return key && key.startsWith('notice.') && isConsoleMessageKey(key) ? ct(lang, key) : undefined;
+  return key && key.startsWith('notice.') ? knownText(lang, key) : undefined;
 }
 
 /** A refusal, for the page to show: the message, and one message per field when the service named fields. */

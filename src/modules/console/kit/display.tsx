@@ -5,7 +5,7 @@ import type { Lang } from '../../../http/i18n.ts';
 import { AppError } from '../../../http/errors.ts';
 import { Fragment, h, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { formatMajor } from '../../../lib/money.ts';
-import { ct, type ConsoleMessageKey } from './i18n.ts';
+import { ct, type Texts } from './i18n.ts';
 
 /** 2026-11-25T03:22:54.123Z → "2026-11-25 03:22". */
 export function utcMinute(at: Date): string {
@@ -62,7 +62,13 @@ export interface FilterProblem {
  * form sent, shown back as it was typed. Anything but a validation error is rethrown (a 500 is a bug
  * to see in the log, not a message to phrase).
  */
-export function filterProblem(lang: Lang, err: unknown, fields: Record<string, { name: string; label: ConsoleMessageKey }>, given: Record<string, string | undefined>): FilterProblem {
+export function filterProblem<K extends string>(
+  texts: { lang: Lang; ct: Texts<K> },
+  err: unknown,
+  fields: Record<string, { name: string; label: K }>,
+  given: Record<string, string | undefined>,
+): FilterProblem {
+  const { lang } = texts;
   if (!(err instanceof AppError) || err.kind !== 'validation') throw err;
   const params = err.params as Record<string, string | number | undefined>;
   switch (err.detailKey) {
@@ -80,7 +86,7 @@ export function filterProblem(lang: Lang, err: unknown, fields: Record<string, {
       const typed = given[field.name] ?? String(params.value ?? '');
       const value = typed.length > MAX_SHOWN_CHARS ? `${typed.slice(0, MAX_SHOWN_CHARS)}…` : typed;
       const key = field.name === 'from' || field.name === 'to' ? 'filter.invalidDay' : 'filter.invalidValue';
-      return { field: field.name, message: ct(lang, key, { field: ct(lang, field.label), value }) };
+      return { field: field.name, message: ct(lang, key, { field: texts.ct(lang, field.label), value }) };
     }
   }
 }
@@ -101,4 +107,11 @@ export function Alerts(p: { notice?: string; error?: string }): SafeHtml {
       ) : null}
     </>
   );
+}
+
+/** "in about 12 minutes" / "in less than a minute": the time left as a sentence, for pages without the script. */
+export function timeLeftText(lang: Lang, secondsLeft: number): string {
+  if (secondsLeft <= 0) return ct(lang, 'time.expired');
+  const minutes = Math.floor(secondsLeft / 60);
+  return minutes < 1 ? ct(lang, 'time.lessThanMinute') : ct(lang, minutes === 1 ? 'time.aboutMinute' : 'time.aboutMinutes', { minutes });
 }

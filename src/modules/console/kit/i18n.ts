@@ -1,18 +1,17 @@
-// Every text of the merchant console, in English and Chichewa (the API's own messages are in
-// src/http/i18n.ts; this table has the same shape). Adding a message means adding it in both
-// languages: the type below makes a missing one a compile error. Texts are plain: pages escape them.
+// The console's texts, in English and Chichewa (the API's own messages are in src/http/i18n.ts; the
+// tables have the same shape). The kit's texts are here: the frame of every page, roles, filters,
+// columns, errors. Each area keeps its own in its texts.ts and gets its `ct` from `areaTexts`, typed
+// on the kit's keys and its own, so a page can name no other area's text. Adding a message means
+// adding it in both languages: `Entry` makes a missing one a compile error. Texts are plain: pages
+// escape them.
 import type { Lang } from '../../../http/i18n.ts';
-import { DEVELOPER_MESSAGES } from '../developers/texts.ts';
-import type { Entry } from './entry.ts';
-import { GETTING_PAID_MESSAGES } from '../get-paid/texts.ts';
-import { PAYOUT_ACTION_MESSAGES } from '../payouts/texts.ts';
-import { SANDBOX_MESSAGES } from '../sandbox/texts.ts';
-import { SETTLEMENT_MESSAGES } from '../settlement/texts.ts';
-import { TEAM_MESSAGES } from '../team/texts.ts';
+
+/** One console text in every language. */
+export type Entry = Record<Lang, string>;
 
 type Params = Record<string, string | number>;
 
-const BASE_MESSAGES = {
+const KIT_MESSAGES = {
   // the frame of every page
   'layout.skip': { en: 'Skip to the main content', ny: 'Pitani molunjika ku zomwe zili patsamba' },
   'layout.brand': { en: 'OneKhusa merchant console', ny: 'OneKhusa: tsamba la wamalonda' },
@@ -54,123 +53,8 @@ const BASE_MESSAGES = {
   'section.sandbox': { en: 'Test payments and what each test account number does.', ny: 'Malipiro oyesera ndi zomwe nambala iliyonse ya akaunti yoyesera imachita.' },
   'section.statements': { en: 'Ledger movements for a period, with opening and closing balances, and a CSV download.', ny: 'Kayendedwe ka ndalama pa nthawi inayake, ndi ndalama zoyambira ndi zotsiriza, ndi fayilo ya CSV.' },
   'section.analytics': { en: 'Counts and sums by connector over a range of dates, as charts.', ny: 'Chiwerengero ndi ndalama pa cholumikizira chilichonse pa masiku osankhidwa, mu zithunzi.' },
-
-  // sign in
-  'signIn.title': { en: 'Sign in', ny: 'Lowani' },
-  'signIn.intro': { en: 'The merchant console: your balances, collections, payouts and statements.', ny: 'Tsamba la wamalonda: ndalama zanu, zolandiridwa, zotumizidwa ndi masitetimenti.' },
-  'signIn.email': { en: 'E-mail address', ny: 'Imelo' },
-  'signIn.password': { en: 'Password', ny: 'Mawu achinsinsi' },
-  'signIn.submit': { en: 'Sign in', ny: 'Lowani' },
-  'signIn.forgot': { en: 'Forgot your password?', ny: 'Mwaiwala mawu achinsinsi?' },
-  'signIn.wrong': { en: 'The e-mail address or the password is wrong.', ny: 'Imelo kapena mawu achinsinsi sizolondola.' },
-  'signIn.backoff': { en: 'Too many failed attempts. Try again in {seconds} seconds.', ny: 'Mwalephera kulowa kambirimbiri. Yesaninso pakadutsa masekondi {seconds}.' },
-  'signIn.locked': {
-    en: 'Too many failed attempts: signing in to this account is paused for {minutes} minutes. If the address belongs to a user, they have been sent an e-mail.',
-    ny: 'Mwalephera kulowa kambirimbiri: kulowa mu akaunti iyi kwaimitsidwa kwa mphindi {minutes}. Ngati imelo iyi ndi ya wogwiritsa ntchito, watumiziridwa imelo.',
-  },
-  'signIn.expired': { en: 'Your session has ended. Please sign in again.', ny: 'Nthawi yanu yatha. Chonde lowaninso.' },
-  'signIn.signedOut': { en: 'You have signed out.', ny: 'Mwatuluka.' },
-  'signIn.passwordChanged': { en: 'Your password has been changed. Sign in with the new one.', ny: 'Mawu anu achinsinsi asinthidwa. Lowani ndi atsopanowo.' },
-  'signIn.chooseTitle': { en: 'Choose a merchant', ny: 'Sankhani wamalonda' },
-  'signIn.chooseIntro': { en: 'Your e-mail address is a user of several merchants. Which one do you want to work on?', ny: 'Imelo yanu ndi ya wogwiritsa ntchito wa amalonda angapo. Mukufuna kugwira ntchito ndi uti?' },
-  'signIn.chooseAs': { en: 'as {role}', ny: 'ngati {role}' },
-  'security.title': { en: 'Security', ny: 'Chitetezo' },
-  'security.link': { en: 'Security', ny: 'Chitetezo' },
-  'security.twoFactor': { en: 'Two-factor sign-in', ny: 'Kulowa ndi njira ziwiri' },
-  'security.required': {
-    en: 'Your role approves payments or manages this merchant: set up two-factor sign-in before you continue.',
-    ny: 'Udindo wanu umavomereza malipiro kapena umayang\'anira wamalondayu: konzani kulowa ndi njira ziwiri musanapitirize.',
-  },
-  'security.on': { en: 'On', ny: 'Yayatsidwa' },
-  'security.onText': { en: 'Signing in asks for a code from your authenticator app. Recovery codes left: {left}.', ny: 'Kulowa kumafunsa nambala kuchokera ku pulogalamu yanu yotsimikizira. Nambala zobwezera zotsala: {left}.' },
-  'security.off': { en: 'Off', ny: 'Yazimitsidwa' },
-  'security.offText': { en: 'Signing in asks only for your password. An authenticator app on your phone (Google Authenticator, Microsoft Authenticator, 1Password, …) makes a stolen password useless.', ny: 'Kulowa kumafunsa mawu achinsinsi okha. Pulogalamu yotsimikizira pa foni yanu (Google Authenticator, Microsoft Authenticator, 1Password, …) imapangitsa mawu achinsinsi obedwa kukhala opanda ntchito.' },
-  'security.begin': { en: 'Set up an authenticator', ny: 'Konzani pulogalamu yotsimikizira' },
-  'security.remove': { en: 'Turn off two-factor sign-in', ny: 'Zimitsani kulowa ndi njira ziwiri' },
-  'security.removeHint': { en: 'To turn it off, enter a current code or a recovery code.', ny: 'Kuti muzimitse, lembani nambala yapano kapena nambala yobwezera.' },
-  'security.removed': { en: 'Two-factor sign-in is off.', ny: 'Kulowa ndi njira ziwiri kwazimitsidwa.' },
-  'security.decisionsTitle': { en: 'Payout decisions', ny: 'Zisankho za malipiro' },
-  'security.decisionsOn': { en: 'Console only', ny: 'Patsamba lokha' },
-  'security.decisionsOff': { en: 'API and console', ny: 'API ndi patsamba' },
-  'security.decisionsOnText': {
-    en: 'Batches and single payouts are reviewed, approved, rejected, cancelled and paid out only here, each decision bound to the signed-in user. The API still captures payouts, and refuses these decisions.',
-    ny: 'Magulu ndi malipiro amodzi amawunikidwa, kuvomerezedwa, kukanidwa, kuletsedwa ndi kutumizidwa pano pokha, chisankho chilichonse chimamangidwa kwa wogwiritsa ntchito amene walowa. API imalowetsabe malipiro, koma imakana zisankhozi.',
-  },
-  'security.decisionsOffText': {
-    en: 'The API may also take these decisions, naming the user in the request: anyone holding your API key can name any user. Turn this on when your team decides in the console.',
-    ny: 'API ingathenso kupanga zisankhozi, potchula wogwiritsa ntchito mu pempho: aliyense wokhala ndi kiyi yanu ya API angathe kutchula wogwiritsa ntchito aliyense. Yatsani izi ngati gulu lanu limapanga zisankho patsamba.',
-  },
-  'security.decisionsTurnOn': { en: 'Take payout decisions in the console only', ny: 'Pangani zisankho za malipiro patsamba lokha' },
-  'security.decisionsTurnOff': { en: 'Allow the API to take them again', ny: 'Lolani API kuzipanganso' },
   'notice.security.decisionsOn': { en: 'Payout decisions are now taken in the console only.', ny: 'Zisankho za malipiro tsopano zimapangidwa patsamba lokha.' },
   'notice.security.decisionsOff': { en: 'The API may take payout decisions again.', ny: 'API ingathenso kupanga zisankho za malipiro.' },
-  'security.enrolTitle': { en: 'Set up an authenticator', ny: 'Konzani pulogalamu yotsimikizira' },
-  'security.scanTitle': { en: '1. Scan this code', ny: '1. Jambulani khodi iyi' },
-  'security.scanText': { en: 'In your authenticator app, add an account and scan this QR code.', ny: 'Mu pulogalamu yanu yotsimikizira, onjezani akaunti ndipo jambulani khodi ya QR iyi.' },
-  'security.qrLabel': { en: 'QR code for your authenticator app', ny: 'Khodi ya QR ya pulogalamu yanu yotsimikizira' },
-  'security.typeText': { en: 'Cannot scan? Type this key instead (time-based, 6 digits):', ny: 'Simungathe kujambula? Lembani kiyi iyi m\'malo mwake (yotengera nthawi, manambala 6):' },
-  'security.proveTitle': { en: '2. Enter the code it shows', ny: '2. Lembani nambala yomwe ikuonetsa' },
-  'security.proveHint': { en: 'Six digits from the app, to prove it is set up.', ny: 'Manambala asanu ndi limodzi kuchokera ku pulogalamuyo, kutsimikizira kuti yakonzedwa.' },
-  'security.confirm': { en: 'Turn on', ny: 'Yatsani' },
-  'security.wrongCode': { en: 'That code is not right. Check the time on your phone and try the next code.', ny: 'Nambala imeneyo si yolondola. Onani nthawi pa foni yanu ndipo yesani nambala yotsatira.' },
-  'security.noEnrolment': { en: 'Setting up took too long or was started elsewhere. Start again.', ny: 'Kukonza kwatenga nthawi yaitali kapena kunayambidwa kwina. Yambaninso.' },
-  'security.alreadyOn': { en: 'Two-factor sign-in is already on. Turn it off first to use another authenticator.', ny: 'Kulowa ndi njira ziwiri kwayatsidwa kale. Zimitsani kaye kuti mugwiritse ntchito pulogalamu ina.' },
-  'security.codesTitle': { en: 'Two-factor sign-in is on', ny: 'Kulowa ndi njira ziwiri kwayatsidwa' },
-  'security.enrolled': { en: 'Your authenticator is set up. Other browsers signed in as you have been signed out.', ny: 'Pulogalamu yanu yotsimikizira yakonzedwa. Masakatuli ena amene munalowamo atulutsidwa.' },
-  'security.codesHeading': { en: 'Your recovery codes', ny: 'Nambala zanu zobwezera' },
-  'security.codesText': {
-    en: 'Keep these somewhere safe, away from your phone. Each one signs you in once if you lose your authenticator. They are shown only now.',
-    ny: 'Zisungeni pamalo otetezeka, kutali ndi foni yanu. Iliyonse imakulowetsani kamodzi ngati mwataya pulogalamu yanu yotsimikizira. Zikuonetsedwa pano pokha.',
-  },
-  'security.codesDone': { en: 'I have saved them', ny: 'Ndazisunga' },
-  'signIn.codeTitle': { en: 'Enter your code', ny: 'Lembani nambala yanu' },
-  'signIn.codeIntro': { en: 'Your account is protected by an authenticator app. Open it and enter the code it shows for OneKhusa.', ny: 'Akaunti yanu imatetezedwa ndi pulogalamu yotsimikizira. Itsegulani ndipo lembani nambala yomwe ikuonetsa ya OneKhusa.' },
-  'signIn.code': { en: 'Code', ny: 'Nambala' },
-  'signIn.codeHint': { en: 'Six digits, or one of your recovery codes if you do not have your phone.', ny: 'Manambala asanu ndi limodzi, kapena imodzi mwa nambala zanu zobwezera ngati mulibe foni yanu.' },
-  'signIn.codeSubmit': { en: 'Continue', ny: 'Pitirizani' },
-  'signIn.codeWrong': { en: 'That code is not right, or it was already used.', ny: 'Nambala imeneyo si yolondola, kapena idagwiritsidwa kale ntchito.' },
-  'signIn.codeExpired': { en: 'Signing in took too long. Please sign in again.', ny: 'Kulowa kwatenga nthawi yaitali. Chonde lowaninso.' },
-  'signIn.chooseExpired': { en: 'The choice took too long. Please sign in again.', ny: 'Kusankha kwatenga nthawi yaitali. Chonde lowaninso.' },
-
-  // forgot password
-  'forgot.title': { en: 'Forgot your password', ny: 'Mwaiwala mawu achinsinsi' },
-  'forgot.intro': {
-    en: 'Enter your e-mail address. If it belongs to a user, we will send a link to set a new password. It works once, for {minutes} minutes.',
-    ny: 'Lembani imelo yanu. Ngati ndi ya wogwiritsa ntchito, tidzatumiza ulalo woti muike mawu achinsinsi atsopano. Umagwira ntchito kamodzi kokha, kwa mphindi {minutes}.',
-  },
-  'forgot.submit': { en: 'Send the link', ny: 'Tumizani ulalo' },
-  'forgot.sentTitle': { en: 'Check your e-mail', ny: 'Onani imelo yanu' },
-  'forgot.sent': {
-    en: 'If {email} belongs to a user, a link to set a new password is on its way. It works once, for {minutes} minutes.',
-    ny: 'Ngati {email} ndi ya wogwiritsa ntchito, ulalo woti muike mawu achinsinsi atsopano ukubwera. Umagwira ntchito kamodzi kokha, kwa mphindi {minutes}.',
-  },
-  'forgot.back': { en: 'Back to sign in', ny: 'Bwererani kuti mulowe' },
-
-  // reset password
-  'reset.title': { en: 'Set a new password', ny: 'Ikani mawu achinsinsi atsopano' },
-  'reset.for': { en: 'For {email} at {merchant}', ny: 'Za {email} ku {merchant}' },
-  'reset.password': { en: 'New password', ny: 'Mawu achinsinsi atsopano' },
-  'reset.confirmation': { en: 'Repeat the password', ny: 'Lembaninso mawu achinsinsi' },
-  'reset.rules': {
-    en: '{min} to {max} characters, not a common password. A long phrase is easy to remember and hard to guess.',
-    ny: 'Zilembo {min} mpaka {max}, osati mawu achinsinsi ofala. Chiganizo chachitali n\'chosavuta kukumbukira komanso chovuta kuchiganizira.',
-  },
-  'reset.submit': { en: 'Save the new password', ny: 'Sungani mawu achinsinsi atsopano' },
-  'reset.invalidTitle': { en: 'This link is no longer valid', ny: 'Ulalowu sukugwiranso ntchito' },
-  'reset.invalid': { en: 'The link has been used, has expired or never existed. Ask for a new one.', ny: 'Ulalowu unagwiritsidwa kale ntchito, nthawi yake yatha, kapena kulibe. Pemphani wina.' },
-  'reset.askAgain': { en: 'Ask for a new link', ny: 'Pemphani ulalo watsopano' },
-
-  // home
-  'home.title': { en: 'Home', ny: 'Poyambira' },
-  'home.greeting': { en: 'Hello {name}', ny: 'Moni {name}' },
-  'home.balances': { en: 'Balances', ny: 'Ndalama zomwe zilipo' },
-  'home.account': { en: 'Account balance', ny: 'Ndalama zonse za akaunti' },
-  'home.accountHint': { en: 'Collection and disbursement together', ny: 'Zolandiridwa ndi zotumizira pamodzi' },
-  'home.collection': { en: 'Collection balance', ny: 'Ndalama zolandiridwa' },
-  'home.collectionHint': { en: 'Received from customers, less fees', ny: 'Zolandiridwa kuchokera kwa makasitomala, kuchotsa malipiro a ntchito' },
-  'home.disbursement': { en: 'Disbursement balance', ny: 'Ndalama zotumizira' },
-  'home.disbursementHint': { en: 'Available for payouts', ny: 'Zilipo zotumizira malipiro' },
-  'home.sections': { en: 'Go to', ny: 'Pitani ku' },
 
   // error pages
   'error.csrfTitle': { en: 'This form could not be accepted', ny: 'Fomu iyi sinavomerezedwe' },
@@ -187,31 +71,6 @@ const BASE_MESSAGES = {
   'error.title': { en: 'Something went wrong', ny: 'Pali vuto' },
   'error.text': { en: 'The page could not be shown right now. Please try again shortly.', ny: 'Tsambali silinathe kuonetsedwa pakali pano. Chonde yesaninso posachedwa.' },
   'error.home': { en: 'Go to the console', ny: 'Pitani ku tsamba la wamalonda' },
-
-  // e-mails
-  'mail.greeting': { en: 'Hello {name},', ny: 'Moni {name},' },
-  'mail.lockSubject': { en: 'Signing in to {merchant} is paused', ny: 'Kulowa ku {merchant} kwaimitsidwa kaye' },
-  'mail.lockText': {
-    en: 'Someone entered a wrong password {failures} times for {email} at the OneKhusa merchant console (from address {ip}). Signing in is paused until {until}.',
-    ny: 'Winawake walemba mawu achinsinsi olakwika kokwana {failures} a {email} patsamba la wamalonda la OneKhusa (kuchokera ku adilesi {ip}). Kulowa kwaimitsidwa mpaka {until}.',
-  },
-  'mail.codeLockText': {
-    en: 'Someone entered the right password for {email} at the OneKhusa merchant console, then a wrong authenticator code {failures} times (from address {ip}). Signing in is paused until {until}.',
-    ny: 'Winawake walemba mawu achinsinsi olondola a {email} patsamba la wamalonda la OneKhusa, kenako nambala yolakwika ya pulogalamu yotsimikizira kokwana {failures} (kuchokera ku adilesi {ip}). Kulowa kwaimitsidwa mpaka {until}.',
-  },
-  'mail.codeLockAdvice': {
-    en: 'If it was not you, your password is known to someone else: set a new one now with "Forgot your password?" and tell your administrator.',
-    ny: 'Ngati si inu, mawu anu achinsinsi akudziwika ndi munthu wina: ikani atsopano tsopano kudzera "Mwaiwala mawu achinsinsi?" ndipo uzani woyang\'anira wanu.',
-  },
-  'mail.lockAdvice': {
-    en: 'If it was you, wait and try again, or set a new password with "Forgot your password?". If it was not you, your password held: tell your administrator.',
-    ny: 'Ngati ndinu, dikirani ndipo yesaninso, kapena ikani mawu achinsinsi atsopano kudzera "Mwaiwala mawu achinsinsi?". Ngati si inu, mawu anu achinsinsi sanadziwike: uzani woyang\'anira wanu.',
-  },
-  'mail.resetSubject': { en: 'Set a new password for {merchant}', ny: 'Ikani mawu achinsinsi atsopano a {merchant}' },
-  'mail.resetIntro': { en: 'Someone asked to set a new password for {email} at {merchant} on OneKhusa. Use this link:', ny: 'Winawake wapempha kuika mawu achinsinsi atsopano a {email} ku {merchant} pa OneKhusa. Gwiritsani ntchito ulalo uwu:' },
-  'mail.resetAction': { en: 'Set a new password', ny: 'Ikani mawu achinsinsi atsopano' },
-  'mail.resetExpiry': { en: 'The link works once and expires on {expiry}.', ny: 'Ulalowu umagwira ntchito kamodzi kokha ndipo utha pa {expiry}.' },
-  'mail.resetIgnore': { en: 'If you did not ask for it, ignore this e-mail: your password stays as it is.', ny: 'Ngati simunapemphe, musaiyang\'ane imelo iyi: mawu anu achinsinsi sasintha.' },
 
   // collections & analytics pages (P1)
   'filter.legend': { en: 'Filters', ny: 'Zosankha' },
@@ -236,16 +95,6 @@ const BASE_MESSAGES = {
   'paging.first': { en: 'First page', ny: 'Tsamba loyamba' },
   'status.S': { en: 'Successful', ny: 'Zayenda bwino' },
   'status.R': { en: 'Reversed', ny: 'Zabwezedwa' },
-
-  'collections.title': { en: 'Collections', ny: 'Zolandiridwa' },
-  'collections.intro': { en: 'Payments received from your customers, newest first. Days and times are in UTC.', ny: 'Malipiro olandiridwa kuchokera kwa makasitomala anu, atsopano poyamba. Masiku ndi nthawi zili mu UTC.' },
-  'collections.results': { en: 'Results', ny: 'Zotsatira' },
-  'collections.caption': { en: 'Collections, newest first', ny: 'Zolandiridwa, zatsopano poyamba' },
-  'collections.shown': { en: '{count} collections shown, newest first.', ny: 'Zolandiridwa {count} zikuonetsedwa, zatsopano poyamba.' },
-  'collections.shownOne': { en: '1 collection shown.', ny: 'Cholandiridwa chimodzi chikuonetsedwa.' },
-  'collections.shownMore': { en: '{count} collections shown, newest first; more on the next page.', ny: 'Zolandiridwa {count} zikuonetsedwa, zatsopano poyamba; zina zili pa tsamba lotsatira.' },
-  'collections.none': { en: 'No collections match these filters.', ny: 'Palibe zolandiridwa zogwirizana ndi zosankhazi.' },
-  'collections.noneYet': { en: 'No collections yet.', ny: 'Palibe zolandiridwa pakadali pano.' },
   'col.date': { en: 'Date (UTC)', ny: 'Tsiku (UTC)' },
   'col.reference': { en: 'Reference', ny: 'Chizindikiro' },
   'col.customer': { en: 'Customer', ny: 'Kasitomala' },
@@ -253,26 +102,6 @@ const BASE_MESSAGES = {
   'col.amount': { en: 'Amount', ny: 'Ndalama' },
   'col.fee': { en: 'Fee', ny: 'Malipiro a ntchito' },
   'col.status': { en: 'Status', ny: 'Momwe zilili' },
-
-  'collection.title': { en: 'Collection {reference}', ny: 'Cholandiridwa {reference}' },
-  'collection.back': { en: 'Back to the collections', ny: 'Bwererani ku zolandiridwa' },
-  'collection.details': { en: 'Details', ny: 'Tsatanetsatane' },
-  'collection.type': { en: 'Type', ny: 'Mtundu' },
-  'collection.type.BAM': { en: 'Direct payment', ny: 'Malipiro achindunji' },
-  'collection.type.RTP': { en: 'Request to pay', ny: 'Pempho la malipiro' },
-  'collection.customerAccount': { en: 'Customer account', ny: 'Akaunti ya kasitomala' },
-  'collection.amount': { en: 'Amount paid', ny: 'Ndalama zolipiridwa' },
-  'collection.net': { en: 'Received (amount less fee)', ny: 'Zolandiridwa (kuchotsa malipiro a ntchito)' },
-  'collection.description': { en: 'Description', ny: 'Kufotokozera' },
-  'collection.sourceReference': { en: 'Source reference', ny: 'Chizindikiro cha kumene zachokera' },
-  'collection.requestReference': { en: 'Your request reference', ny: 'Chizindikiro cha pempho lanu' },
-  'collection.timedAccount': { en: 'Timed account', ny: 'Akaunti yanthawi' },
-  'collection.reversedAt': { en: 'Reversed (UTC)', ny: 'Zinabwezedwa (UTC)' },
-  'collection.reversalReason': { en: 'Reason for the reversal', ny: 'Chifukwa chobwezera' },
-  'collection.ledger': { en: 'Ledger lines', ny: 'Mizere ya leja' },
-  'collection.ledgerIntro': { en: 'Every entry this collection posted, to your accounts and the service\'s: money in is positive, money out negative.', ny: 'Zolemba zonse za cholandiridwachi, mu akaunti zanu ndi za ntchitoyi: ndalama zolowa ndi zabwino, zotuluka ndi zochotsera.' },
-  'collection.events': { en: 'Events raised', ny: 'Zochitika zomwe zinatumizidwa' },
-  'collection.noEvents': { en: 'This collection raised no events.', ny: 'Cholandiridwachi sichinatumize zochitika.' },
   'ledger.transfer': { en: 'Transfer', ny: 'Kusamutsa' },
   'ledger.account': { en: 'Account', ny: 'Akaunti' },
   'ledger.yours': { en: 'yours', ny: 'yanu' },
@@ -291,256 +120,72 @@ const BASE_MESSAGES = {
   'event.deliveries': { en: 'Webhook deliveries', ny: 'Zotumiza ku webhook' },
   'event.deliveriesText': { en: '{succeeded} delivered, {pending} pending, {failed} failed', ny: '{succeeded} zafika, {pending} zikudikira, {failed} zalephera' },
   'event.test': { en: 'test', ny: 'yoyesera' },
-
-  'analytics.title': { en: 'Analytics', ny: 'Kusanthula' },
-  'analytics.intro': { en: 'Counts and sums by connector over a range of UTC days (at most 366), as the API\'s analytics answer them. Payouts count on the day they became final.', ny: 'Chiwerengero ndi ndalama pa cholumikizira chilichonse pa masiku a UTC (osapitirira 366), monga momwe API ikuyankhira. Zotumizidwa zimawerengedwa pa tsiku limene zinamalizidwa.' },
-  'analytics.range': { en: 'From {from} to {to} (UTC)', ny: 'Kuyambira {from} mpaka {to} (UTC)' },
-  'analytics.collections': { en: 'Collections', ny: 'Zolandiridwa' },
-  'analytics.payouts': { en: 'Payouts', ny: 'Zotumizidwa' },
-  'analytics.countTitle': { en: '{kind}: transactions by connector', ny: '{kind}: chiwerengero pa cholumikizira' },
-  'analytics.countDesc': { en: 'Final transactions (successful, failed and reversed) per connector, from {from} to {to}.', ny: 'Zomalizidwa (zayenda bwino, zalephera ndi zabwezedwa) pa cholumikizira chilichonse, kuyambira {from} mpaka {to}.' },
-  'analytics.sumTitle': { en: '{kind}: amounts by connector ({currency})', ny: '{kind}: ndalama pa cholumikizira ({currency})' },
-  'analytics.sumDesc': { en: 'Amounts of final transactions per connector in {currency}, from {from} to {to}.', ny: 'Ndalama za zomalizidwa pa cholumikizira chilichonse mu {currency}, kuyambira {from} mpaka {to}.' },
-  'analytics.tableCaption': { en: '{kind} by connector, from {from} to {to}', ny: '{kind} pa cholumikizira, kuyambira {from} mpaka {to}' },
-  'analytics.successRate': { en: 'Success rate {rate} %', ny: 'Zayenda bwino {rate} %' },
-  'analytics.trend': { en: 'Transactions against the {days} days before: {trend} %', ny: 'Chiwerengero poyerekeza ndi masiku {days} apitawo: {trend} %' },
-  'analytics.noneChart': { en: 'No transactions in this range', ny: 'Palibe kanthu pa nthawiyi' },
-  'analytics.successful': { en: 'Successful', ny: 'Zayenda bwino' },
-  'analytics.failed': { en: 'Failed', ny: 'Zalephera' },
-  'analytics.total': { en: 'All final', ny: 'Zonse zomalizidwa' },
-  'analytics.count': { en: 'Number', ny: 'Chiwerengero' },
-  'analytics.amount': { en: 'Amount', ny: 'Ndalama' },
-  'analytics.idle': { en: 'Without transactions in this range: {names}.', ny: 'Zopanda kanthu pa nthawiyi: {names}.' },
-
-  'home.activity': { en: 'Collections and payouts', ny: 'Zolandiridwa ndi zotumizidwa' },
-  'home.activityIntro': { en: 'Days in UTC; payouts count on the day they became final.', ny: 'Masiku ali mu UTC; zotumizidwa zimawerengedwa pa tsiku limene zinamalizidwa.' },
-  'home.today': { en: 'Today', ny: 'Lero' },
-  'home.lastDays': { en: 'Last {days} days', ny: 'Masiku {days} apitawa' },
-  'home.period': { en: 'Period', ny: 'Nthawi' },
-  'home.final': { en: 'Final', ny: 'Zomalizidwa' },
-  'home.successful': { en: 'Successful', ny: 'Zayenda bwino' },
-  'home.failed': { en: 'Failed', ny: 'Zalephera' },
-  'home.reversed': { en: 'Reversed', ny: 'Zabwezedwa' },
-  'home.amount': { en: 'Successful amount', ny: 'Ndalama zayenda bwino' },
-  'home.successRate': { en: 'Success rate', ny: 'Zayenda bwino pa 100' },
-  'home.noRate': { en: 'none final', ny: 'palibe zomalizidwa' },
-  'home.tableCaption': { en: '{kind}: today and the last {days} days', ny: '{kind}: lero ndi masiku {days} apitawa' },
-  'home.chartTitle': { en: '{kind}: successful amount per day ({currency})', ny: '{kind}: ndalama zayenda bwino pa tsiku ({currency})' },
-  'home.chartDesc': { en: 'Successful amounts per UTC day, from {from} to {to}.', ny: 'Ndalama zayenda bwino pa tsiku lililonse la UTC, kuyambira {from} mpaka {to}.' },
-  'home.dailyCaption': { en: '{kind} per day, from {from} to {to}', ny: '{kind} pa tsiku, kuyambira {from} mpaka {to}' },
-  'home.noneInDays': { en: '{kind}: none final in the last {days} days.', ny: '{kind}: palibe zomalizidwa m\'masiku {days} apitawa.' },
-  'home.day': { en: 'Day', ny: 'Tsiku' },
-  'home.attention': { en: 'Needs your attention', ny: 'Zikufuna chidwi chanu' },
-  'home.nothing': { en: 'Nothing is waiting for you.', ny: 'Palibe chomwe chikukudikirani.' },
-  'home.batches': { en: 'Batches waiting for you ({count})', ny: 'Magulu akukudikirani ({count})' },
-  'home.singles': { en: 'Single payouts waiting for you ({count})', ny: 'Malipiro amodzi akukudikirani ({count})' },
-  'home.batch': { en: 'Batch {number}', ny: 'Gulu {number}' },
-  'home.action.review': { en: 'to review', ny: 'kuti muwunike' },
-  'home.action.approve': { en: 'to approve', ny: 'kuti muvomereze' },
-  'home.action.transferFunds': { en: 'to transfer the funds', ny: 'kuti mutumize ndalama' },
-  'home.batchFacts': { en: 'Level {level} · {entries} lines · {currency} {amount} · captured by {by} on {date}', ny: 'Mlingo {level} · mizere {entries} · {currency} {amount} · inalembedwa ndi {by} pa {date}' },
-  'home.singleFacts': { en: '{beneficiary} · {connector} · {currency} {amount} · captured by {by} on {date}', ny: '{beneficiary} · {connector} · {currency} {amount} · inalembedwa ndi {by} pa {date}' },
-  'home.failedDeliveries': { en: 'Failed webhook deliveries ({count})', ny: 'Zotumiza ku webhook zalephera ({count})' },
-  'home.deliveryFacts': { en: '{attempts} attempts; last answer: {answer}; ended {date}', ny: 'Kuyesa {attempts}; yankho lomaliza: {answer}; zinatha {date}' },
-  'home.noAnswer': { en: 'none', ny: 'palibe' },
-  'home.moreWaiting': { en: 'The newest {shown} of {count} are listed.', ny: 'Atsopano {shown} mwa {count} ali pamndandanda.' },
   'kind.collections': { en: 'Collections', ny: 'Zolandiridwa' },
   'kind.payouts': { en: 'Payouts', ny: 'Zotumizidwa' },
-
-  // payouts & statements pages (P2)
-  'payouts.title': { en: 'Payouts', ny: 'Zotumizidwa' },
-  'payouts.kinds': { en: 'Kinds of payouts', ny: 'Mitundu ya malipiro otumizidwa' },
-  'payouts.batchesTab': { en: 'Batches', ny: 'Magulu a malipiro' },
-  'payouts.singleTab': { en: 'Single payouts', ny: 'Malipiro amodzi' },
-  'payouts.batches': { en: 'Batches', ny: 'Magulu a malipiro' },
-  'payouts.batchesIntro': { en: 'Batches of payouts, newest first, with their progress and totals.', ny: 'Magulu a malipiro, atsopano poyamba, ndi momwe akuyendera komanso ndalama zake zonse.' },
-  'payouts.singleIntro': { en: 'Payouts sent one at a time, newest first.', ny: 'Malipiro otumizidwa limodzi limodzi, atsopano poyamba.' },
-  'payouts.batchesCaption': { en: 'Batches, newest first', ny: 'Magulu a malipiro, atsopano poyamba' },
-  'payouts.singleCaption': { en: 'Single payouts, newest first', ny: 'Malipiro amodzi, atsopano poyamba' },
-  'payouts.linesCaption': { en: 'The lines of batch {number}', ny: 'Mizere ya gulu la malipiro {number}' },
-  'payouts.batchesPages': { en: 'Pages of batches', ny: 'Masamba a magulu a malipiro' },
-  'payouts.linesPages': { en: 'Pages of lines', ny: 'Masamba a mizere' },
-  'payouts.singlePages': { en: 'Pages of single payouts', ny: 'Masamba a malipiro amodzi' },
-  'payouts.filter': { en: 'Filter the batches', ny: 'Sankhani magulu a malipiro' },
-  'payouts.searchLines': { en: 'Search the lines', ny: 'Sakani mizere' },
-  'payouts.searchSingles': { en: 'Search the single payouts', ny: 'Sakani malipiro amodzi' },
-  'payouts.allStatuses': { en: 'All statuses', ny: 'Zonse' },
-  'payouts.apply': { en: 'Show', ny: 'Onetsani' },
-  'payouts.search': { en: 'Search', ny: 'Sakani' },
-  'payouts.searchHint': { en: 'Part of a beneficiary\'s name or account number, or of a reference.', ny: 'Gawo la dzina kapena nambala ya akaunti ya wolandira, kapena la nambala ya malipiro.' },
-  'payouts.firstPage': { en: 'First page', ny: 'Tsamba loyamba' },
-  'payouts.nextPage': { en: 'Next page', ny: 'Tsamba lotsatira' },
-  'payouts.noBatches': { en: 'No batches to show.', ny: 'Palibe magulu a malipiro oti aonetsedwe.' },
-  'payouts.noSingles': { en: 'No single payouts to show.', ny: 'Palibe malipiro amodzi oti aonetsedwe.' },
-  'payouts.noLinesMatch': { en: 'No lines match.', ny: 'Palibe mizere yofanana.' },
-  'payouts.noLinesYet': { en: 'This batch has no lines yet.', ny: 'Gulu ili lilibe mizere pakali pano.' },
-  'payouts.notYet': { en: 'Not yet', ny: 'Sizinachitike' },
-  'payouts.by': { en: 'by {who}', ny: 'ndi {who}' },
-  'payouts.batchNumber': { en: 'Batch {number}', ny: 'Gulu la malipiro {number}' },
-  'payouts.col.batch': { en: 'Batch', ny: 'Gulu' },
-  'payouts.col.captured': { en: 'Captured', ny: 'Lalowetsedwa' },
-  'payouts.col.status': { en: 'Status', ny: 'Momwe zilili' },
-  'payouts.col.level': { en: 'Level', ny: 'Mlingo' },
-  'payouts.col.progress': { en: 'Progress', ny: 'Kayendedwe' },
-  'payouts.col.total': { en: 'Amount', ny: 'Ndalama' },
-  'payouts.col.fees': { en: 'Fees', ny: 'Malipiro a ntchito' },
-  'payouts.col.fee': { en: 'Fee', ny: 'Malipiro a ntchito' },
-  'payouts.col.line': { en: 'Line', ny: 'Mzere' },
-  'payouts.col.lines': { en: 'Lines', ny: 'Mizere' },
-  'payouts.col.date': { en: 'Date', ny: 'Tsiku' },
-  'payouts.col.reference': { en: 'Reference', ny: 'Nambala ya malipiro' },
-  'payouts.col.beneficiary': { en: 'Beneficiary', ny: 'Wolandira' },
-  'payouts.col.connector': { en: 'Connector', ny: 'Cholumikizira' },
-  'payouts.col.amount': { en: 'Amount', ny: 'Ndalama' },
-  'payouts.col.outcome': { en: 'Outcome', ny: 'Zotsatira' },
-  'payouts.yourReference': { en: 'Yours: {reference}', ny: 'Yanu: {reference}' },
-  'payouts.noOutcome': { en: 'No answer yet', ny: 'Palibe yankho pakali pano' },
-  'payouts.reversedOn': { en: 'Reversed', ny: 'Zabwezedwa' },
-  'payouts.awaitingReview': { en: 'Awaiting review', ny: 'Ikudikira kuwunikidwa' },
-  'payouts.awaitingApproval': { en: 'Awaiting approval', ny: 'Ikudikira kuvomerezedwa' },
-  'payouts.rejectedBy': { en: 'Rejected by {who}', ny: 'Yakanidwa ndi {who}' },
-  'payouts.validating': { en: '{lines} lines being checked', ny: 'Mizere {lines} ikuyang\'anidwa' },
-  'payouts.final': { en: '{final} of {valid} valid lines final ({percent}\u00a0%)', ny: 'Mizere {final} mwa {valid} yovomerezeka yatha ({percent}\u00a0%)' },
-  'payouts.count.successful': { en: '{count} successful', ny: '{count} zayenda bwino' },
-  'payouts.count.failed': { en: '{count} failed', ny: '{count} zalephera' },
-  'payouts.count.reversed': { en: '{count} reversed', ny: '{count} zabwezedwa' },
-  'payouts.count.open': { en: '{count} not final yet', ny: '{count} sizinathe' },
-  'payouts.count.invalid': { en: '{count} invalid', ny: '{count} zolakwika' },
-  'payouts.batchStatus.Q': { en: 'Queued', ny: 'Ili pamzere' },
-  'payouts.batchStatus.P': { en: 'Pending', ny: 'Ikudikira' },
-  'payouts.batchStatus.P1': { en: 'Pending Funds Transfer', ny: 'Ikudikira kutumiza ndalama' },
-  'payouts.batchStatus.P2': { en: 'Pending Approval', ny: 'Ikudikira kuvomerezedwa' },
-  'payouts.batchStatus.P3': { en: 'Pending Review', ny: 'Ikudikira kuwunikidwa' },
-  'payouts.batchStatus.R': { en: 'Reviewed', ny: 'Yawunikidwa' },
-  'payouts.batchStatus.A': { en: 'Approved', ny: 'Yavomerezedwa' },
-  'payouts.batchStatus.T': { en: 'Transferring Funds', ny: 'Ndalama zikutumizidwa' },
-  'payouts.batchStatus.C': { en: 'Processed', ny: 'Yatha' },
-  'payouts.batchStatus.E': { en: 'Error', ny: 'Ili ndi zolakwika' },
-  'payouts.batchStatus.F': { en: 'Failed', ny: 'Yalephera' },
-  'payouts.batchStatus.N': { en: 'Cancelled', ny: 'Yaletsedwa' },
-  'payouts.batchStatus.X': { en: 'Rejected', ny: 'Yakanidwa' },
-  'payouts.lineStatus.P': { en: 'Pending', ny: 'Ikudikira' },
-  'payouts.lineStatus.E': { en: 'Error', ny: 'Yolakwika' },
-  'payouts.lineStatus.D': { en: 'Ready for funds transfer', ny: 'Yokonzeka kutumizidwa' },
-  'payouts.lineStatus.T': { en: 'Transferring funds', ny: 'Ikutumizidwa' },
-  'payouts.lineStatus.S': { en: 'Successful', ny: 'Yayenda bwino' },
-  'payouts.lineStatus.F': { en: 'Transfer failed', ny: 'Yalephera' },
-  'payouts.lineStatus.X': { en: 'Rejected', ny: 'Yakanidwa' },
-  'payouts.lineStatus.C': { en: 'Cancelled', ny: 'Yaletsedwa' },
-  'payouts.lineStatus.R': { en: 'Reversed', ny: 'Yabwezedwa' },
-  'payouts.breadcrumbs': { en: 'You are here', ny: 'Muli pano' },
-  'payouts.details': { en: 'Details', ny: 'Zambiri' },
-  'payouts.authorisation': { en: 'Authorisation level', ny: 'Mlingo wa chilolezo' },
-  'payouts.level.1': { en: 'Level 1: paid once funds are transferred', ny: 'Mlingo 1: amalipidwa ndalama zikangotumizidwa' },
-  'payouts.level.2': { en: 'Level 2: approved, then paid', ny: 'Mlingo 2: amavomerezedwa, kenako amalipidwa' },
-  'payouts.level.3': { en: 'Level 3: reviewed, approved, then paid', ny: 'Mlingo 3: amawunikidwa, amavomerezedwa, kenako amalipidwa' },
-  'payouts.uploadType': { en: 'Sent as', ny: 'Linatumizidwa ngati' },
-  'payouts.schedule': { en: 'Schedule', ny: 'Nthawi yolipira' },
-  'payouts.scheduledFor': { en: 'Scheduled for {date}', ny: 'Lakonzedwa pa {date}' },
-  'payouts.notScheduled': { en: 'Paid when funds are transferred', ny: 'Amalipidwa ndalama zikatumizidwa' },
-  'payouts.captured': { en: 'Captured', ny: 'Lalowetsedwa' },
-  'payouts.reviewed': { en: 'Reviewed', ny: 'Lawunikidwa' },
-  'payouts.approved': { en: 'Approved', ny: 'Lavomerezedwa' },
-  'payouts.rejected': { en: 'Rejected', ny: 'Lakanidwa' },
-  'payouts.reason': { en: 'Reason: {reason}', ny: 'Chifukwa: {reason}' },
-  'payouts.cancelled': { en: 'Cancelled', ny: 'Laletsedwa' },
-  'payouts.transferred': { en: 'Funds transferred', ny: 'Ndalama zatumizidwa' },
-  'payouts.completed': { en: 'Completed', ny: 'Latha' },
-  'payouts.error': { en: 'Error', ny: 'Cholakwika' },
-  'payouts.totals': { en: 'Totals', ny: 'Ndalama zonse' },
-  'payouts.totalAmount': { en: 'Valid lines', ny: 'Mizere yovomerezeka' },
-  'payouts.successfulAmount': { en: 'Paid', ny: 'Zalipidwa' },
-  'payouts.failedAmount': { en: 'Failed', ny: 'Zalephera' },
-  'payouts.reversedAmount': { en: 'Reversed', ny: 'Zabwezedwa' },
-  'payouts.byStatus': { en: 'Lines by status', ny: 'Mizere malinga ndi momwe ilili' },
-  'payouts.lines': { en: 'Lines', ny: 'Mizere' },
-
-  'statements.title': { en: 'Statements', ny: 'Masitetimenti' },
-  'statements.intro': {
-    en: 'Your ledger movements over a period of days (UTC), with the opening and closing balance of each account.',
-    ny: 'Kayendedwe ka ndalama zanu pa masiku osankhidwa (UTC), ndi ndalama zoyambira ndi zotsiriza za akaunti iliyonse.',
-  },
-  'statements.periodLabel': { en: 'Period', ny: 'Nthawi' },
-  'statements.from': { en: 'From', ny: 'Kuyambira' },
-  'statements.to': { en: 'To', ny: 'Mpaka' },
-  'statements.show': { en: 'Show', ny: 'Onetsani' },
-  'statements.periodHint': { en: 'Days as YYYY-MM-DD, both included, at most {max} days.', ny: 'Masiku ngati YYYY-MM-DD, onse awiri akuphatikizidwa, masiku {max} okha basi.' },
-  'statements.badFrom': { en: 'The first day is not a date: write it as YYYY-MM-DD.', ny: 'Tsiku loyamba si tsiku lenileni: lilembeni ngati YYYY-MM-DD.' },
-  'statements.badTo': { en: 'The last day is not a date: write it as YYYY-MM-DD.', ny: 'Tsiku lomaliza si tsiku lenileni: lilembeni ngati YYYY-MM-DD.' },
-  'statements.reversed': { en: 'The first day ({from}) is after the last day ({to}).', ny: 'Tsiku loyamba ({from}) lili pambuyo pa tsiku lomaliza ({to}).' },
-  'statements.tooLong': { en: 'The period covers {days} days; at most {max} are allowed.', ny: 'Nthawiyi ili ndi masiku {days}; ololedwa ndi {max} okha.' },
-  'statements.summary': { en: 'Balances from {from} to {to}', ny: 'Ndalama kuyambira {from} mpaka {to}' },
-  'statements.summaryCaption': { en: 'Opening balance, money in and out, and closing balance of each account from {from} to {to}', ny: 'Ndalama zoyambira, zolowa ndi zotuluka, ndi zotsiriza za akaunti iliyonse kuyambira {from} mpaka {to}' },
-  'statements.download': { en: 'Download CSV', ny: 'Tsitsani CSV' },
-  'statements.downloadHint': {
-    en: 'The CSV has every movement of the period, each with the balance of its account after it.',
-    ny: 'Fayilo ya CSV ili ndi kayendedwe konse ka nthawiyi, chilichonse ndi ndalama zotsala mu akaunti yake pambuyo pake.',
-  },
-  'statements.col.account': { en: 'Account', ny: 'Akaunti' },
-  'statements.col.opening': { en: 'Opening balance', ny: 'Ndalama zoyambira' },
-  'statements.col.in': { en: 'Money in', ny: 'Zolowa' },
-  'statements.col.out': { en: 'Money out', ny: 'Zotuluka' },
-  'statements.col.closing': { en: 'Closing balance', ny: 'Ndalama zotsiriza' },
-  'statements.col.movements': { en: 'Movements', ny: 'Kayendedwe' },
-  'statements.col.date': { en: 'Date', ny: 'Tsiku' },
-  'statements.col.reference': { en: 'Reference', ny: 'Nambala' },
-  'statements.col.type': { en: 'Type', ny: 'Mtundu' },
-  'statements.col.amount': { en: 'Amount', ny: 'Ndalama' },
-  'statements.col.balance': { en: 'Balance after', ny: 'Zotsala pambuyo pake' },
-  'statements.col.note': { en: 'Note', ny: 'Ndemanga' },
-  'statements.account.account': { en: 'Account (both together)', ny: 'Akaunti (zonse pamodzi)' },
-  'statements.account.collection': { en: 'Collection', ny: 'Zolandiridwa' },
-  'statements.account.disbursement': { en: 'Disbursement', ny: 'Zotumizira' },
-  'statements.movements': { en: 'Movements', ny: 'Kayendedwe ka ndalama' },
-  'statements.movementsCaption': { en: 'Ledger movements from {from} to {to}, oldest first', ny: 'Kayendedwe ka ndalama kuyambira {from} mpaka {to}, zakale poyamba' },
-  'statements.movementsPages': { en: 'Pages of movements', ny: 'Masamba a kayendedwe ka ndalama' },
-  'statements.noMovements': { en: 'No movements in this period.', ny: 'Palibe kayendedwe ka ndalama pa nthawiyi.' },
-  'statements.type.payment': { en: 'Payment received', ny: 'Malipiro olandiridwa' },
-  'statements.type.payrequest': { en: 'Request to pay, paid', ny: 'Pempho lolipira, lalipidwa' },
-  'statements.type.reversal': { en: 'Collection reversed', ny: 'Zolandiridwa zabwezedwa' },
-  'statements.type.topup': { en: 'Top-up', ny: 'Kuonjezera ndalama' },
-  'statements.type.funding': { en: 'Funding', ny: 'Ndalama zoikidwa' },
-  'statements.type.payout_debit': { en: 'Payouts debited', ny: 'Ndalama zochotsedwa zolipirira' },
-  'statements.type.payout_cancel': { en: 'Payouts cancelled, refunded', ny: 'Malipiro aletsedwa, ndalama zabwezedwa' },
-  'statements.type.payout_settle': { en: 'Failed payout refunded', ny: 'Malipiro olephera, ndalama zabwezedwa' },
-  'statements.type.payout_reversal': { en: 'Payout reversed, refunded', ny: 'Malipiro abwezedwa, ndalama zabwezedwa' },
+  // shared by the areas' forms, lists and pages (kit/forms.tsx, lists.tsx, display.tsx, layout.tsx)
+  'form.error.amountRequired': { en: 'Enter the amount.', ny: 'Lembani ndalama.' },
+  'form.error.amountFormat': { en: 'Enter an amount in digits, with at most 2 decimals, e.g. 2500 or 2500.50.', ny: 'Lembani ndalama mu manambala, osapitirira awiri pambuyo pa kadontho, mwachitsanzo 2500 kapena 2500.50.' },
+  'form.error.amountRange': { en: 'The amount must be from {min} to {max}.', ny: 'Ndalama ziyenera kukhala kuyambira {min} mpaka {max}.' },
+  'form.error.required': { en: 'Fill this in.', ny: 'Lembani apa.' },
+  'form.error.tooLong': { en: 'At most {max} characters.', ny: 'Zilembo {max} zokha basi.' },
+  'form.error.connectorRequired': { en: 'Choose the wallet or bank the customer pays from.', ny: 'Sankhani wallet kapena banki yomwe kasitomala akulipirira.' },
+  'form.error.connector': { en: 'Choose a wallet or bank from the list.', ny: 'Sankhani wallet kapena banki pa mndandanda.' },
+  'form.fixFields': { en: 'Nothing was created. Correct the fields below and send the form again.', ny: 'Palibe chomwe chapangidwa. Konzani mabokosi ali m\'munsiwa ndipo tumizaninso fomu.' },
+  'form.amount': { en: 'Amount', ny: 'Ndalama' },
+  'form.amountIn': { en: 'Amount ({currency})', ny: 'Ndalama ({currency})' },
+  'form.amountHint': { en: 'From {min} to {max}, at most 2 decimals, e.g. 2500 or 2,500.50.', ny: 'Kuyambira {min} mpaka {max}, manambala awiri okha pambuyo pa kadontho, mwachitsanzo 2500 kapena 2,500.50.' },
+  'layout.breadcrumbs': { en: 'Where you are', ny: 'Komwe muli' },
+  'time.lessThanMinute': { en: 'less than a minute left', ny: 'yatsala pasanathe mphindi imodzi' },
+  'time.aboutMinute': { en: 'about 1 minute left', ny: 'yatsala pafupifupi mphindi imodzi' },
+  'time.aboutMinutes': { en: 'about {minutes} minutes left', ny: 'zatsala pafupifupi mphindi {minutes}' },
+  'list.notYet': { en: 'Not yet', ny: 'Sizinachitike' },
+  'list.firstPage': { en: 'First page', ny: 'Tsamba loyamba' },
+  'list.nextPage': { en: 'Next page', ny: 'Tsamba lotsatira' },
+  'layout.security': { en: 'Security', ny: 'Chitetezo' },
+  'time.expired': { en: 'Expired', ny: 'Nthawi yatha' },
 } satisfies Record<string, Entry>;
 
-/** Every area's texts (messages/*.ts); no key is in two of them (test/console-messages.test.ts). */
-export const MESSAGE_TABLES = {
-  base: BASE_MESSAGES,
-  payouts: PAYOUT_ACTION_MESSAGES,
-  developers: DEVELOPER_MESSAGES,
-  team: TEAM_MESSAGES,
-  settlement: SETTLEMENT_MESSAGES,
-  gettingPaid: GETTING_PAID_MESSAGES,
-  sandbox: SANDBOX_MESSAGES,
-} as const;
+export type KitTextKey = keyof typeof KIT_MESSAGES;
 
-const MESSAGES = {
-  ...BASE_MESSAGES,
-  ...PAYOUT_ACTION_MESSAGES,
-  ...DEVELOPER_MESSAGES,
-  ...TEAM_MESSAGES,
-  ...SETTLEMENT_MESSAGES,
-  ...GETTING_PAID_MESSAGES,
-  ...SANDBOX_MESSAGES,
-};
+/** A lookup of texts by key, in a language, with {name} placeholders filled from `params`. */
+export type Texts<K extends string> = (lang: Lang, key: K, params?: Params) => string;
 
-export type ConsoleMessageKey = keyof typeof MESSAGES;
+/** Every table joined so far (the kit's, then each area's as it loads), by its owner's name. */
+const TABLES = new Map<string, Readonly<Record<string, Entry>>>([['kit', KIT_MESSAGES]]);
+/** Every key of those tables: no key is in two of them. */
+const JOINED = new Map<string, Entry>(Object.entries(KIT_MESSAGES));
 
-export function isConsoleMessageKey(key: string): key is ConsoleMessageKey {
-  return Object.hasOwn(MESSAGES, key);
-}
-
-/** A role's name in `lang`: from this table by its code, else as stored. */
-export function roleName(lang: Lang, roleCode: string, storedName: string): string {
-  const key = `role.${roleCode}`;
-  return key in MESSAGES ? ct(lang, key as ConsoleMessageKey) : storedName;
-}
-
-/** The console's text `key` in `lang`, with {name} placeholders filled from `params`. */
-export function ct(lang: Lang, key: ConsoleMessageKey, params: Params = {}): string {
-  const template = MESSAGES[key][lang] ?? MESSAGES[key].en;
+function fill(entry: Entry, lang: Lang, params: Params): string {
+  const template = entry[lang] ?? entry.en;
   return template.replace(/\{(\w+)\}/g, (_, name: string) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+/** The kit's text `key` in `lang`. */
+export const ct: Texts<KitTextKey> = (lang, key, params = {}) => fill(KIT_MESSAGES[key], lang, params);
+
+/**
+ * `area`'s texts, joined to the console's: its `ct` knows the kit's keys and the area's own. A key
+ * another table has already is a programming error, refused when the area loads.
+ */
+export function areaTexts<T extends Record<string, Entry>>(area: string, table: T): Texts<KitTextKey | (keyof T & string)> {
+  for (const key of Object.keys(table)) if (JOINED.has(key)) throw new Error(`console text ${key} (${area}) is already defined`);
+  TABLES.set(area, table);
+  for (const [key, entry] of Object.entries(table)) JOINED.set(key, entry);
+  return (lang, key, params = {}) => fill((table as Record<string, Entry>)[key] ?? KIT_MESSAGES[key as KitTextKey], lang, params);
+}
+
+/** The text under `key` in the kit or any area loaded, for keys that come from outside the code (a notice named in an address, an audit action); undefined for any other. */
+export function knownText(lang: Lang, key: string, params: Params = {}): string | undefined {
+  const entry = JOINED.get(key);
+  return entry && fill(entry, lang, params);
+}
+
+/** Every table joined so far, by its owner (the kit, then areas as they load): for the test that every text is in every language. */
+export function textTables(): ReadonlyMap<string, Readonly<Record<string, Entry>>> {
+  return TABLES;
+}
+
+/** A role's name in `lang`: from the kit's table by its code, else as stored. */
+export function roleName(lang: Lang, roleCode: string, storedName: string): string {
+  return knownText(lang, `role.${roleCode}`) ?? storedName;
 }

@@ -8,7 +8,7 @@ import { LANGUAGES, type Lang } from '../../../http/i18n.ts';
 import { LANGUAGE_NAMES } from '../../../http/html.ts';
 import { assetUrl } from './assets.ts';
 import { CSRF_FIELD, CSRF_HEADER, type PageContext } from './http.ts';
-import { ct, roleName, type ConsoleMessageKey } from './i18n.ts';
+import { ct, roleName, type KitTextKey } from './i18n.ts';
 import { CONSOLE_PATH, SECTION_PATHS, SECURITY_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, type Section } from './paths.ts';
 import { sectionsFor } from './roles.ts';
 
@@ -28,7 +28,7 @@ const HTMX_CONFIG = JSON.stringify({
   attributesToSettle: ['class', 'width', 'height'],
 });
 
-export const SECTION_LABELS: Record<Section, ConsoleMessageKey> = {
+export const SECTION_LABELS: Record<Section, KitTextKey> = {
   home: 'nav.home',
   collections: 'nav.collections',
   payouts: 'nav.payouts',
@@ -126,7 +126,7 @@ export function Layout(p: LayoutProps): SafeHtml {
                 {ct(lang, 'layout.user', { name: `${user.firstName} ${user.lastName}`, role: roleName(lang, user.roleCode, user.roleName) })}
               </span>
               <a class="account-link" href={SECURITY_PATH} id="security-link">
-                {ct(lang, 'security.link')}
+                {ct(lang, 'layout.security')}
               </a>
               <form class="inline-form" method="post" action={SIGN_OUT_PATH}>
                 <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
@@ -193,7 +193,7 @@ export function page(root: SafeHtml): string {
   return renderDocument(root);
 }
 
-const ERROR_TEXTS: Record<'csrf' | 'forbidden' | 'notFound' | 'badRequest' | 'other', [ConsoleMessageKey, ConsoleMessageKey]> = {
+const ERROR_TEXTS: Record<'csrf' | 'forbidden' | 'notFound' | 'badRequest' | 'other', [KitTextKey, KitTextKey]> = {
   csrf: ['error.csrfTitle', 'error.csrf'],
   forbidden: ['error.forbiddenTitle', 'error.forbidden'],
   notFound: ['error.notFoundTitle', 'error.notFound'],

@@ -15,7 +15,7 @@ export function formatInstant(at: Date): string {
 }
 
 export function When(p: { at: Date | null | undefined; lang: Lang }): SafeHtml {
-  return p.at ? <time datetime={p.at.toISOString()}>{formatInstant(p.at)}</time> : <span class="muted">{ct(p.lang, 'payouts.notYet')}</span>;
+  return p.at ? <time datetime={p.at.toISOString()}>{formatInstant(p.at)}</time> : <span class="muted">{ct(p.lang, 'list.notYet')}</span>;
 }
 
 /** An amount in minor units as "MWK 1,234.50" (negative: "MWK -1,234.50"). */
@@ -70,12 +70,12 @@ export function Pager(p: { lang: Lang; label: string; target: string; firstUrl: 
     <nav class="pager" aria-label={p.label}>
       {p.onFirstPage ? null : (
         <a class="link-button" href={p.firstUrl} {...swapping(p.firstUrl, p.target)} id={`${p.target}-first`}>
-          {ct(p.lang, 'payouts.firstPage')}
+          {ct(p.lang, 'list.firstPage')}
         </a>
       )}
       {p.nextUrl ? (
         <a class="link-button" href={p.nextUrl} {...swapping(p.nextUrl, p.target)} rel="next" id={`${p.target}-next`}>
-          {ct(p.lang, 'payouts.nextPage')}
+          {ct(p.lang, 'list.nextPage')}
         </a>
       ) : null}
     </nav>

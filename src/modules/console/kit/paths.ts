@@ -29,3 +29,13 @@ export const SECTION_PATHS = {
 } as const;
 
 export type Section = keyof typeof SECTION_PATHS;
+
+/** A collection's page: the collections area shows it, others link to it. */
+export function collectionPath(transactionReferenceNumber: string): string {
+  return `${SECTION_PATHS.collections}/${encodeURIComponent(transactionReferenceNumber)}`;
+}
+
+/** A request to pay's (or checkout's) page: Get paid shows it, the sandbox tools link to it. */
+export function paymentRequestPath(requestId: number): string {
+  return `${SECTION_PATHS.getPaid}/requests/${requestId}`;
+}

@@ -5,7 +5,7 @@ import type { Queryable } from '../../../db/pool.ts';
 import { containsPattern } from '../../../db/like.ts';
 import { LINE_STATUS_NAMES, singleStage, statusDescription, type BatchStatus, type SingleStage } from '../../disbursements/lifecycle.ts';
 import { findBatch, type PayoutRow } from '../../disbursements/repository.ts';
-import { checkOneOf, checkSearch, decodeCursor, listScope, pageOf, pageRows, type Page } from '../kit/paging.ts';
+import { checkOneOf, checkSearch, decodeCursor, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
 
 export const BATCH_STATUSES = ['Q', 'P', 'R', 'A', 'T', 'C', 'E', 'F', 'N', 'X'] as const satisfies readonly BatchStatus[];
 export const LINE_STATUSES = ['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'] as const;

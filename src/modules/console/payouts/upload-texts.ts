@@ -1,7 +1,7 @@
 // The console's texts for payout file uploads, the error workbook and the live batch page (keys
 // payoutActions.upload.*, payoutActions.errors.*, payoutActions.live.*), in English and Chichewa.
 // Joined into the payouts table (messages/payouts.ts), whose prefix they share.
-import type { Entry } from '../kit/entry.ts';
+import type { Entry } from '../kit/i18n.ts';
 
 export const UPLOAD_MESSAGES = {
   // the upload page (pages/upload.tsx)

@@ -1,5 +1,5 @@
 // The console's texts for sandbox tools (keys sandboxTools.*), in English and Chichewa.
-import type { Entry } from '../kit/entry.ts';
+import { areaTexts, type Entry } from '../kit/i18n.ts';
 
 export const SANDBOX_MESSAGES = {
   'sandboxTools.title': { en: 'Sandbox tools', ny: 'Zida za sandbox' },
@@ -30,8 +30,6 @@ export const SANDBOX_MESSAGES = {
   'sandboxTools.createOne': { en: 'Create one in Get paid.', ny: 'Pangani limodzi mu Landirani malipiro.' },
   'sandboxTools.paySubmit': { en: 'Pay it', ny: 'Lipirani' },
 
-  'sandboxTools.error.connectorRequired': { en: 'Choose the wallet or bank the customer pays from.', ny: 'Sankhani wallet kapena banki yomwe kasitomala akulipirira.' },
-  'sandboxTools.error.connector': { en: 'Choose a wallet or bank from the list.', ny: 'Sankhani wallet kapena banki pa mndandanda.' },
   'sandboxTools.error.timedAccountRequired': { en: 'Choose the request to pay.', ny: 'Sankhani pempho lolipira.' },
   'sandboxTools.error.timedAccount': { en: 'A timed account number is 8 digits beginning with 1.', ny: 'Nambala ya akaunti yanthawi ndi manambala 8 oyamba ndi 1.' },
 
@@ -69,3 +67,7 @@ export const SANDBOX_MESSAGES = {
   'notice.sandboxTools.paid': { en: 'The test payment went through.', ny: 'Malipiro oyesera ayenda bwino.' },
   'notice.sandboxTools.paidTimed': { en: 'The timed account is paid.', ny: 'Akaunti yanthawi yalipiridwa.' },
 } satisfies Record<string, Entry>;
+
+/** This area's text `key` (or the kit's) in `lang`. */
+export const ct = areaTexts('sandbox', SANDBOX_MESSAGES);
+export type TextKey = Parameters<typeof ct>[1];

@@ -3,7 +3,7 @@
 // user's name is text in them.
 import { h, renderDocument } from '../../../lib/html/jsx.ts';
 import type { Lang } from '../../../http/i18n.ts';
-import { ct, type ConsoleMessageKey } from '../kit/i18n.ts';
+import { ct, type TextKey } from './texts.ts';
 import { FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH } from '../kit/paths.ts';
 
 const LANGS: Lang[] = ['en', 'ny'];
@@ -31,7 +31,7 @@ interface Section {
   link?: { href: string; text: string };
 }
 
-function compose(subjectKey: ConsoleMessageKey, subjectParams: Record<string, string>, sections: Section[]): EmailContent {
+function compose(subjectKey: TextKey, subjectParams: Record<string, string>, sections: Section[]): EmailContent {
   const subject = clip(LANGS.map((lang) => ct(lang, subjectKey, subjectParams)).join(' · '), SUBJECT_MAX_LENGTH);
   const text =
     sections.map((s) => [...s.paragraphs.slice(0, 2), ...(s.link ? [s.link.href] : []), ...s.paragraphs.slice(2)].join('\n\n')).join('\n\n---\n\n') + '\n';

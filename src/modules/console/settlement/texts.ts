@@ -1,5 +1,5 @@
 // The console's texts for settlement accounts (keys settlement.*), in English and Chichewa.
-import type { Entry } from '../kit/entry.ts';
+import { areaTexts, type Entry } from '../kit/i18n.ts';
 
 export const SETTLEMENT_MESSAGES = {
   'settlement.title': { en: 'Settlement accounts', ny: 'Maakaunti olandirira' },
@@ -58,3 +58,7 @@ export const SETTLEMENT_MESSAGES = {
   'notice.settlement.updated': { en: 'The settlement account was changed.', ny: 'Akaunti yolandirira yasinthidwa.' },
   'notice.settlement.deleted': { en: 'The settlement account was deleted.', ny: 'Akaunti yolandirira yachotsedwa.' },
 } satisfies Record<string, Entry>;
+
+/** This area's text `key` (or the kit's) in `lang`. */
+export const ct = areaTexts('settlement', SETTLEMENT_MESSAGES);
+export type TextKey = Parameters<typeof ct>[1];

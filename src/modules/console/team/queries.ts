@@ -4,7 +4,7 @@
 // scoped by merchant_account_number: another merchant's user or entry is simply not found.
 import type { Queryable } from '../../../db/pool.ts';
 import { AppError } from '../../../http/errors.ts';
-import { checkDay, checkOrder, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../kit/paging.ts';
+import { checkDay, checkOrder, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
 
 /** The most users the team page lists (a merchant's back office is a few people; a limit all the same). */
 export const TEAM_MAX_USERS = 200;

@@ -1,5 +1,5 @@
 // The console's texts for the team and the audit log (keys team.*), in English and Chichewa.
-import type { Entry } from '../kit/entry.ts';
+import { areaTexts, type Entry } from '../kit/i18n.ts';
 
 export const TEAM_MESSAGES = {
   // the team page
@@ -196,3 +196,7 @@ export const TEAM_MESSAGES = {
   'team.action.merchant.payout_decisions': { en: 'Payout decisions policy changed', ny: 'Lamulo la zisankho za malipiro linasinthidwa' },
   'team.action.sandbox.pay_timed_account': { en: 'Sandbox: timed account paid', ny: 'Sandbox: akaunti ya nthawi inalipidwa' },
 } satisfies Record<string, Entry>;
+
+/** This area's text `key` (or the kit's) in `lang`. */
+export const ct = areaTexts('team', TEAM_MESSAGES);
+export type TextKey = Parameters<typeof ct>[1];

@@ -6,7 +6,7 @@ import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { AnalyticsOverview, ConnectorFigures } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { BarChart } from '../../kit/chart.tsx';
@@ -22,7 +22,7 @@ export interface AnalyticsRangeValues {
 export type AnalyticsResult = { overview: AnalyticsOverview } | { problem: FilterProblem };
 
 type Kind = 'collections' | 'payouts';
-const KINDS: ReadonlyArray<{ kind: Kind; summaryType: ConnectorFigures['summaryType']; label: ConsoleMessageKey }> = [
+const KINDS: ReadonlyArray<{ kind: Kind; summaryType: ConnectorFigures['summaryType']; label: TextKey }> = [
   { kind: 'collections', summaryType: 'C', label: 'analytics.collections' },
   { kind: 'payouts', summaryType: 'D', label: 'analytics.payouts' },
 ];
@@ -32,7 +32,7 @@ const daysIn = (fromDate: string, toDate: string) => (Date.parse(`${toDate}T00:0
 
 function RangeForm(p: { lang: Lang; values: AnalyticsRangeValues; problem?: FilterProblem }): SafeHtml {
   const { lang, values, problem } = p;
-  const field = (name: 'from' | 'to', label: ConsoleMessageKey) => {
+  const field = (name: 'from' | 'to', label: TextKey) => {
     const value = values[name];
     const isDay = fitsDateInput(value);
     const invalid = problem?.field === name ? { 'aria-invalid': 'true', 'aria-describedby': 'filter-problem' } : {};
@@ -127,7 +127,7 @@ function FiguresTable(p: { lang: Lang; id: string; caption: string; rows: Connec
   );
 }
 
-function KindSection(p: { lang: Lang; overview: AnalyticsOverview; kind: Kind; summaryType: ConnectorFigures['summaryType']; label: ConsoleMessageKey }): SafeHtml {
+function KindSection(p: { lang: Lang; overview: AnalyticsOverview; kind: Kind; summaryType: ConnectorFigures['summaryType']; label: TextKey }): SafeHtml {
   const { lang, overview } = p;
   const name = ct(lang, p.label);
   const range = { from: overview.fromDate, to: overview.toDate };

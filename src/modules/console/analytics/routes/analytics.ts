@@ -2,6 +2,7 @@
 // (data/analytics.ts analyticsOverview; the last 30 days by default). A refused range (reversed,
 // longer than 366 days, not a day) is the page again with the range as typed and the message: 400.
 import { formField } from '../../../../http/html.ts';
+import { ct } from '../texts.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { analyticsOverview } from '../queries.ts';
 import { consoleContext, sendHtml } from '../../kit/http.ts';
@@ -24,7 +25,7 @@ const route: RouteModule = (scope, { deps }) => {
       const overview = await analyticsOverview(deps.db, context.user.merchantAccountNumber, { fromDate: values.from || undefined, toDate: values.to || undefined }, deps.clock.now());
       result = { overview };
     } catch (err) {
-      result = { problem: filterProblem(context.lang, err, FIELDS, values) };
+      result = { problem: filterProblem({ lang: context.lang, ct }, err, FIELDS, values) };
     }
     return sendHtml(reply, context, 'problem' in result ? 400 : 200, page(AnalyticsPage({ context, values, result })));
   });

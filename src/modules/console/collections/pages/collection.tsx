@@ -4,13 +4,13 @@ import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { CollectionDetail, LedgerLine, RaisedEvent } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { COLLECTIONS_PATH, StatusBadge } from './collections.tsx';
 import { Money, Time } from '../../kit/display.tsx';
 
-const TRANSFER_KEYS: Record<string, ConsoleMessageKey> = { payment: 'transfer.payment', payrequest: 'transfer.payrequest', reversal: 'transfer.reversal' };
-const ACCOUNT_KEYS: Record<string, ConsoleMessageKey> = {
+const TRANSFER_KEYS: Record<string, TextKey> = { payment: 'transfer.payment', payrequest: 'transfer.payrequest', reversal: 'transfer.reversal' };
+const ACCOUNT_KEYS: Record<string, TextKey> = {
   collection: 'account.collection',
   disbursement: 'account.disbursement',
   funding: 'account.funding',
@@ -19,10 +19,10 @@ const ACCOUNT_KEYS: Record<string, ConsoleMessageKey> = {
   payouts_in_flight: 'account.payouts_in_flight',
   payouts_settled: 'account.payouts_settled',
 };
-const TYPE_KEYS: Record<string, ConsoleMessageKey> = { BAM: 'collection.type.BAM', RTP: 'collection.type.RTP' };
+const TYPE_KEYS: Record<string, TextKey> = { BAM: 'collection.type.BAM', RTP: 'collection.type.RTP' };
 
 /** A stored code's name in `lang` from `keys`, else the code as it is (a kind added later). */
-function labelOr(lang: Lang, keys: Record<string, ConsoleMessageKey>, code: string): string {
+function labelOr(lang: Lang, keys: Record<string, TextKey>, code: string): string {
   const key = keys[code];
   return key ? ct(lang, key) : code;
 }

@@ -5,20 +5,16 @@
 // refuses is shown back as typed, with the message, and no results.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { CollectionItem } from '../queries.ts';
-import type { Page } from '../../kit/paging.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
-import { SECTION_PATHS } from '../../kit/paths.ts';
+import { collectionPath, SECTION_PATHS } from '../../kit/paths.ts';
 import { fitsDateInput, Money, Time, type FilterProblem } from '../../kit/display.tsx';
 
 export const COLLECTIONS_PATH = SECTION_PATHS.collections;
 /** The id of the region htmx swaps (the route answers it alone when htmx asks for it). */
 export const RESULTS_ID = 'collections-results';
-
-export function collectionPath(transactionReferenceNumber: string): string {
-  return `${COLLECTIONS_PATH}/${encodeURIComponent(transactionReferenceNumber)}`;
-}
 
 /** The form's values as the query string gave them ('' when absent): shown back as typed. */
 export interface CollectionsFilterValues {
@@ -57,10 +53,10 @@ export function collectionsUrl(values: CollectionsFilterValues, after?: string):
   return text ? `${COLLECTIONS_PATH}?${text}` : COLLECTIONS_PATH;
 }
 
-const STATUS_KEYS: Record<CollectionItem['statusCode'], ConsoleMessageKey> = { S: 'status.S', R: 'status.R' };
+const STATUS_KEYS: Record<CollectionItem['statusCode'], TextKey> = { S: 'status.S', R: 'status.R' };
 
-function statusKey(code: string): ConsoleMessageKey | undefined {
-  return (STATUS_KEYS as Record<string, ConsoleMessageKey>)[code];
+function statusKey(code: string): TextKey | undefined {
+  return (STATUS_KEYS as Record<string, TextKey>)[code];
 }
 
 export function StatusBadge(p: { lang: ConsoleContext['lang']; code: string }): SafeHtml {
@@ -188,7 +184,7 @@ function invalidProps(problem: FilterProblem | undefined, name: string) {
 }
 
 /** A day field: a date picker, unless the value given is not a day (then text, to show it as typed). */
-function DayField(p: { lang: ConsoleContext['lang']; name: 'from' | 'to'; label: ConsoleMessageKey; value: string; problem?: FilterProblem }): SafeHtml {
+function DayField(p: { lang: ConsoleContext['lang']; name: 'from' | 'to'; label: TextKey; value: string; problem?: FilterProblem }): SafeHtml {
   const isDay = fitsDateInput(p.value);
   return (
     <div class="field">

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
 import { formField } from '../../../../http/html.ts';
+import { ct } from '../texts.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import type { Queryable } from '../../../../db/pool.ts';
 import { render } from '../../../../lib/html/jsx.ts';
@@ -78,7 +79,7 @@ const route: RouteModule = (scope, { deps }) => {
       result = { page: found };
     } catch (err) {
       // A refused filter (AppError 'validation', 400) is shown back with its message; anything else is rethrown.
-      result = { problem: filterProblem(context.lang, err, FIELDS, { ...values }) };
+      result = { problem: filterProblem({ lang: context.lang, ct }, err, FIELDS, { ...values }) };
     }
     // The same address answers the whole page or, to htmx, the region it swaps: caches must tell them apart.
     reply.header('vary', 'HX-Request, HX-Target, HX-History-Restore-Request');

@@ -6,7 +6,7 @@ import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { ApiKeyView } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { Cell, When } from '../../kit/lists.tsx';
 import {
   Alerts,

@@ -6,7 +6,7 @@ import type { Lang } from '../../../../http/i18n.ts';
 import { FormKey } from '../../kit/actions.tsx';
 import type { DevelopersSummary } from '../queries.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 
@@ -37,7 +37,7 @@ export interface FormState {
 export const emptyForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
 
 export function Tabs(p: { lang: Lang; current?: DevelopersTab }): SafeHtml {
-  const tabs: Array<[DevelopersTab, string, ConsoleMessageKey]> = [
+  const tabs: Array<[DevelopersTab, string, TextKey]> = [
     ['keys', API_KEYS_PATH, 'developers.tab.keys'],
     ['webhooks', WEBHOOKS_PATH, 'developers.tab.webhooks'],
     ['deliveries', DELIVERIES_PATH, 'developers.tab.deliveries'],

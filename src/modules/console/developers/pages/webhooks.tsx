@@ -9,9 +9,9 @@ import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import { EVENT_CODES, eventName, isKnownEvent } from '../../../webhooks/catalogue.ts';
 import { DELIVERY_STATUSES, type AttemptView, type DeliveryDetail, type DeliveryItem, type Subscription } from '../queries.ts';
-import type { Page } from '../../kit/paging.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Cell, Choice, Pager, When, withQuery } from '../../kit/lists.tsx';
 import {
   Alerts,
@@ -113,7 +113,7 @@ export function WebhooksPage(p: WebhooksView): SafeHtml {
   const { context } = p;
   const lang = context.lang;
   const taken = new Set(p.subscriptions.map((s) => s.event_code));
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <DevelopersLayout context={context} title={ct(lang, 'developers.webhooks.title')} languageUrl={WEBHOOKS_PATH}>
       <h1>{ct(lang, 'developers.webhooks.title')}</h1>
@@ -366,7 +366,7 @@ export interface DeliveryFilterValues {
 }
 
 function deliveryStatusName(lang: Lang, status: string): string {
-  return (DELIVERY_STATUSES as readonly string[]).includes(status) ? ct(lang, `developers.delivery.status.${status}` as ConsoleMessageKey) : status;
+  return (DELIVERY_STATUSES as readonly string[]).includes(status) ? ct(lang, `developers.delivery.status.${status}` as TextKey) : status;
 }
 
 export function DeliveryStatusBadge(p: { lang: Lang; status: string }): SafeHtml {
@@ -401,7 +401,7 @@ function AttemptsSummary(p: { lang: Lang; d: DeliveryItem }): SafeHtml {
 export function DeliveriesResults(p: { context: ConsoleContext; page: Page<DeliveryItem>; filter: DeliveryFilterValues; problem?: string; swapped: boolean }): SafeHtml {
   const { context, page, filter } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <section class="results" id={DELIVERIES_REGION} aria-labelledby={`${DELIVERIES_REGION}-title`}>
       <h2 id={`${DELIVERIES_REGION}-title`} tabindex="-1" autofocus={p.swapped}>

@@ -17,7 +17,7 @@ import { add, generate, remove, setStatus } from '../../../api-keys/service.ts';
 import { ConsoleRefusal, noticeOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { developersSummary, findKey, listKeys, organisationOf } from '../queries.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { ApiKeysPage, NewKeyPage, type NewKey } from '../pages/api-keys.tsx';
 import { API_KEY_GENERATE_PATH, API_KEYS_PATH, DEVELOPERS_PATH, emptyForm, OverviewPage, type FormState } from '../pages/developers.tsx';
@@ -88,7 +88,7 @@ const route: RouteModule = (scope, { deps, keyStatus }) => {
     }
   });
 
-  const keyActions: Array<{ verb: 'activate' | 'deactivate' | 'delete'; notice: ConsoleMessageKey }> = [
+  const keyActions: Array<{ verb: 'activate' | 'deactivate' | 'delete'; notice: Extract<TextKey, `notice.${string}`> }> = [
     { verb: 'activate', notice: 'notice.developers.keyActivated' },
     { verb: 'deactivate', notice: 'notice.developers.keyDeactivated' },
     { verb: 'delete', notice: 'notice.developers.keyDeleted' },

@@ -22,9 +22,9 @@ import { addWebhook, deleteWebhookIn, redeliverIn, sendTestEventIn, updateWebhoo
 import { CALLBACK_URL_MAX_LENGTH } from '../../../webhooks/url-guard.ts';
 import { ConsoleRefusal, noticeOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { deliveryDetail, deliveryEventCodes, findWebhookSubscription, listDeliveryLog, listWebhookSubscriptions, type DeliveryItem, type Subscription } from '../queries.ts';
-import type { Page } from '../../kit/paging.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { DELIVERIES_PATH, deliveryPath, emptyForm, REDELIVER_FAILED_PATH, WEBHOOK_ADD_PATH, webhookPath, WEBHOOKS_PATH, type FormState } from '../pages/developers.tsx';
 import { DeliveriesPage, DeliveriesResults, DeliveryPage, DELIVERIES_REGION, MASK, WebhookPage, WebhooksPage, type DeliveryFilterValues } from '../pages/webhooks.tsx';

@@ -3,25 +3,24 @@
 // one request with its timed account, its amount and the time left to pay it. The time left is a
 // sentence in UTC without JavaScript; getting-paid.js makes it a clock that ticks every second and
 // announces only a few milestones through a polite live region, and makes the copy button work.
-import { Fragment, h, type Child, type SafeHtml } from '../../../../lib/html/jsx.ts';
+import { h, type Child, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
-import { FormKey } from '../../kit/actions.tsx';
-import type { PaymentRequestItem } from '../queries.ts';
-import type { Page } from '../../kit/paging.ts';
-import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { requestReference, type PaymentRequestItem } from '../../../collections/payment-requests.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
+import type { ConsoleContext } from '../../kit/http.ts';
+import { ActionFields, Field, FormProblem, type FormState } from '../../kit/forms.tsx';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
-import { SECTION_PATHS } from '../../kit/paths.ts';
-import { collectionPath } from '../../collections/pages/collections.tsx';
+import { collectionPath, paymentRequestPath, SECTION_PATHS } from '../../kit/paths.ts';
 import { Cell, formatInstant, Money, Pager, Results, withQuery } from '../../kit/lists.tsx';
-import { Alerts } from '../../kit/display.tsx';
+import { Alerts, timeLeftText } from '../../kit/display.tsx';
 
 export const GET_PAID_PATH = SECTION_PATHS.getPaid;
 /** POST: a new request to pay. GET REQUESTS_PATH/:id: one request (or checkout). */
 export const REQUESTS_PATH = `${GET_PAID_PATH}/requests`;
 /** POST: a new hosted checkout link. */
 export const CHECKOUTS_PATH = `${GET_PAID_PATH}/checkouts`;
-export const requestPath = (requestId: number) => `${REQUESTS_PATH}/${requestId}`;
+export const requestPath = paymentRequestPath;
 /** The region htmx swaps when the open list pages. */
 export const OPEN_REGION = 'open-requests';
 /** Where the sandbox tools pay a timed account (a link from an open request, sandbox mode only). */
@@ -30,108 +29,20 @@ export const SANDBOX_PAY_PATH = SECTION_PATHS.sandbox;
 // ---------------------------------------------------------------------------------------------
 // Forms
 
-/** A form's fields as typed, the message of each refused one, and what to say at the top. */
-export interface FormState<K extends string> {
-  values: Record<K, string>;
-  errors: Partial<Record<K, string>>;
-  /** Why nothing was made (a refusal of the service, a stale form), at the top of the form. */
-  message?: string;
-}
 
 export const REQUEST_FIELDS = ['amount', 'description', 'reference'] as const;
 export type RequestField = (typeof REQUEST_FIELDS)[number];
 export const CHECKOUT_FIELDS = ['amount', 'description', 'sourceReference', 'successUrl', 'failureUrl'] as const;
 export type CheckoutField = (typeof CHECKOUT_FIELDS)[number];
 
-export interface FieldProps {
-  /** The form's prefix for ids (two forms on a page share field names). */
-  form: string;
-  name: string;
-  label: string;
-  hint?: string;
-  value: string;
-  error?: string;
-  maxlength?: number;
-  inputmode?: string;
-  autocomplete?: string;
-  type?: 'text' | 'url';
-  spellcheck?: boolean;
-}
-
-export const fieldId = (form: string, name: string) => `${form}-${name}`;
-
-/** A labelled text field with its hint and, when refused, its message (tied to it by aria-describedby). */
-export function Field(p: FieldProps): SafeHtml {
-  const id = fieldId(p.form, p.name);
-  const describedBy = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return (
-    <div class={p.error ? 'field field-invalid' : 'field'}>
-      <label for={id}>{p.label}</label>
-      {p.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </p>
-      ) : null}
-      {p.error ? (
-        <p class="field-error" id={`${id}-error`}>
-          {p.error}
-        </p>
-      ) : null}
-      <input
-        type={p.type ?? 'text'}
-        id={id}
-        name={p.name}
-        value={p.value}
-        required
-        maxlength={p.maxlength}
-        inputmode={p.inputmode}
-        autocomplete={p.autocomplete ?? 'off'}
-        spellcheck={p.spellcheck === false ? 'false' : undefined}
-        aria-invalid={p.error ? 'true' : undefined}
-        aria-describedby={describedBy || undefined}
-      />
-    </div>
-  );
-}
-
-/** The top of a refused form: what went wrong, and a link to each refused field. */
-export function FormProblem<K extends string>(p: { lang: Lang; form: string; state?: FormState<K>; labels: Record<K, string> }): SafeHtml | null {
-  const state = p.state;
-  if (!state || (!state.message && Object.keys(state.errors).length === 0)) return null;
-  const refused = (Object.keys(state.errors) as K[]).filter((name) => state.errors[name]);
-  return (
-    <div class="alert alert-error form-problem" role="alert" id={`${p.form}-problem`}>
-      <p>{state.message ?? ct(p.lang, 'getPaid.fixFields')}</p>
-      {refused.length > 0 ? (
-        <ul>
-          {refused.map((name) => (
-            <li>
-              <a href={`#${fieldId(p.form, name)}`}>{`${p.labels[name]}: ${state.errors[name] ?? ''}`}</a>
-            </li>
-          ))}
-        </ul>
-      ) : null}
-    </div>
-  );
-}
-
-/** The hidden fields every state-changing form carries. */
-export function ActionFields(p: { context: ConsoleContext }): SafeHtml {
-  return (
-    <Fragment>
-      <input type="hidden" name={CSRF_FIELD} value={p.context.csrfToken} />
-      <FormKey />
-    </Fragment>
-  );
-}
 
 function requestLabels(lang: Lang): Record<RequestField, string> {
-  return { amount: ct(lang, 'getPaid.amount'), description: ct(lang, 'getPaid.description'), reference: ct(lang, 'getPaid.reference') };
+  return { amount: ct(lang, 'form.amount'), description: ct(lang, 'getPaid.description'), reference: ct(lang, 'getPaid.reference') };
 }
 
 function checkoutLabels(lang: Lang): Record<CheckoutField, string> {
   return {
-    amount: ct(lang, 'getPaid.amount'),
+    amount: ct(lang, 'form.amount'),
     description: ct(lang, 'getPaid.description'),
     sourceReference: ct(lang, 'getPaid.sourceReference'),
     successUrl: ct(lang, 'getPaid.successUrl'),
@@ -158,8 +69,8 @@ function AmountField(p: { form: string; lang: ConsoleContext['lang']; value: str
     <Field
       form={p.form}
       name="amount"
-      label={ct(lang, 'getPaid.amountIn', { currency: limits.currencyCode })}
-      hint={ct(lang, 'getPaid.amountHint', { min: limits.minAmount, max: limits.maxAmount })}
+      label={ct(lang, 'form.amountIn', { currency: limits.currencyCode })}
+      hint={ct(lang, 'form.amountHint', { min: limits.minAmount, max: limits.maxAmount })}
       value={p.value}
       error={p.error}
       inputmode="decimal"
@@ -261,7 +172,7 @@ export function kindName(lang: Lang, kind: PaymentRequestItem['kind']): string {
   return ct(lang, kind === 'checkout' ? 'getPaid.kind.checkout' : 'getPaid.kind.request');
 }
 
-const STATUS_KEYS: Record<PaymentRequestItem['status'], ConsoleMessageKey> = { open: 'getPaid.status.open', paid: 'getPaid.status.paid', expired: 'getPaid.status.expired' };
+const STATUS_KEYS: Record<PaymentRequestItem['status'], TextKey> = { open: 'getPaid.status.open', paid: 'getPaid.status.paid', expired: 'getPaid.status.expired' };
 
 export function RequestStatusBadge(p: { lang: Lang; status: PaymentRequestItem['status']; id?: string }): SafeHtml {
   const tone = p.status === 'open' ? 'badge-open' : p.status === 'paid' ? 'badge-ok' : 'badge-ended';
@@ -272,17 +183,7 @@ export function RequestStatusBadge(p: { lang: Lang; status: PaymentRequestItem['
   );
 }
 
-/** What the merchant knows the request by: a checkout's own reference, else E12's. */
-export function requestReference(r: PaymentRequestItem): string {
-  return r.sourceReferenceNumber ?? r.referenceNumber;
-}
 
-/** "in about 12 minutes" / "in less than a minute": the time left as a sentence, for pages without the script. */
-export function timeLeftText(lang: Lang, secondsLeft: number): string {
-  if (secondsLeft <= 0) return ct(lang, 'getPaid.status.expired');
-  const minutes = Math.floor(secondsLeft / 60);
-  return minutes < 1 ? ct(lang, 'getPaid.lessThanMinute') : ct(lang, minutes === 1 ? 'getPaid.aboutMinute' : 'getPaid.aboutMinutes', { minutes });
-}
 
 export function openListUrl(after?: string): string {
   return withQuery(GET_PAID_PATH, { after });
@@ -458,7 +359,7 @@ export function RequestPage(v: RequestView): SafeHtml {
   const title = ct(lang, r.kind === 'checkout' ? 'getPaid.checkoutHeading' : 'getPaid.requestHeading', { reference });
   return (
     <Layout context={context} title={title} section="getPaid">
-      <nav class="breadcrumbs" aria-label={ct(lang, 'getPaid.breadcrumbs')}>
+      <nav class="breadcrumbs" aria-label={ct(lang, 'layout.breadcrumbs')}>
         <ol>
           <li>
             <a href={GET_PAID_PATH}>{ct(lang, 'getPaid.title')}</a>

@@ -18,9 +18,10 @@ import { checkoutTargets, checkoutUrl, createCheckout } from '../../../checkout/
 import { createPaymentRequestInTransaction } from '../../../collections/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
-import { CHECKOUT_LIMITS, findPaymentRequest, listOpenRequests, REQUEST_TO_PAY_LIMITS } from '../queries.ts';
+import { findPaymentRequest, listOpenRequests } from '../../../collections/payment-requests.ts';
+import { CHECKOUT_LIMITS, REQUEST_TO_PAY_LIMITS } from '../limits.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import {
   CHECKOUT_FIELDS,
@@ -34,12 +35,12 @@ import {
   RequestPage,
   REQUESTS_PATH,
   type CheckoutField,
-  type FormState,
   type GetPaidLimits,
   type RequestField,
 } from '../pages/get-paid.tsx';
 import { at } from '../../kit/at.ts';
-import { amountMinorOf, checkoutProblems, fieldOfRefusal, requestProblems, shownAmount, valuesOf } from '../forms.ts';
+import { checkoutProblems, requestProblems } from '../forms.ts';
+import { amountMinorOf, fieldOfRefusal, shownAmount, valuesOf, type FormState } from '../../kit/forms.tsx';
 
 const CONFIG = { consoleAccess: 'user', consoleSection: 'getPaid' } as const;
 

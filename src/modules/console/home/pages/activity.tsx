@@ -6,7 +6,7 @@ import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import { formatMajor } from '../../../../lib/money.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import { HOME_DAYS, type Attention, type DayFigures, type Flow, type HomeSummary } from '../queries.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { BarChart } from '../../kit/chart.tsx';
 import { moneyText, percentText, utcMinute } from '../../kit/display.tsx';
@@ -22,7 +22,7 @@ export function singlePayoutPath(transactionReferenceNumber: string): string {
 }
 
 type Kind = 'collections' | 'payouts';
-const KIND_LABELS: Record<Kind, ConsoleMessageKey> = { collections: 'kind.collections', payouts: 'kind.payouts' };
+const KIND_LABELS: Record<Kind, TextKey> = { collections: 'kind.collections', payouts: 'kind.payouts' };
 
 function rateText(lang: Lang, d: DayFigures): string {
   return d.successRatePercent === null ? ct(lang, 'home.noRate') : `${percentText(d.successRatePercent)} %`;
@@ -63,7 +63,7 @@ function FlowCard(p: { lang: Lang; kind: Kind; flow: Flow; summary: HomeSummary 
   const name = ct(lang, KIND_LABELS[kind]);
   const currencyCode = summary.balances.currencyCode;
   const range = { from: summary.fromDate, to: summary.toDate };
-  const head = (key: ConsoleMessageKey) => (
+  const head = (key: TextKey) => (
     <th scope="col" class="num">
       {ct(lang, key)}
     </th>
@@ -163,7 +163,7 @@ export function Activity(p: { lang: Lang; summary: HomeSummary; kinds: Kind[] })
   );
 }
 
-const ACTION_KEYS: Record<string, ConsoleMessageKey> = { review: 'home.action.review', approve: 'home.action.approve', transferFunds: 'home.action.transferFunds' };
+const ACTION_KEYS: Record<string, TextKey> = { review: 'home.action.review', approve: 'home.action.approve', transferFunds: 'home.action.transferFunds' };
 
 function MoreListed(p: { lang: Lang; shown: number; count: number }): SafeHtml | null {
   return p.count > p.shown ? <p class="hint">{ct(p.lang, 'home.moreWaiting', { shown: p.shown, count: p.count })}</p> : null;

@@ -4,7 +4,7 @@
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import { formatMajor } from '../../../../lib/money.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout, SECTION_LABELS } from '../../kit/layout.tsx';
 import { SECTION_PATHS, type Section } from '../../kit/paths.ts';
 import { maySee, sectionsFor } from '../../kit/roles.ts';
@@ -18,7 +18,7 @@ export interface Balances {
   disbursementMinor: number;
 }
 
-const SECTION_TEXTS: Partial<Record<Section, ConsoleMessageKey>> = {
+const SECTION_TEXTS: Partial<Record<Section, TextKey>> = {
   collections: 'section.collections',
   payouts: 'section.payouts',
   statements: 'section.statements',

@@ -14,7 +14,7 @@ import type { Lang } from '../../../../http/i18n.ts';
 import type { BatchStatus } from '../../../disbursements/lifecycle.ts';
 import type { BatchItem } from '../queries.ts';
 import type { LiveFigures } from '../upload-queries.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { moneyText } from '../../kit/display.tsx';
 

@@ -10,7 +10,7 @@ import { FormKey } from '../../kit/actions.tsx';
 import { batchVerdict, type BatchFacts, type Verdict } from '../../../disbursements/may-act.ts';
 import { BATCH_ACTIONS } from '../actions.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 
 const PAYOUTS_PATH = SECTION_PATHS.payouts;
@@ -99,7 +99,7 @@ function Confirm(p: { context: ConsoleContext; action: 'reject' | 'cancel'; subj
   );
 }
 
-const NOTES: Partial<Record<Verdict, Partial<Record<BatchAction, ConsoleMessageKey>>>> = {
+const NOTES: Partial<Record<Verdict, Partial<Record<BatchAction, TextKey>>>> = {
   capturer: { review: 'payoutActions.note.capturer.review', approve: 'payoutActions.note.capturer.approve' },
   reviewer: { approve: 'payoutActions.note.reviewer.approve' },
 };
@@ -148,7 +148,7 @@ export function ActionsCard(p: ActionsCardProps): SafeHtml | null {
             <form method="post" action={p.path(action)} class="action-form">
               <Hidden context={context} />
               <button class="button" type="submit" id={`action-${action}`} aria-describedby={action === 'transferFunds' && p.transferHint ? 'transfer-hint' : undefined}>
-                {ct(lang, `payoutActions.button.${action}` as ConsoleMessageKey)}
+                {ct(lang, `payoutActions.button.${action}` as TextKey)}
               </button>
             </form>
           ))}

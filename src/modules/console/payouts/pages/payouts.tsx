@@ -7,10 +7,10 @@ import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { BatchStatus } from '../../../disbursements/lifecycle.ts';
 import { lineError } from '../../../disbursements/service.ts';
-import type { Page } from '../../kit/paging.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import { BATCH_STATUSES, LINE_STATUSES, type BatchDetail, type BatchItem, type BatchLine, type LineStatus, type PayoutItem, type SinglePayoutItem } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { Cell, Choice, Money, Pager, Results, StatusBar, swapping, When, withQuery, type BarPart } from '../../kit/lists.tsx';
@@ -33,11 +33,11 @@ export const REGIONS = { batches: 'batch-results', lines: 'line-results', single
 /** A batch status as E4 describes it, in `lang` (P reads differently at each level). */
 export function batchStatusName(lang: Lang, status: BatchStatus, levelNumber: number): string {
   const key = status === 'P' ? `payouts.batchStatus.P${Math.min(Math.max(levelNumber, 1), 3)}` : `payouts.batchStatus.${status}`;
-  return ct(lang, key as ConsoleMessageKey);
+  return ct(lang, key as TextKey);
 }
 
 export function lineStatusName(lang: Lang, status: string): string {
-  return (LINE_STATUSES as readonly string[]).includes(status) ? ct(lang, `payouts.lineStatus.${status}` as ConsoleMessageKey) : status;
+  return (LINE_STATUSES as readonly string[]).includes(status) ? ct(lang, `payouts.lineStatus.${status}` as TextKey) : status;
 }
 
 /** Which part of a progress bar a line status belongs to. */
@@ -83,7 +83,7 @@ function Progress(p: { lang: Lang; batch: BatchItem }): SafeHtml {
     { kind: 'bar-reversed', count: progress.reversed },
     { kind: 'bar-open', count: progress.notFinal },
   ];
-  const counts: Array<[string, number, ConsoleMessageKey]> = [
+  const counts: Array<[string, number, TextKey]> = [
     ['successful', progress.successful, 'payouts.count.successful'],
     ['failed', progress.failed, 'payouts.count.failed'],
     ['reversed', progress.reversed, 'payouts.count.reversed'],
@@ -109,7 +109,7 @@ function Progress(p: { lang: Lang; batch: BatchItem }): SafeHtml {
 
 export function BatchesResults(p: { lang: Lang; page: Page<BatchItem>; filter: BatchFilterValues; swapped: boolean }): SafeHtml {
   const { lang, page, filter } = p;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <Results id={REGIONS.batches} title={ct(lang, 'payouts.batches')} swapped={p.swapped}>
       {page.items.length === 0 ? (
@@ -260,7 +260,7 @@ function BatchHeader(p: { lang: Lang; batch: BatchDetail; dates: BatchDates }): 
             <StatusBadge kind="batch" code={batch.statusCode} text={batchStatusName(lang, batch.statusCode, batch.levelNumber)} />
           </Fact>
           <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
-            {ct(lang, `payouts.level.${Math.min(Math.max(batch.levelNumber, 1), 3)}` as ConsoleMessageKey)}
+            {ct(lang, `payouts.level.${Math.min(Math.max(batch.levelNumber, 1), 3)}` as TextKey)}
           </Fact>
           <Fact id="upload" label={ct(lang, 'payouts.uploadType')}>
             {batch.uploadType}
@@ -395,7 +395,7 @@ function Outcome(p: { lang: Lang; item: PayoutItem }): SafeHtml {
 /** The cells every payout list shows after its first one(s). */
 function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: string | null }): SafeHtml {
   const { lang, item } = p;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <>
       <Cell label={label('payouts.col.reference')}>
@@ -424,8 +424,8 @@ function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: string | n
   );
 }
 
-function PayoutHead(p: { lang: Lang; first: ConsoleMessageKey }): SafeHtml {
-  const label = (key: ConsoleMessageKey) => ct(p.lang, key);
+function PayoutHead(p: { lang: Lang; first: TextKey }): SafeHtml {
+  const label = (key: TextKey) => ct(p.lang, key);
   return (
     <thead>
       <tr>

@@ -10,7 +10,7 @@ import { FormKey } from '../../kit/actions.tsx';
 import { singleVerdict } from '../../../disbursements/may-act.ts';
 import { SINGLE_ACTIONS } from '../actions.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { Money, When } from '../../kit/lists.tsx';
 import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, type ActionProblem } from './payout-actions.tsx';
@@ -36,7 +36,7 @@ export interface FormProblem {
   fields: Partial<Record<SingleField, string>>;
 }
 
-const LABELS: Record<SingleField, ConsoleMessageKey> = {
+const LABELS: Record<SingleField, TextKey> = {
   connectorId: 'payoutActions.field.connector',
   beneficiaryAccountNumber: 'payoutActions.field.account',
   beneficiaryName: 'payoutActions.field.name',
@@ -134,7 +134,7 @@ export function SingleFormPage(p: { context: ConsoleContext; connectors: Connect
       <Breadcrumbs context={context} here={title} />
       <h1>{title}</h1>
       <p class="lead" id="level-text">
-        {ct(lang, `payoutActions.level.${Math.min(Math.max(p.levelNumber, 1), 3)}` as ConsoleMessageKey)}
+        {ct(lang, `payoutActions.level.${Math.min(Math.max(p.levelNumber, 1), 3)}` as TextKey)}
       </p>
       {problem.message || refused.length ? (
         <div class="alert alert-error" role="alert" id="form-error" tabindex="-1" autofocus>
@@ -262,7 +262,7 @@ export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow
             </Fact>
           ) : null}
           <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
-            {ct(lang, `payouts.level.${Math.min(Math.max(level, 1), 3)}` as ConsoleMessageKey)}
+            {ct(lang, `payouts.level.${Math.min(Math.max(level, 1), 3)}` as TextKey)}
           </Fact>
           <Step lang={lang} id="captured" label={ct(lang, 'payouts.captured')} who={payout.captured_by} at={payout.created_at} />
           <Step lang={lang} id="reviewed" label={ct(lang, 'payouts.reviewed')} who={payout.reviewed_by} at={payout.date_reviewed} />

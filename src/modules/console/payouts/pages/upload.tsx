@@ -11,7 +11,7 @@ import { MAX_BATCH_LINES } from '../../../disbursements/schemas.ts';
 import { FormKey } from '../../kit/actions.tsx';
 import { mayCapture } from '../actions.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { fitsDateInput } from '../../kit/display.tsx';

@@ -23,7 +23,7 @@ import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../.
 import { mayCapture, SINGLE_ACTIONS } from '../actions.ts';
 import { batchDetail, batchLines } from '../queries.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { actionOfSlug, NEW_SINGLE_PATH, REASON_MAX_LENGTH, singlePayoutPath, type ActionProblem } from '../pages/payout-actions.tsx';
 import { batchPath, BatchPage, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../pages/payouts.tsx';
@@ -62,7 +62,7 @@ function reasonOf(lang: Lang, body: unknown): string {
 /** The audit log's name of an action, in its lower-case form: batch.transfer_funds. */
 const auditVerb = (action: BatchAction) => action.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-const SINGLE_NOTICES: Record<string, ConsoleMessageKey> = {
+const SINGLE_NOTICES: Record<string, Extract<TextKey, `notice.${string}`>> = {
   review: 'notice.payoutActions.singleReview',
   approve: 'notice.payoutActions.singleApprove',
   reject: 'notice.payoutActions.singleReject',
@@ -87,7 +87,7 @@ function formValues(body: unknown): SingleFormValues {
 /** The fields the form got wrong, by name, each with its message (the API's own limits). */
 function formProblems(lang: Lang, v: SingleFormValues): FormProblem['fields'] {
   const fields: FormProblem['fields'] = {};
-  const required: Array<[SingleField, ConsoleMessageKey]> = [
+  const required: Array<[SingleField, TextKey]> = [
     ['beneficiaryAccountNumber', 'payoutActions.error.account'],
     ['beneficiaryName', 'payoutActions.error.name'],
     ['sourceReferenceNumber', 'payoutActions.error.reference'],

@@ -30,7 +30,7 @@ import { ConsoleRefusal, FORM_KEY_FIELD, refusalOf, runAction, withNotice } from
 import { cookieNames, parseCookies } from '../../kit/cookies.ts';
 import { spentFormKey } from '../upload-queries.ts';
 import { consoleContext, cookieHeader, lookUpSession, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { ErrorPage, page } from '../../kit/layout.tsx';
 import { SECTION_PATHS, SIGN_IN_PATH } from '../../kit/paths.ts';
 import { fitsDateInput } from '../../kit/display.tsx';
@@ -38,7 +38,7 @@ import { errorsCsvPath, errorsWorkbookPath } from '../pages/live-batch.tsx';
 import { batchPath } from '../pages/payouts.tsx';
 import { megabytes, mayUpload, RefusalPage, TEMPLATE_PATH, UPLOAD_PATH, UploadPage, type UploadFormProps } from '../pages/upload.tsx';
 import { at } from '../../kit/at.ts';
-import { batchNumberParam, liveBatchRoutes } from './live-batch.ts';
+import { batchNumberParam, liveBatchRoutes } from '../live-batch.ts';
 import { readMultipart, type UploadedFile } from '../../kit/multipart.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;

@@ -7,16 +7,15 @@
 import { h, type Child, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import { MAGIC_SUFFIXES, SUCCESS, TEST_BANKS, TEST_WALLETS, type Outcome } from '../../../disbursements/sandbox.ts';
-import type { PaymentRequestItem } from '../../get-paid/queries.ts';
+import { requestReference, type PaymentRequestItem } from '../../../collections/payment-requests.ts';
 import type { ConnectorChoice, PaymentResult } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
-import { SECTION_PATHS } from '../../kit/paths.ts';
-import { collectionPath } from '../../collections/pages/collections.tsx';
-import { ActionFields, Field, FormProblem, GET_PAID_PATH, requestPath, requestReference, timeLeftText, type FormState } from '../../get-paid/pages/get-paid.tsx';
+import { collectionPath, paymentRequestPath, SECTION_PATHS } from '../../kit/paths.ts';
+import { ActionFields, Field, FormProblem, type FormState } from '../../kit/forms.tsx';
 import { Cell, formatInstant, Money } from '../../kit/lists.tsx';
-import { Alerts, moneyText } from '../../kit/display.tsx';
+import { Alerts, moneyText, timeLeftText } from '../../kit/display.tsx';
 
 export const SANDBOX_PATH = SECTION_PATHS.sandbox;
 /** POST: a customer pays the merchant's payment account (E11). */
@@ -35,7 +34,7 @@ export type SimulateField = (typeof SIMULATE_FIELDS)[number];
 export const PAY_FIELDS = ['timedAccount', 'connector'] as const;
 export type PayField = (typeof PAY_FIELDS)[number];
 
-const OUTCOME_KEYS: Record<Outcome, ConsoleMessageKey> = {
+const OUTCOME_KEYS: Record<Outcome, TextKey> = {
   fail: 'sandboxTools.outcome.fail',
   timeout: 'sandboxTools.outcome.timeout',
   reverse: 'sandboxTools.outcome.reverse',
@@ -92,14 +91,14 @@ function SimulateForm(v: SandboxView): SafeHtml {
     <section class="card sandbox-card" aria-labelledby="simulate-title" id="simulate">
       <h2 id="simulate-title">{ct(lang, 'sandboxTools.simulateTitle')}</h2>
       <p>{ct(lang, 'sandboxTools.simulateIntro', { account: v.paymentAccountNumber })}</p>
-      <FormProblem lang={lang} form={form} state={state} labels={{ amount: ct(lang, 'getPaid.amount'), connector: ct(lang, 'sandboxTools.connector') }} />
+      <FormProblem lang={lang} form={form} state={state} labels={{ amount: ct(lang, 'form.amount'), connector: ct(lang, 'sandboxTools.connector') }} />
       <form method="post" action={CUSTOMER_PAYMENT_PATH} id="simulate-form" novalidate>
         <ActionFields context={context} />
         <Field
           form={form}
           name="amount"
-          label={ct(lang, 'getPaid.amountIn', { currency: v.currencyCode })}
-          hint={ct(lang, 'getPaid.amountHint', { min: v.minAmount, max: v.maxAmount })}
+          label={ct(lang, 'form.amountIn', { currency: v.currencyCode })}
+          hint={ct(lang, 'form.amountHint', { min: v.minAmount, max: v.maxAmount })}
           value={state.values.amount}
           error={state.errors.amount}
           inputmode="decimal"
@@ -127,7 +126,7 @@ function PayForm(v: SandboxView): SafeHtml {
       <FormProblem lang={lang} form={form} state={state} labels={{ timedAccount: ct(lang, 'sandboxTools.openRequest'), connector: ct(lang, 'sandboxTools.connector') }} />
       {v.open.length === 0 && !state.values.timedAccount ? (
         <p class="empty" id="pay-none">
-          {ct(lang, 'sandboxTools.noneOpen')} <a href={GET_PAID_PATH}>{ct(lang, 'sandboxTools.createOne')}</a>
+          {ct(lang, 'sandboxTools.noneOpen')} <a href={SECTION_PATHS.getPaid}>{ct(lang, 'sandboxTools.createOne')}</a>
         </p>
       ) : (
         <form method="post" action={TIMED_PAYMENT_PATH} id="pay-form" novalidate>
@@ -252,7 +251,7 @@ export function PaymentResultPage(p: { context: ConsoleContext; result: PaymentR
       : ct(lang, 'sandboxTools.resultDirect', { amount: moneyText(c.currency_code, c.amount_minor), connector: c.connector_name, account: c.beneficiary_account_number });
   return (
     <Layout context={context} title={title} section="sandbox">
-      <nav class="breadcrumbs" aria-label={ct(lang, 'getPaid.breadcrumbs')}>
+      <nav class="breadcrumbs" aria-label={ct(lang, 'layout.breadcrumbs')}>
         <ol>
           <li>
             <a href={SANDBOX_PATH}>{ct(lang, 'sandboxTools.title')}</a>
@@ -270,7 +269,7 @@ export function PaymentResultPage(p: { context: ConsoleContext; result: PaymentR
               {c.transaction_reference_number}
             </a>
           </Fact>
-          <Fact label={ct(lang, 'getPaid.col.amount')} id="result-amount">
+          <Fact label={ct(lang, 'col.amount')} id="result-amount">
             <Money minor={c.amount_minor} currencyCode={c.currency_code} />
           </Fact>
           <Fact label={ct(lang, 'sandboxTools.fee')} id="result-fee">
@@ -288,7 +287,7 @@ export function PaymentResultPage(p: { context: ConsoleContext; result: PaymentR
           </Fact>
           {result.requestId !== null ? (
             <Fact label={ct(lang, 'sandboxTools.paidRequest')} id="result-request">
-              <a href={requestPath(result.requestId)}>{c.reference_number ?? c.timed_account_number ?? ''}</a>
+              <a href={paymentRequestPath(result.requestId)}>{c.reference_number ?? c.timed_account_number ?? ''}</a>
               <span class="sub">{ct(lang, 'sandboxTools.timedAccountNumber', { account: c.timed_account_number ?? '' })}</span>
             </Fact>
           ) : null}

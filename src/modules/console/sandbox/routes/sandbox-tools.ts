@@ -14,12 +14,11 @@ import type { RouteModule } from '../../../../http/types.ts';
 import { payPaymentAccount, payTimedAccount } from '../../../collections/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
-import { listOpenRequests, requestByTimedAccount } from '../../get-paid/queries.ts';
+import { listOpenRequests, requestByTimedAccount } from '../../../collections/payment-requests.ts';
 import { collectionConnectors, paymentResult, SANDBOX_LIMITS } from '../queries.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
-import type { FormState } from '../../get-paid/pages/get-paid.tsx';
 import {
   CUSTOMER_PAYMENT_PATH,
   OFFERED_REQUESTS,
@@ -35,7 +34,7 @@ import {
   type SimulateField,
 } from '../pages/sandbox-tools.tsx';
 import { at } from '../../kit/at.ts';
-import { amountMinorOf, amountProblem, connectorProblem, fieldOfRefusal, shownAmount, valuesOf, type Problems } from '../../get-paid/forms.ts';
+import { amountMinorOf, amountProblem, connectorProblem, fieldOfRefusal, shownAmount, valuesOf, type FormState, type Problems } from '../../kit/forms.tsx';
 
 const CONFIG = { consoleAccess: 'user', consoleSection: 'sandbox' } as const;
 

@@ -2,7 +2,7 @@
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../users/service.ts';
 import { CSRF_FIELD, type PageContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { PublicLayout } from '../../kit/layout.tsx';
 import { FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, SIGN_IN_PATH } from '../../kit/paths.ts';
 import { RESET_LINK_MINUTES } from '../password-reset.ts';

@@ -5,7 +5,7 @@
 import qrcode from 'qrcode-generator';
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { FormKey } from '../../kit/actions.tsx';
 import { CONSOLE_PATH, PAYOUT_DECISIONS_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../../kit/paths.ts';

@@ -1,7 +1,8 @@
 // The sign-in page, and the merchant choice for an address that is a user of several merchants.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import { CSRF_FIELD, type PageContext } from '../../kit/http.ts';
-import { ct, roleName } from '../../kit/i18n.ts';
+import { roleName } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { PublicLayout } from '../../kit/layout.tsx';
 import { FORGOT_PASSWORD_PATH, SIGN_IN_CHOOSE_PATH, SIGN_IN_CODE_PATH, SIGN_IN_PATH } from '../../kit/paths.ts';
 import type { Candidate } from '../sign-in.ts';

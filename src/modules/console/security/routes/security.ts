@@ -12,7 +12,7 @@ import { publicBaseUrl } from '../../../../http/base-url.ts';
 import { writeAudit } from '../../kit/audit.ts';
 import { noticeOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { consoleContext, originFromRequest, redirect, sendHtml, sessionOf, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { EnrolPage, RecoveryCodesPage, SecurityPage } from '../pages/security.tsx';
 import { PAYOUT_DECISIONS_PATH, SECURITY_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../../kit/paths.ts';

@@ -11,7 +11,7 @@ import { formField } from '../../../../http/html.ts';
 import type { Deps, RouteModule } from '../../../../http/types.ts';
 import { cookieNames, parseSessionCookie } from '../../kit/cookies.ts';
 import { cookieHeader, lookUpSession, originFromRequest, pageContext, preSessionOf, redirect, safeNext, sendHtml } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { ChooseMerchantPage, SecondFactorPage, SignInPage } from '../pages/sign-in.tsx';
 import { SIGN_IN_CHOOSE_PATH, SIGN_IN_CODE_PATH, SIGN_IN_PATH } from '../../kit/paths.ts';

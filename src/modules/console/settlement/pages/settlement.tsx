@@ -6,7 +6,7 @@
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { ActionFields, FormProblems, SelectField, TextField, type FormState } from '../../kit/admin-forms.tsx';
@@ -53,7 +53,7 @@ function StatusBadge(p: { lang: Lang; status: 'A' | 'I' }): SafeHtml {
 }
 
 /** A button of an account's row: a form of its own (CSRF token, form key), named for that account. */
-function RowAction(p: { context: ConsoleContext; account: AccountItem; verb: Exclude<AccountVerb, 'update'>; label: ConsoleMessageKey; danger?: boolean }): SafeHtml {
+function RowAction(p: { context: ConsoleContext; account: AccountItem; verb: Exclude<AccountVerb, 'update'>; label: TextKey; danger?: boolean }): SafeHtml {
   const { context, account } = p;
   return (
     <form method="post" action={accountActionPath(account.accountId, p.verb)} class="inline-form" id={`${p.verb}-${account.accountId}`}>
@@ -68,7 +68,7 @@ function RowAction(p: { context: ConsoleContext; account: AccountItem; verb: Exc
 
 function AccountFields(p: { lang: Lang; prefix: string; banks: readonly BankOption[]; state: FormState; limits: AccountFormLimits }): SafeHtml {
   const { lang, state } = p;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <div class="admin-grid">
       <SelectField
@@ -125,7 +125,7 @@ export interface SettlementPageProps {
 export function SettlementPage(p: SettlementPageProps): SafeHtml {
   const { context, accounts } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <Layout context={context} title={label('settlement.title')} section="settlement" languageUrl={SETTLEMENT_PATH}>
       <h1>{label('settlement.title')}</h1>
@@ -207,7 +207,7 @@ export function SettlementPage(p: SettlementPageProps): SafeHtml {
 export function EditAccountPage(p: { context: ConsoleContext; account: AccountItem; banks: readonly BankOption[]; limits: AccountFormLimits; state: FormState }): SafeHtml {
   const { context, account } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   const title = ct(lang, 'settlement.editTitle', { number: account.accountNumber });
   // The account's own bank stays choosable even when it is not among the ones offered (an alias id).
   const banks = p.banks.some((b) => b.connectorId === account.connectorId) ? p.banks : [...p.banks, { connectorId: account.connectorId, connectorName: account.connectorName }];

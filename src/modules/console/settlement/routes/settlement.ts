@@ -21,7 +21,7 @@ import { AccountName, BankAccountNumber } from '../../../settlement/schemas.ts';
 import { activate, addAccount, deactivate, deleteAccount, getAccount, listAccounts, updateAccount, type SettlementRow } from '../../../settlement/service.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { EMPTY_FORM, type FormState } from '../../kit/admin-forms.tsx';
 import {
@@ -162,7 +162,7 @@ const route: RouteModule = (scope, { deps }) => {
   /** An account's button: `act` in runAction, 404 for an account that is not this merchant's; a refusal is shown at the top of the list. */
   const accountAction = (
     verb: Exclude<AccountVerb, 'update'>,
-    notice: ConsoleMessageKey,
+    notice: Extract<TextKey, `notice.${string}`>,
     act: (tx: pg.PoolClient, merchantAccountNumber: number, accountId: number, by: string) => Promise<void>,
   ) => {
     scope.post(at(accountActionPath(':accountId', verb)), { schema: { hide: true }, config }, async (request, reply) => {

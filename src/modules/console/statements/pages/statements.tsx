@@ -4,10 +4,10 @@
 // (statementLines, keyset, swapped by htmx), and the link to the whole period as CSV.
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
-import type { Page } from '../../kit/paging.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import type { StatementAccount, StatementLine, StatementSummary } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { Cell, Money, Pager, Results, When, withQuery } from '../../kit/lists.tsx';
@@ -20,10 +20,10 @@ export const MOVEMENTS_REGION = 'movement-results';
 const TRANSFER_TYPES = ['payment', 'payrequest', 'reversal', 'topup', 'funding', 'payout_debit', 'payout_cancel', 'payout_settle', 'payout_reversal'];
 
 export function transferTypeName(lang: Lang, type: string): string {
-  return TRANSFER_TYPES.includes(type) ? ct(lang, `statements.type.${type}` as ConsoleMessageKey) : type;
+  return TRANSFER_TYPES.includes(type) ? ct(lang, `statements.type.${type}` as TextKey) : type;
 }
 
-const accountName = (lang: Lang, account: StatementAccount | 'collection' | 'disbursement') => ct(lang, `statements.account.${account}` as ConsoleMessageKey);
+const accountName = (lang: Lang, account: StatementAccount | 'collection' | 'disbursement') => ct(lang, `statements.account.${account}` as TextKey);
 
 /** The period as the form shows it: what was typed (even when wrong) and what is wrong with it. */
 export interface PeriodForm {
@@ -66,7 +66,7 @@ function PeriodFields(p: { lang: Lang; form: PeriodForm; maxDays: number }): Saf
 
 function Summary(p: { lang: Lang; summary: StatementSummary; csvUrl: string }): SafeHtml {
   const { lang, summary } = p;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   const currency = summary.currencyCode;
   return (
     <section class="card card-wide" aria-labelledby="summary-title">
@@ -136,7 +136,7 @@ export interface MovementsQuery {
 
 export function MovementsResults(p: { lang: Lang; currencyCode: string; page: Page<StatementLine>; query: MovementsQuery; swapped: boolean }): SafeHtml {
   const { lang, page, query } = p;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <Results id={MOVEMENTS_REGION} title={ct(lang, 'statements.movements')} swapped={p.swapped}>
       {page.items.length === 0 ? (

@@ -14,7 +14,7 @@ import { MAX_RANGE_DAYS } from '../../../analytics/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { statementLines, statementSummary, streamStatementCsv } from '../queries.ts';
 import { consoleContext, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../../kit/i18n.ts';
+import { ct } from '../texts.ts';
 import { MOVEMENTS_REGION, MovementsResults, STATEMENTS_CSV_PATH, STATEMENTS_PATH, StatementsPage, type PeriodForm } from '../pages/statements.tsx';
 import { at } from '../../kit/at.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';

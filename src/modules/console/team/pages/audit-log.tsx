@@ -6,9 +6,10 @@
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { AuditItem } from '../queries.ts';
-import type { Page } from '../../kit/paging.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, isConsoleMessageKey, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { knownText } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { TEAM_MESSAGES } from '../texts.ts';
 import { fitsDateInput, type FilterProblem } from '../../kit/display.tsx';
@@ -28,7 +29,7 @@ export const KNOWN_ACTIONS: readonly string[] = Object.keys(TEAM_MESSAGES)
 /** What an action is called in `lang`; an action the console does not name is shown as its code. */
 export function actionLabel(lang: Lang, action: string): string {
   const key = `${ACTION_PREFIX}${action}`;
-  return isConsoleMessageKey(key) ? ct(lang, key) : action;
+  return knownText(lang, key) ?? action;
 }
 
 /** The filter form's values as the query string gave them ('' when absent): shown back as sent. */
@@ -124,7 +125,7 @@ function Detail(p: { detail: Record<string, unknown> }): SafeHtml | null {
 
 export function AuditResults(p: { lang: Lang; values: AuditFilterValues; after: string; result: { page: Page<AuditItem> } | { problem: FilterProblem }; swapped: boolean }): SafeHtml {
   const { lang, values } = p;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   if ('problem' in p.result) {
     return (
       <Results id={AUDIT_REGION} title={label('team.auditResults')} swapped={p.swapped}>
@@ -197,7 +198,7 @@ function invalidProps(problem: FilterProblem | undefined, name: string) {
   return problem?.field === name ? { 'aria-invalid': 'true', 'aria-describedby': 'filter-problem' } : {};
 }
 
-function DayField(p: { lang: Lang; name: 'from' | 'to'; label: ConsoleMessageKey; value: string; problem?: FilterProblem }): SafeHtml {
+function DayField(p: { lang: Lang; name: 'from' | 'to'; label: TextKey; value: string; problem?: FilterProblem }): SafeHtml {
   const isDay = fitsDateInput(p.value);
   return (
     <div class="field">
@@ -210,7 +211,7 @@ function DayField(p: { lang: Lang; name: 'from' | 'to'; label: ConsoleMessageKey
 export function AuditPage(p: { context: ConsoleContext; values: AuditFilterValues; after: string; users: UserChoice[]; result: { page: Page<AuditItem> } | { problem: FilterProblem } }): SafeHtml {
   const { context, values } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   const problem = 'problem' in p.result ? p.result.problem : undefined;
   const userKnown = values.user === '' || p.users.some((u) => u.userId === values.user.toLowerCase());
   const actionKnown = values.action === '' || KNOWN_ACTIONS.includes(values.action);

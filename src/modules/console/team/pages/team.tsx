@@ -7,7 +7,8 @@ import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { TeamMember } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
-import { ct, roleName, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { roleName } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { ActionFields, FormProblems, SelectField, TextField, type FormState } from '../../kit/admin-forms.tsx';
@@ -75,7 +76,7 @@ function LastSignIn(p: { lang: Lang; at: Date | null }): SafeHtml {
 export function TeamPage(p: { context: ConsoleContext; members: TeamMember[]; more: boolean; maxUsers: number; notice?: string }): SafeHtml {
   const { context, members } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   return (
     <Layout context={context} title={label('team.title')} section="team">
       <div class="team-head">
@@ -170,7 +171,7 @@ export interface UserPageProps {
 export function UserPage(p: UserPageProps): SafeHtml {
   const { context, user } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   const name = fullName(user);
   const self = user.userId === context.user.userId;
   const roleState = p.refused?.form === 'role' ? p.refused.state : undefined;
@@ -313,7 +314,7 @@ export const INVITE_FIELDS = {
 export function InvitePage(p: { context: ConsoleContext; roles: readonly RoleOption[]; state: FormState; invitationHours: number; nameMax: number; emailMax: number }): SafeHtml {
   const { context, state } = p;
   const lang = context.lang;
-  const label = (key: ConsoleMessageKey) => ct(lang, key);
+  const label = (key: TextKey) => ct(lang, key);
   const value = (name: keyof typeof INVITE_FIELDS) => state.values[name] ?? '';
   const refused = Boolean(state.message) || Object.keys(state.errors).length > 0;
   return (

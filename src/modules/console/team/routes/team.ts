@@ -25,7 +25,7 @@ import { activateMerchantUser, addUser, closeMerchantUser, reinviteMerchantUser,
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { listAuditEntries, organisationOf, TEAM_MAX_USERS, teamMember, teamMembers, userChoices } from '../queries.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
-import { ct, type ConsoleMessageKey } from '../../kit/i18n.ts';
+import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { EMPTY_FORM, type FormState } from '../../kit/admin-forms.tsx';
 import { AUDIT_FILTER_NAMES, AUDIT_REGION, AuditPage, AuditResults, type AuditFilterValues } from '../pages/audit-log.tsx';
@@ -64,7 +64,7 @@ function userNotFound(userId: string): AppError {
 }
 
 /** A person's name as the API takes it (PersonName): the message of what is wrong, if anything. */
-function nameProblem(lang: Lang, value: string, missing: ConsoleMessageKey): string | undefined {
+function nameProblem(lang: Lang, value: string, missing: TextKey): string | undefined {
   if (value === '') return ct(lang, missing);
   if (length(value) > NAME_MAX_LENGTH) return ct(lang, 'team.error.nameTooLong', { max: NAME_MAX_LENGTH });
   if (!NAME_PATTERN.test(value)) return ct(lang, 'team.error.nameInvalid');
@@ -107,7 +107,7 @@ function refusedForm(err: unknown, lang: Lang, values: Record<string, string>): 
 }
 
 /** The console's own guard: the API acts for a merchant with a key, the console for a person. */
-function refuseSelf(context: ConsoleContext, userId: string, message: ConsoleMessageKey): void {
+function refuseSelf(context: ConsoleContext, userId: string, message: TextKey): void {
   // An administrator who closes or demotes themselves locks themselves out, and the last one
   // would leave the merchant without anyone to manage its team: the users service has no such
   // rule (the API's caller is a key, not a user), so the console refuses it for the signed-in
@@ -327,7 +327,7 @@ const route: RouteModule = (scope, { deps }) => {
       result = { page: found };
     } catch (err) {
       // A refused filter (AppError 'validation', 400) is shown back with its message; anything else is rethrown.
-      result = { problem: filterProblem(context.lang, err, AUDIT_FIELDS, { ...values }) };
+      result = { problem: filterProblem({ lang: context.lang, ct }, err, AUDIT_FIELDS, { ...values }) };
     }
     if (wantsRegion(request, AUDIT_REGION)) return sendRegion(reply, context, AuditResults({ lang: context.lang, values, after, result, swapped: true }));
     const users = await userChoices(deps.db, merchant);

@@ -1,47 +1,11 @@
-// Getting paid: the merchant's requests to pay (E12) and hosted checkouts, which are requests to
+// The merchant's requests to pay, as screens list them (the console's Get paid and sandbox tools) (E12) and hosted checkouts, which are requests to
 // pay with the checkout's columns (checkout/service.ts). "Open" means what a payment would accept:
 // status O and before expiry by the database's clock, the clock payTimedAccount judges by (the
 // expiry job only catches the status up later). Every statement is scoped by the merchant; another
 // merchant's request is not found.
-import type { Queryable } from '../../../db/pool.ts';
-import { AppError } from '../../../http/errors.ts';
-import { CheckoutBody } from '../../checkout/schemas.ts';
-import { ReferenceNumber, RequestToPayBody } from '../../collections/schemas.ts';
-import { decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../kit/paging.ts';
-
-// ---------------------------------------------------------------------------------------------
-// The API's limits, read from its own request schemas so that the forms cannot drift from them.
-
-interface MoneyRange {
-  min: string;
-  max: string;
-}
-const moneyRange = (schema: unknown): MoneyRange => (schema as { 'x-money': MoneyRange })['x-money'];
-const maxLength = (schema: { maxLength?: number }): number => {
-  if (schema.maxLength === undefined) throw new Error('an API field without a maximum length');
-  return schema.maxLength;
-};
-
-const rtp = RequestToPayBody.properties;
-const checkoutPayment = CheckoutBody.properties.payment.properties;
-
-/** E12's fields: amount, description and the merchant's reference. */
-export const REQUEST_TO_PAY_LIMITS = {
-  amount: moneyRange(rtp.transactionAmount),
-  descriptionMaxLength: maxLength(rtp.transactionDescription),
-  referenceMinLength: ReferenceNumber.minLength ?? 1,
-  referenceMaxLength: maxLength(ReferenceNumber),
-  referencePattern: new RegExp(ReferenceNumber.pattern ?? '^.*$'),
-} as const;
-
-/** POST /checkout/rtp/initiate's payment and route fields. */
-export const CHECKOUT_LIMITS = {
-  amount: moneyRange(checkoutPayment.amount),
-  descriptionMaxLength: maxLength(checkoutPayment.description),
-  sourceReferenceMaxLength: maxLength(checkoutPayment.sourceReferenceNumber),
-  sourceReferencePattern: new RegExp(checkoutPayment.sourceReferenceNumber.pattern ?? '^.*$'),
-  urlMaxLength: maxLength(CheckoutBody.properties.route.properties.successRedirectionUrl),
-} as const;
+import type { Queryable } from '../../db/pool.ts';
+import { AppError } from '../../http/errors.ts';
+import { decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../http/keyset-pages.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -171,4 +135,9 @@ export async function requestByTimedAccount(db: Queryable, merchantAccountNumber
   // As payTimedAccount answers it: unknown and another merchant's look the same.
   if (!rows[0]) throw new AppError('notFound', 'detail.timedAccountNotFound', { timedAccountNumber });
   return item(rows[0]);
+}
+
+/** What the merchant knows the request by: a checkout's own reference, else E12's. */
+export function requestReference(r: PaymentRequestItem): string {
+  return r.sourceReferenceNumber ?? r.referenceNumber;
 }

@@ -6,7 +6,7 @@
 // merchant's own rows (every query also filters on the merchant), so a forged one shows nothing
 // the merchant could not see anyway. Every refusal is a 400 (AppError 'validation'), never a 500.
 import { createHash } from 'node:crypto';
-import { AppError } from '../../../http/errors.ts';
+import { AppError } from './errors.ts';
 
 /** Rows per page when the page does not say. */
 export const DEFAULT_PAGE_ROWS = 25;

@@ -21,17 +21,17 @@
 // is dropped.
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../../../http/errors.ts';
-import type { Lang } from '../../../../http/i18n.ts';
-import type { Deps, RouteModule } from '../../../../http/types.ts';
-import type { SessionId } from '../../kit/cookies.ts';
-import { liveKey, watchedBatches, type LiveFigures } from '../upload-queries.ts';
-import { consoleContext, sessionOf } from '../../kit/http.ts';
-import { isFinalBatch, liveAnnouncement, liveTexts, liveVersion } from '../pages/live-batch.tsx';
-import { batchStatusName } from '../pages/payouts.tsx';
-import { SECTION_PATHS } from '../../kit/paths.ts';
-import { findSession } from '../../kit/session-store.ts';
-import { at } from '../../kit/at.ts';
+import { AppError } from '../../../http/errors.ts';
+import type { Lang } from '../../../http/i18n.ts';
+import type { Deps, RouteModule } from '../../../http/types.ts';
+import type { SessionId } from '../kit/cookies.ts';
+import { liveKey, watchedBatches, type LiveFigures } from './upload-queries.ts';
+import { consoleContext, sessionOf } from '../kit/http.ts';
+import { isFinalBatch, liveAnnouncement, liveTexts, liveVersion } from './pages/live-batch.tsx';
+import { batchStatusName } from './pages/payouts.tsx';
+import { SECTION_PATHS } from '../kit/paths.ts';
+import { findSession } from '../kit/session-store.ts';
+import { at } from '../kit/at.ts';
 
 export interface LiveLimits {
   pollMs: number;

@@ -1,12 +1,12 @@
 // activate, suspend and blacklist share one shape: the documented body {merchantAccountNumber,
 // changedBy, reasonId, comments} and a message. Used by merchant-accounts-{activate,suspend,blacklist}.ts.
-import type { MessageKey } from '../../../http/i18n.ts';
-import { t } from '../../../http/i18n.ts';
-import { sendMessage } from '../../../http/respond.ts';
-import { Message } from '../../../http/schemas.ts';
-import type { RouteModule } from '../../../http/types.ts';
-import { StatusChangeBody } from '../../merchants/schemas.ts';
-import { changeMerchantStatus, STATUS_TRANSITIONS, type StatusAction } from '../../merchants/status.ts';
+import type { MessageKey } from '../../http/i18n.ts';
+import { t } from '../../http/i18n.ts';
+import { sendMessage } from '../../http/respond.ts';
+import { Message } from '../../http/schemas.ts';
+import type { RouteModule } from '../../http/types.ts';
+import { StatusChangeBody } from '../merchants/schemas.ts';
+import { changeMerchantStatus, STATUS_TRANSITIONS, type StatusAction } from '../merchants/status.ts';
 
 const NAMES: Record<StatusAction, { summary: string; done: MessageKey; what: string }> = {
   activate: { summary: 'Activate a merchant account', done: 'ok.merchantActivated', what: 'Lifts a suspension or a blacklisting: the account may authenticate and move money again.' },

@@ -1,10 +1,10 @@
 // Shared by activate.ts and deactivate.ts: the two endpoints differ only in the status they set.
-import { t, type MessageKey } from '../../../http/i18n.ts';
-import { sendMessage } from '../../../http/respond.ts';
-import { Message } from '../../../http/schemas.ts';
-import type { RouteModule } from '../../../http/types.ts';
-import { KeyAction } from '../schemas.ts';
-import { setStatus } from '../service.ts';
+import { t, type MessageKey } from '../../http/i18n.ts';
+import { sendMessage } from '../../http/respond.ts';
+import { Message } from '../../http/schemas.ts';
+import type { RouteModule } from '../../http/types.ts';
+import { KeyAction } from './schemas.ts';
+import { setStatus } from './service.ts';
 
 export function statusRoute(action: 'activate' | 'deactivate', status: 'A' | 'I', message: MessageKey, summary: string): RouteModule {
   return (app, { deps, keyStatus }) => {
