@@ -24,6 +24,7 @@ import { disbursementsModule } from './modules/disbursements/index.ts';
 import { emailModule } from './modules/email/index.ts';
 import { feesModule } from './modules/fees/index.ts';
 import { healthModule } from './modules/health/index.ts';
+import { ledgerModule } from './modules/ledger/index.ts';
 import { createLimitsCache, limitsModule } from './modules/limits/index.ts';
 import { merchantsModule } from './modules/merchants/index.ts';
 import { settlementModule } from './modules/settlement/index.ts';
@@ -52,6 +53,7 @@ export const MODULES: readonly ModuleDefinition[] = [
   healthModule,
   emailModule,
   feesModule,
+  ledgerModule,
   consoleModule,
 ];
 

@@ -10,7 +10,7 @@ import { AppError } from '../src/http/errors.ts';
 import { taskList } from '../src/composition.ts';
 import { insertPaymentRequest } from '../src/modules/collections/repository.ts';
 import { createPaymentRequest, createRequestBatcher, payTimedAccount, type InitiateInput } from '../src/modules/collections/service.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/merchants/ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/ledger/ledger.ts';
 import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
 import { ACTOR, webhookFor } from './routes.ts';
 

@@ -12,7 +12,7 @@ import { collectionDetail, listCollections, listCollectionsQuery, type Collectio
 import { attention, homeSummary } from '../src/modules/console/home/queries.ts';
 import type { Page } from '../src/http/keyset-pages.ts';
 import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../src/modules/console/payouts/queries.ts';
-import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/console/statements/queries.ts';
+import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/ledger/statements.ts';
 import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
-import { fillLedgerAccountDays } from '../src/modules/console/statements/days.ts';
-import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../src/modules/merchants/ledger-verify.ts';
+import { fillLedgerAccountDays } from '../src/modules/ledger/days.ts';
+import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../src/modules/ledger/verify.ts';
 import { ADMIN_TOKEN, newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,

@@ -5,7 +5,7 @@
 // nothing forged or unfulfilled is credited.
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { buildIlpPacket } from '../src/rails/mojaloop/ilp.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { sweepPayeeTransfers } from '../src/rails/mojaloop/payee-sweep.ts';

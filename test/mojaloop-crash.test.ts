@@ -6,7 +6,7 @@
 // COMMITTED once: one debit, one rail_send, one rail_settle, the balance exact, ledger verify clean.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/lib/free-port.ts';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp } from './helpers.ts';
 import { serviceProcesses } from './mojaloop-kit.ts';
 import { AIRTEL, apiBalances, idempotencyKey, singlePayout, topup } from './money-ops.ts';

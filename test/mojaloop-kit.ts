@@ -3,7 +3,7 @@
 // (bounded), the ledger's verdict, and a wallet payout line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { ADMIN_TOKEN, ledgerInvariants, ROOT, until, type TestApp, type TestMerchant } from './helpers.ts';
 import { AIRTEL, major } from './money-ops.ts';
 

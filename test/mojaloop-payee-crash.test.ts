@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/lib/free-port.ts';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp } from './helpers.ts';
 import { serviceProcesses } from './mojaloop-kit.ts';
 import { AIRTEL, requestToPay } from './money-ops.ts';

@@ -5,7 +5,7 @@
 // file at a time: acquireTtk), its answers chosen per case by rules keyed on what the case controls
 // (the beneficiary's number, the amount).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { ADMIN_TOKEN, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobHelpers } from 'graphile-worker';
 import { taskList } from '../src/composition.ts';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { derivedId, randomCorrelationId } from '../src/rails/mojaloop/ids.ts';
 import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
 import { reconcile } from '../src/rails/reconciliation/runs.ts';

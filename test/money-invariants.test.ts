@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 import {
   act,

@@ -4,7 +4,7 @@
 // refuses posts from other sites. A body spelling one field twice is refused in any mode.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../src/db/pool.ts';
-import { verifyLedger } from '../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../src/modules/ledger/verify.ts';
 import { payTimedAccount } from '../src/modules/collections/service.ts';
 import { ADMIN_TOKEN, BASE, clientError, dbState, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 

@@ -6,8 +6,8 @@
 import { parse } from 'csv-parse/sync';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillLedgerAccountDays } from '../src/modules/console/statements/days.ts';
-import { statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/console/statements/queries.ts';
+import { fillLedgerAccountDays } from '../src/modules/ledger/days.ts';
+import { statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/ledger/statements.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
 
 const DAY_MS = 86_400_000;

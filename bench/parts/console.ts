@@ -55,8 +55,8 @@ import { collectionDetail, listCollections } from '../../src/modules/console/col
 import { attention, homeSummary } from '../../src/modules/console/home/queries.ts';
 import { encodeCursor, listScope } from '../../src/http/keyset-pages.ts';
 import { batchLines, listBatches, listSinglePayouts } from '../../src/modules/console/payouts/queries.ts';
-import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from '../../src/modules/console/statements/days.ts';
-import { statementLines, statementSummary, streamStatementCsv } from '../../src/modules/console/statements/queries.ts';
+import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from '../../src/modules/ledger/days.ts';
+import { statementLines, statementSummary, streamStatementCsv } from '../../src/modules/ledger/statements.ts';
 import { ANALYTICS_PATH } from '../../src/modules/console/analytics/pages/analytics.tsx';
 import { collectionsUrl, COLLECTIONS_PATH, RESULTS_ID, type CollectionsFilterValues } from '../../src/modules/console/collections/pages/collections.tsx';
 import { batchPath, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../../src/modules/console/payouts/pages/payouts.tsx';

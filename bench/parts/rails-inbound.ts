@@ -84,7 +84,7 @@ import { Agent, request as undiciRequest } from 'undici';
 import { loadConfig } from '../../src/config.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { DELIVERY_CHANNEL } from '../../src/jobs/outbox.ts';
-import { verifyLedger } from '../../src/modules/merchants/ledger-verify.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/modules/merchants/service.ts';
 import { ensureTtkInstalled, startTtk, Ttk, type RunningTtk } from '../../test/ttk/harness.ts';
 import { fspiopRequest, quoteRequestBody, resultOf, runTemplate, transferRequestBody, type FspiopRequest, type PayerResult, type TtkTemplate } from '../../test/ttk/payer.ts';

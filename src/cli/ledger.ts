@@ -2,7 +2,7 @@
 // itself (DATABASE_URL, else the embedded server under DATA_DIR, as `npm start` resolves it) and
 // checks the ledger's invariants, so it works with the server stopped; hence no --url or
 // --admin-token.
-import type { LedgerReport } from '../modules/merchants/ledger-verify.ts';
+import type { LedgerReport } from '../modules/ledger/verify.ts';
 import { FailureError, printJson, usage, type CliCommand } from './shared.ts';
 
 export const commands: CliCommand[] = [
@@ -30,7 +30,7 @@ async function ledgerVerify(): Promise<void> {
   const [{ loadConfig, ConfigError }, { default: pg }, { verifyLedger }] = await Promise.all([
     import('../config.ts'),
     import('pg'),
-    import('../modules/merchants/ledger-verify.ts'),
+    import('../modules/ledger/verify.ts'),
   ]);
   let config;
   try {

@@ -1,5 +1,5 @@
 // The hosted checkout's request body (POST /checkout/rtp/initiate), apart from its route: the
-// console's Get paid form is checked against the same schema (console/data/get-paid.ts).
+// console's Get paid form is checked against the same schema (console/get-paid/limits.ts).
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
 import { MerchantAccountNumber, Money, OrganisationId } from '../../http/schemas.ts';

@@ -51,7 +51,7 @@ export const CollectionResult = Type.Object({
 });
 
 // The request bodies of E12 and E11, apart from their routes: the console's forms are checked
-// against the same schemas (console/data/get-paid.ts, console/data/sandbox-tools.ts).
+// against the same schemas (console/get-paid/limits.ts, console/sandbox/queries.ts).
 export const ReferenceNumber = Type.String({ minLength: 5, maxLength: 25, pattern: '^[A-Za-z0-9]+$', description: 'The merchant system\'s reference (5–25 alphanumerics), unique while its request is open.' });
 
 /** The request body (the console checks its form against the same limits). */

@@ -16,7 +16,7 @@ import { formatMajor, toMajor } from '../../lib/money.ts';
 import { activeConnector, findConnector, type ConnectorRow } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
 import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';

@@ -27,12 +27,11 @@ import sandboxTools from './sandbox/routes/sandbox-tools.ts';
 import settlement from './settlement/routes/settlement.ts';
 import team from './team/routes/team.ts';
 import uploads from './payouts/routes/uploads.ts';
-import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from './statements/days.ts';
 import { deleteEndedSessions } from './kit/session-store.ts';
 import { dummyHash } from './security/sign-in.ts';
 import { deleteStaleThrottles } from './kit/throttle.ts';
 
-/** The console's routes, registered inside its /console scope (paths relative to it: routes/at.ts). */
+/** The console's routes, registered inside its /console scope (paths relative to it: kit/at.ts). */
 const PAGES: readonly RouteModule[] = [
   assets,
   signIn,
@@ -79,16 +78,8 @@ export const consoleModule: ModuleDefinition = {
       const submissions = await deleteOldSubmissions(deps.db, now);
       if (sessions + throttles + submissions > 0) deps.log.info({ sessions, throttles, submissions }, 'ended console sessions, stale sign-in counters and old form submissions deleted');
     },
-    [LEDGER_DAYS_TASK]: async () => {
-      const { failed, ...filled } = await fillLedgerAccountDays(deps.db, deps.clock.now());
-      if (filled.days > 0) deps.log.info(filled, 'ledger totals of closed days written for statements');
-      // Statements of these accounts read their entries meanwhile: slower, never wrong.
-      if (failed.length > 0) deps.log.error({ failed }, 'ledger totals of closed days not written for some accounts; the next run tries again');
-    },
   }),
   // Hourly: an ended session is refused when used whether or not it has been deleted; this only
   // keeps the tables small.
-  // Hourly too, the ledger's totals of the days that closed since (statement-days.ts): a statement
-  // reads the entries of any day not filled yet, so a late or missed run costs time, never money.
-  cron: [`17 * * * * ${CONSOLE_CLEANUP_TASK} ?max=1`, `23 * * * * ${LEDGER_DAYS_TASK} ?max=1`],
+  cron: [`17 * * * * ${CONSOLE_CLEANUP_TASK} ?max=1`],
 };

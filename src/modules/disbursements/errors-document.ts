@@ -1,5 +1,5 @@
 // A batch's invalid lines as a document (XLSX or CSV), for the API's batch/downloadErrors and the
-// console's error workbook (console/routes/uploads.ts): the line number, the six input columns as
+// console's error workbook (console/payouts/routes/uploads.ts): the line number, the six input columns as
 // stored and why the line is invalid, in the reader's language.
 import { AppError } from '../../http/errors.ts';
 import type { Lang } from '../../http/i18n.ts';
@@ -11,7 +11,7 @@ import { lineError } from './service.ts';
 
 /**
  * The document of a batch's invalid lines, in `lang` (the route's, and the console's error
- * workbook: console/routes/uploads.ts). 404 for a batch that is not the merchant's, 409 while it
+ * workbook: console/payouts/routes/uploads.ts). 404 for a batch that is not the merchant's, 409 while it
  * is being validated, 503 while other documents are being built (tableDocument).
  */
 export async function batchErrorsDocument(deps: Deps, lang: Lang, merchantAccountNumber: number, batchNumber: number, downloadType: DownloadType): Promise<Buffer> {

@@ -8,7 +8,7 @@ import type { Deps } from '../../http/types.ts';
 import { emitEvent, emitEvents } from '../../jobs/outbox.ts';
 import { toMajor } from '../../lib/money.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
 import { batchEvent, type BatchEventFields } from './service.ts';
 import { MERCHANT_UNAVAILABLE } from './sandbox.ts';
@@ -157,7 +157,7 @@ export type InFlightAccount = 'payouts_in_flight' | 'rail_in_flight';
 
 export interface SettleOptions {
   from: InFlightAccount;
-  /** The ledger transfer's type and reference (ledger-verify.ts lists them). */
+  /** The ledger transfer's type and reference (ledger/verify.ts lists them). */
   transferType: string;
   reference: string;
   metadata?: object;

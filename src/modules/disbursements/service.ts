@@ -11,7 +11,7 @@ import { formatMajor, toMajor, toMinor } from '../../lib/money.ts';
 import { activeConnector } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../merchants/ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
 import { authoriseActor, type DecisionChannel } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';

@@ -10,7 +10,7 @@ import { AppError } from '../../http/errors.ts';
 import type { Deps } from '../../http/types.ts';
 import { randomUpperAlnum } from '../../lib/ids.ts';
 import { formatMajor, toMajor } from '../../lib/money.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from './ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { lockMerchant } from './repository.ts';
 
 export const BANK_REFERENCE_MAX_LENGTH = 64;

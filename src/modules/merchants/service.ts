@@ -10,7 +10,7 @@ import { randomDigits, randomUpperAlnum, retryOnCollision } from '../../lib/ids.
 import { toMajor } from '../../lib/money.ts';
 import { insertApiKey, newKeyPair } from '../api-keys/repository.ts';
 import { activeConnector } from '../connectors/repository.ts';
-import { merchantAccountId, openMerchantAccounts, postTransfer, systemAccountId } from './ledger.ts';
+import { merchantAccountId, openMerchantAccounts, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import * as repo from './repository.ts';
 import { merchantStatusName } from './status.ts';
 

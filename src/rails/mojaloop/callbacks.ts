@@ -12,7 +12,7 @@ import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { bookOutcomes } from '../../modules/disbursements/outcomes.ts';
 import { SUCCESS } from '../../modules/disbursements/sandbox.ts';
-import { postTransfer, systemAccountId } from '../../modules/merchants/ledger.ts';
+import { postTransfer, systemAccountId } from '../../modules/ledger/ledger.ts';
 import { fromFspiopAmount } from './amount.ts';
 import type { SwitchRequest } from './client.ts';
 import { payoutResponseFor } from './errors.ts';

@@ -1,7 +1,7 @@
 // What a correcting ledger transfer moves for an exception: the difference between our ledger and
 // the rail's record, booked as one balanced transfer of type rail_correction (never an edit of the
 // transfers already booked). ledger verify recomputes the same movements in SQL
-// (merchants/ledger-verify.ts, rail_corrections): keep the two in step.
+// (ledger/verify.ts, rail_corrections): keep the two in step.
 //
 // Per kind, for a payout (amount A, fee F):
 //   ours_committed_theirs_not  the beneficiary never got it: A + F back to the merchant's
@@ -19,7 +19,7 @@
 //                              the collection account (or back)
 // In flight past expiry and no answer have nothing to correct: the rail's word settles the first
 // (the service keeps asking), and the second is only our not knowing. They are accepted.
-import type { MerchantAccountKind, SystemAccountKind } from '../../modules/merchants/ledger.ts';
+import type { MerchantAccountKind, SystemAccountKind } from '../../modules/ledger/ledger.ts';
 
 export type CorrectionAccount = MerchantAccountKind | Extract<SystemAccountKind, 'fees' | 'payouts_settled' | 'customer_payments'>;
 

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { withTransaction, type Db } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Deps } from '../../http/types.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/merchants/ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/ledger/ledger.ts';
 import { correctionMovements, correctionReference, type CorrectionAccount } from './corrections.ts';
 
 export interface RailException {

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/merchants/ledger.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/ledger/ledger.ts';
 import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
 import { applyStats } from '../../modules/analytics/stats.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from '../../modules/disbursements/sandbox.ts';

@@ -1,5 +1,5 @@
 // The console's static files, served by the service itself (no CDN, no build step): its
-// stylesheet (assets/console.css, hand-written) and htmx from the installed htmx.org package.
+// stylesheet (kit/assets/console.css, hand-written) and htmx from the installed htmx.org package.
 // Read once when the module loads. Pages link them as /console/assets/NAME?v=HASH (a hash of the
 // content): such an address never changes content, so browsers may keep it for a year without
 // asking (immutable); any other address of the file is answered with no-cache and an ETag, and a

@@ -1,4 +1,4 @@
-// multipart/form-data for the console's one upload form (routes/uploads.ts): the console's scope
+// multipart/form-data for the console's one upload form (payouts/routes/uploads.ts): the console's scope
 // parses urlencoded forms only, and this reads the one route that takes a file. A plain <form
 // enctype="multipart/form-data"> posts it without JavaScript; the upload script sends the same
 // form through XMLHttpRequest (FormData), so both arrive here alike.

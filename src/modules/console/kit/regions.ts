@@ -1,5 +1,5 @@
 // A list's filters and pager are GET links and forms that htmx turns into a swap of one region of
-// the page (pages/lists.tsx swapping). A request from htmx names the region it will replace
+// the page (kit/lists.tsx swapping). A request from htmx names the region it will replace
 // (HX-Target): the route then answers with that region alone. A history restore (Back with htmx's
 // cache off) and every request without htmx get the whole page.
 import type { FastifyReply, FastifyRequest } from 'fastify';

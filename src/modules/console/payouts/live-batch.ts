@@ -1,6 +1,6 @@
 // GET /console/payouts/batches/:batchNumber/events: a batch's status and figures as server-sent
-// events (text/event-stream), for the batch page's live strip (pages/live-batch.tsx, read by
-// assets/payouts.js). Each stream gets the batch as it is on opening, then an event whenever its
+// events (text/event-stream), for the batch page's live strip (payouts/pages/live-batch.tsx, read by
+// kit/assets/payouts.js). Each stream gets the batch as it is on opening, then an event whenever its
 // status or counts change, a comment every HEARTBEAT_MS, and ends:
 //   - at a final state (C, F, E, N, X): the last event, then `event: end` (reason "final");
 //   - after MAX_STREAM_MS: `event: end` (reason "paused"): the page says to refresh. A stream is
@@ -15,7 +15,7 @@
 // Figures come from polling, not LISTEN: the outbox's NOTIFY carries an event id, not a merchant
 // or batch, so it would wake every stream of the process for any merchant's event. The poll is
 // one statement per POLL_MS for the whole process, whatever the number of streams (every watched
-// batch by primary key, data/uploads.ts watchedBatches), and only while a stream is open.
+// batch by primary key, payouts/upload-queries.ts watchedBatches), and only while a stream is open.
 // Limits: STREAMS_PER_SESSION per session (429 beyond: a user's tabs) and STREAMS_PER_PROCESS
 // (503 beyond). A client that does not read its events (more than MAX_BUFFERED_BYTES waiting)
 // is dropped.

@@ -3,7 +3,7 @@ import { areaTexts, type Entry } from '../kit/i18n.ts';
 import { UPLOAD_MESSAGES } from './upload-texts.ts';
 
 export const PAYOUT_ACTION_MESSAGES = {
-  // uploads, the error workbook and the live batch page (uploads engineer): messages/uploads.ts
+  // uploads, the error workbook and the live batch page (uploads engineer): payouts/upload-texts.ts
   ...UPLOAD_MESSAGES,
   // payout actions: the actions card of a batch or single payout, the single-payout form (payout-actions engineer)
   'payoutActions.title': { en: 'Actions', ny: 'Zochita' },

@@ -24,7 +24,7 @@ export interface LiveFigures {
   currencyCode: string;
   entries: number;
   invalid: number;
-  /** 0 while queued for validation (as data/payouts.ts counts it). */
+  /** 0 while queued for validation (as payouts/queries.ts counts it). */
   valid: number;
   successful: number;
   failed: number;
@@ -52,7 +52,7 @@ interface LiveRow {
   successful_amount_minor: number;
 }
 
-/** The figures of counters as the batches list reads them (data/payouts.ts batchItem: the same arithmetic). */
+/** The figures of counters as the batches list reads them (payouts/queries.ts batchItem: the same arithmetic). */
 export function liveFigures(r: LiveRow): LiveFigures {
   const valid = r.status_code === 'Q' ? 0 : r.number_of_entries - r.number_of_invalid_entries;
   const final = r.number_of_successful_entries + r.number_of_failed_entries + r.number_of_reversed_entries;

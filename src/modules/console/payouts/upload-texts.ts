@@ -1,10 +1,10 @@
 // The console's texts for payout file uploads, the error workbook and the live batch page (keys
 // payoutActions.upload.*, payoutActions.errors.*, payoutActions.live.*), in English and Chichewa.
-// Joined into the payouts table (messages/payouts.ts), whose prefix they share.
+// Joined into the payouts table (payouts/texts.ts), whose prefix they share.
 import type { Entry } from '../kit/i18n.ts';
 
 export const UPLOAD_MESSAGES = {
-  // the upload page (pages/upload.tsx)
+  // the upload page (payouts/pages/upload.tsx)
   'payoutActions.upload.title': { en: 'Upload a payout file', ny: 'Kwezani fayilo ya malipiro' },
   'payoutActions.upload.link': { en: 'Upload a payout file', ny: 'Kwezani fayilo ya malipiro' },
   'payoutActions.upload.intro': {
@@ -58,7 +58,7 @@ export const UPLOAD_MESSAGES = {
     ny: 'Fayilo yakwezedwa ngati gulu ili. Mizere yake ikuyesedwa kumbuyo: ziwerengero za m\'munsimu zimatsatira.',
   },
 
-  // the invalid lines of a batch and its error workbook (pages/live-batch.tsx)
+  // the invalid lines of a batch and its error workbook (payouts/pages/live-batch.tsx)
   'payoutActions.errors.title': { en: 'Invalid lines: {count}', ny: 'Mizere yolakwika: {count}' },
   'payoutActions.errors.text': {
     en: 'These lines will not be paid. Each one is listed below with its reason; the error workbook has them all, to fix and upload again as a new batch.',
@@ -70,7 +70,7 @@ export const UPLOAD_MESSAGES = {
   'payoutActions.errors.unavailableTitle': { en: 'The error workbook is not ready', ny: 'Buku la zolakwika silinakonzeke' },
   'payoutActions.errors.back': { en: 'Back to batch {number}', ny: 'Bwererani ku gulu {number}' },
 
-  // the live batch page (routes/live-batch.ts, assets/payouts.js)
+  // the live batch page (payouts/live-batch.ts, kit/assets/payouts.js)
   'payoutActions.live.label': { en: 'Batch status', ny: 'Momwe gulu lilili' },
   'payoutActions.live.status': { en: 'Status: {status}', ny: 'Momwe lilili: {status}' },
   'payoutActions.live.validating': { en: 'Checking {lines} lines…', ny: 'Tikuyesa mizere {lines}…' },

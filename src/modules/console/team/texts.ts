@@ -167,7 +167,7 @@ export const TEAM_MESSAGES = {
   'team.action.settlement_account.update': { en: 'Settlement account changed', ny: 'Akaunti yolandirira inasinthidwa' },
   'team.action.settlement_account.deactivate': { en: 'Settlement account deactivated', ny: 'Akaunti yolandirira inaimitsidwa' },
   'team.action.settlement_account.delete': { en: 'Settlement account deleted', ny: 'Akaunti yolandirira inachotsedwa' },
-  // The other areas' actions, as their routes name them (routes/payout-actions.ts, uploads.ts,
+  // The other areas' actions, as their routes name them (payouts/routes/payout-actions.ts, uploads.ts,
   // developers*.ts, get-paid.ts, sandbox-tools.ts): one they add later shows as its code until named here.
   'team.action.batch.review': { en: 'Batch reviewed', ny: 'Gulu la malipiro linawunikidwa' },
   'team.action.batch.approve': { en: 'Batch approved', ny: 'Gulu la malipiro linavomerezedwa' },

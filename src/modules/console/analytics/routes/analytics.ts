@@ -1,5 +1,5 @@
 // GET /console/analytics?from=&to= — E5's counts and sums by connector over a range of UTC days
-// (data/analytics.ts analyticsOverview; the last 30 days by default). A refused range (reversed,
+// (analytics/queries.ts analyticsOverview; the last 30 days by default). A refused range (reversed,
 // longer than 366 days, not a day) is the page again with the range as typed and the message: 400.
 import { formField } from '../../../../http/html.ts';
 import { ct } from '../texts.ts';

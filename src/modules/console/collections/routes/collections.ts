@@ -1,4 +1,4 @@
-// GET /console/collections — the merchant's collections, filtered and keyset paged (data/collections.ts
+// GET /console/collections — the merchant's collections, filtered and keyset paged (collections/queries.ts
 // listCollections); GET /console/collections/:transactionReferenceNumber — one of them with its ledger
 // lines and events (collectionDetail). Another merchant's reference is the console's 404 page.
 import type { FastifyRequest } from 'fastify';

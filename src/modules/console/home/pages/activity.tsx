@@ -1,6 +1,6 @@
-// The home page's figures and to-dos: today's and the last 30 days' collections and payouts (data/home.ts
+// The home page's figures and to-dos: today's and the last 30 days' collections and payouts (home/queries.ts
 // homeSummary: counts, successful amounts, success rate) as a table, with the days as a bar chart and,
-// behind a disclosure, as a table; and what needs this user (data/home.ts attention): batches and single
+// behind a disclosure, as a table; and what needs this user (home/queries.ts attention): batches and single
 // payouts waiting for their review, approval or transfer, and failed webhook deliveries.
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import { formatMajor } from '../../../../lib/money.ts';
@@ -169,7 +169,7 @@ function MoreListed(p: { lang: Lang; shown: number; count: number }): SafeHtml |
   return p.count > p.shown ? <p class="hint">{ct(p.lang, 'home.moreWaiting', { shown: p.shown, count: p.count })}</p> : null;
 }
 
-/** A delivery's page in the developers' section (routes/developers-webhooks.ts). */
+/** A delivery's page in the developers' section (developers/routes/webhooks.ts). */
 function deliveryPath(deliveryId: number): string {
   return `${SECTION_PATHS.developers}/webhooks/deliveries/${deliveryId}`;
 }

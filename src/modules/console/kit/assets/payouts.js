@@ -1,7 +1,7 @@
 // The console's payouts behaviour (issue 19); see console.js for how areas register. Two parts,
 // each acting only on the elements that ask for it; both pages work without them.
 //
-// form[data-upload-form] (pages/upload.tsx): the form is sent through XMLHttpRequest instead, with
+// form[data-upload-form] (payouts/pages/upload.tsx): the form is sent through XMLHttpRequest instead, with
 // the same fields (FormData) and the CSRF token in its header too, so that the page can show the
 // upload's progress (upload.onprogress) and then that the file is being read. A file over the
 // form's data-max-bytes is refused before anything is sent. The answer: on success the address of
@@ -9,7 +9,7 @@
 // browser goes; on a refusal the form page with its messages, which replaces this page's main
 // content (the user chooses the file again, as without the script).
 //
-// [data-live-batch] (pages/live-batch.tsx): an EventSource on the batch's events. Each event sets
+// [data-live-batch] (payouts/pages/live-batch.tsx): an EventSource on the batch's events. Each event sets
 // the text of the strip's [data-live] elements (textContent only); a change of status is
 // announced in the strip's role="status" element, and the regions that depend on the state
 // (#batch-live and the lines, #line-results) are fetched again from the batch page and swapped in

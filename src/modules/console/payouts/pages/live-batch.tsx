@@ -1,13 +1,13 @@
-// What the batch page (pages/payouts.tsx) shows live, and what follows an upload there:
+// What the batch page (payouts/pages/payouts.tsx) shows live, and what follows an upload there:
 //   - LiveBatch: the batch's status and figures in a strip at the top, marked for the live script
-//     (assets/payouts.js): it opens the batch's event stream (routes/live-batch.ts), sets these
+//     (kit/assets/payouts.js): it opens the batch's event stream (payouts/live-batch.ts), sets these
 //     figures' text from each event, announces a change of status politely (role="status"), and
 //     reloads the page's regions (#batch-live, #line-results) when the batch changes. Without the
 //     script the strip says to refresh, and has the link to do it. Not drawn live once the batch
 //     is final: nothing would change.
 //   - BatchErrors: inside #batch-live, so a change of state redraws it: once validated, when lines
 //     failed, how many, a link to the invalid lines alone (their reasons are in the lines list)
-//     and the error workbook (routes/uploads.ts).
+//     and the error workbook (payouts/routes/uploads.ts).
 // The texts of the strip are made by liveTexts for the page and for every event alike.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
@@ -36,7 +36,7 @@ export const LIVE_REGION_ID = 'batch-live';
 /** The figures without the merchant: what the page and an event show alike. */
 export type LiveView = Omit<LiveFigures, 'merchantAccountNumber'>;
 
-/** The figures of a batch as the batch page has it (data/payouts.ts). */
+/** The figures of a batch as the batch page has it (payouts/queries.ts). */
 export function liveViewOf(b: BatchItem): LiveView {
   const p = b.progress;
   return {

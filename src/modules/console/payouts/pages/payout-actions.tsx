@@ -1,5 +1,5 @@
 // The actions card of a batch or a single payout (issue 19): one POST form per action this user may
-// take now (data/payout-actions.ts decides; the service refuses the rest anyway), each with the
+// take now (payouts/actions.ts decides; the service refuses the rest anyway), each with the
 // CSRF field and its own form key. The two that stop a payout for good ask first without needing
 // JavaScript: a <details> disclosure opens a second form, reject's with its required reason.
 // Four eyes are explained where they hide a step the role would allow.
@@ -169,7 +169,7 @@ export function ActionsCard(p: ActionsCardProps): SafeHtml | null {
   );
 }
 
-/** A batch's actions card, for the batch page (pages/payouts.tsx). */
+/** A batch's actions card, for the batch page (payouts/pages/payouts.tsx). */
 export function BatchActions(p: {
   context: ConsoleContext;
   batch: BatchFacts & { batchNumber: number; currencyCode: string; totals: { amountMinor: number; feeMinor: number } };

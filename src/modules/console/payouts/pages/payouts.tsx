@@ -1,7 +1,7 @@
 // The payouts pages (read-only in part 1): the batches with their progress and totals, one batch
 // with its header and its lines (searchable), and the single payouts. Every list is keyset paged;
 // its filters and pager are GET forms and links that htmx turns into a swap of the results region
-// (pages/lists.tsx). Figures come from data/payouts.ts; statuses and errors are named in the page's
+// (kit/lists.tsx). Figures come from payouts/queries.ts; statuses and errors are named in the page's
 // language (a line's error through the API's own message table: disbursements/service.ts lineError).
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
@@ -504,7 +504,7 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; date
       <h1 id="batch-title">{title}</h1>
       <Alerts notice={p.notice} />
       <LiveBatch lang={lang} view={liveViewOf(batch)} statusText={batchStatusName(lang, batch.statusCode, batch.levelNumber)} pagePath={base} />
-      {/* Redrawn by the live script when the batch changes (pages/live-batch.tsx): what depends on its state. */}
+      {/* Redrawn by the live script when the batch changes (payouts/pages/live-batch.tsx): what depends on its state. */}
       <div id={LIVE_REGION_ID} class="batch-live">
         <BatchErrors lang={lang} batchNumber={batch.batchNumber} statusCode={batch.statusCode} invalid={batch.progress.invalid} />
         <BatchActions context={p.context} batch={batch} problem={p.actionProblem} />

@@ -1,6 +1,6 @@
-// The upload of a payout file (routes/uploads.ts): a plain multipart form that works without
+// The upload of a payout file (payouts/routes/uploads.ts): a plain multipart form that works without
 // JavaScript (the CSRF token and the form key come before the file, so that they arrive first),
-// which the payouts script (assets/payouts.js, data-upload-form) sends through XMLHttpRequest
+// which the payouts script (kit/assets/payouts.js, data-upload-form) sends through XMLHttpRequest
 // instead, to show the upload's progress and then the reading of the file. A refused file comes
 // back as this page with the reason: per field (the file, the date), and for a file whose rows
 // break the line schema, one message per line (the API's own messages, files.ts readBatchFile).
@@ -21,7 +21,7 @@ export const TEMPLATE_PATH = `${UPLOAD_PATH}/template.csv`;
 
 /**
  * Who may upload: the roles that capture payouts (the same rule as a single payout's form,
- * data/payout-actions.ts mayCapture): not the viewer, who sees the money and changes nothing.
+ * payouts/actions.ts mayCapture): not the viewer, who sees the money and changes nothing.
  */
 export const mayUpload = (roleCode: string) => mayCapture(roleCode);
 

@@ -1,7 +1,7 @@
 // GET /console/payouts (batches), /console/payouts/batches/:batchNumber (one batch and its lines)
 // and /console/payouts/single (single payouts): read-only in part 1. Each answers an htmx swap of
-// its list with the list alone (routes/regions.ts). A filter or cursor that is not valid is a 400
-// page (data/paging.ts refuses it), another merchant's batch the console's 404 page.
+// its list with the list alone (kit/regions.ts). A filter or cursor that is not valid is a 400
+// page (src/http/keyset-pages.ts refuses it), another merchant's batch the console's 404 page.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
 import { formField } from '../../../../http/html.ts';

@@ -1,9 +1,9 @@
 // Payout file uploads and the live batch page (issue 19):
-//   GET  /console/payouts/upload                              the form (pages/upload.tsx)
+//   GET  /console/payouts/upload                              the form (payouts/pages/upload.tsx)
 //   GET  /console/payouts/upload/template.csv                 a CSV with the header row and two example payouts
 //   POST /console/payouts/upload                              multipart/form-data: the file, and its batch
 //   GET  /console/payouts/batches/:n/errors.xlsx (and .csv)   the batch's invalid lines (the API's downloadErrors)
-//   GET  /console/payouts/batches/:n/events                   the live batch page's events (routes/live-batch.ts)
+//   GET  /console/payouts/batches/:n/events                   the live batch page's events (payouts/live-batch.ts)
 //
 // An upload takes the API's own path for batch/addFile (disbursements/routes/add-file.ts): the
 // same body limit (BATCH_BODY_LIMIT_BYTES), the file read by the same reader thread and checked
@@ -15,7 +15,7 @@
 // Once per form: the form key is claimed by runAction in the transaction that stores the batch
 // (addFile's own shape: read first, then one transaction), so a double click or a resubmitted
 // form makes one batch. A key already spent is answered before the file is read again. A
-// multipart body is parsed only here (routes/multipart.ts), and only once the session is known:
+// multipart body is parsed only here (kit/multipart.ts), and only once the session is known:
 // a request without a signed-in session is sent to sign in before its body is read.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, problemFromAppError } from '../../../../http/errors.ts';

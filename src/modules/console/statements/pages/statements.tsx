@@ -1,11 +1,11 @@
 // The statements page: a period of UTC days (from, to), the opening and closing balance with the
 // money in and out of each account (the merchant's account, i.e. both together, its collection
-// and its disbursement account: data/statements.ts statementSummary), the movements page by page
+// and its disbursement account: ledger/statements.ts statementSummary), the movements page by page
 // (statementLines, keyset, swapped by htmx), and the link to the whole period as CSV.
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
-import type { StatementAccount, StatementLine, StatementSummary } from '../queries.ts';
+import type { StatementAccount, StatementLine, StatementSummary } from '../../../ledger/statements.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';

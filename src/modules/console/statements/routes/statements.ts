@@ -3,7 +3,7 @@
 // (a day that is not YYYY-MM-DD or does not exist, from after to, too long) re-shows the form with
 // what was typed and a message, as a 400: never a 500.
 //
-// The CSV is PostgreSQL's COPY output piped to the response as it comes (data/statements.ts
+// The CSV is PostgreSQL's COPY output piped to the response as it comes (ledger/statements.ts
 // streamStatementCsv): nothing is buffered here, backpressure reaches the database, and when the
 // client goes away Fastify destroys the stream, which closes the export's pooled connection.
 import { once } from 'node:events';
@@ -12,7 +12,7 @@ import { formField } from '../../../../http/html.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { MAX_RANGE_DAYS } from '../../../analytics/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
-import { statementLines, statementSummary, streamStatementCsv } from '../queries.ts';
+import { statementLines, statementSummary, streamStatementCsv } from '../../../ledger/statements.ts';
 import { consoleContext, type ConsoleContext } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
 import { MOVEMENTS_REGION, MovementsResults, STATEMENTS_CSV_PATH, STATEMENTS_PATH, StatementsPage, type PeriodForm } from '../pages/statements.tsx';

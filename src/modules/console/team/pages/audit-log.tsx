@@ -1,7 +1,7 @@
 // The audit log (administrators only): who did what in the console, when and from where, newest
 // first, filtered by user (what they did and what was done to them), action and UTC days, a keyset
 // page at a time. The filters are a GET form and the pager plain links, which htmx turns into a swap
-// of the results region (pages/lists.tsx). Everything an entry holds is shown as text: a detail
+// of the results region (kit/lists.tsx). Everything an entry holds is shown as text: a detail
 // value or a user agent that looks like markup stays text.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
@@ -21,7 +21,7 @@ export const AUDIT_REGION = 'audit-results';
 
 const ACTION_PREFIX = 'team.action.';
 
-/** The actions the console names (messages/team.ts team.action.*), in the order listed there. */
+/** The actions the console names (team/texts.ts team.action.*), in the order listed there. */
 export const KNOWN_ACTIONS: readonly string[] = Object.keys(TEAM_MESSAGES)
   .filter((key) => key.startsWith(ACTION_PREFIX))
   .map((key) => key.slice(ACTION_PREFIX.length));

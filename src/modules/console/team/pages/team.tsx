@@ -1,6 +1,6 @@
 // The team pages (administrators only, roles.ts): the merchant's users with how each one signs in,
 // one user with the forms that change them (role, a new invitation, close or activate), and the
-// invitation form. Every form posts to routes/team.ts, which calls the users module's service (as
+// invitation form. Every form posts to team/routes/team.ts, which calls the users module's service (as
 // POST /security/merchantUsers/add, PUT …/update, …/close, …/activate and POST …/reinvite do) with
 // the signed-in user as the actor.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';

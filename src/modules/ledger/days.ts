@@ -2,7 +2,7 @@
 // so that statements over long periods read a few hundred day rows instead of every entry. Filled
 // by the worker's hourly `ledger_account_days` job from each account's mark on; reading never
 // depends on it (ledger_sums_after reads the entries of any day not filled yet).
-import type { Queryable } from '../../../db/pool.ts';
+import type { Queryable } from '../../db/pool.ts';
 
 export const LEDGER_DAYS_TASK = 'ledger_account_days';
 

@@ -11,10 +11,10 @@
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
-import type { Db, Queryable } from '../../../db/pool.ts';
-import { AppError } from '../../../http/errors.ts';
-import { MAX_RANGE_DAYS } from '../../analytics/service.ts';
-import { checkDay, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
+import type { Db, Queryable } from '../../db/pool.ts';
+import { AppError } from '../../http/errors.ts';
+import { MAX_RANGE_DAYS } from '../analytics/service.ts';
+import { checkDay, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../http/keyset-pages.ts';
 
 export type StatementAccount = 'account' | 'collection' | 'disbursement';
 
