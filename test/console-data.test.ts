@@ -11,7 +11,7 @@ import { analyticsOverview } from '../src/modules/console/analytics/queries.ts';
 import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../src/modules/console/collections/queries.ts';
 import { attention, homeSummary } from '../src/modules/console/home/queries.ts';
 import type { Page } from '../src/http/keyset-pages.ts';
-import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../src/modules/console/payouts/queries.ts';
+import { batchDetail, batchLines, batchesPage, listSinglePayouts } from '../src/modules/console/payouts/queries.ts';
 import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/ledger/statements.ts';
 import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
 import {
@@ -390,7 +390,7 @@ describe('listCollections', () => {
     expect(first.next).not.toBeNull();
     const filtered = await listCollections(t.db, a.merchantAccountNumber, { status: 'S', limit: 1 });
     const ofB = await listCollections(t.db, b.merchantAccountNumber, { limit: 1 });
-    const batches = await listBatches(t.db, a.merchantAccountNumber, { limit: 1 });
+    const batches = await batchesPage(t.db, a.merchantAccountNumber, { limit: 1 });
     for (const after of [
       filtered.next!,
       ofB.next!,
@@ -534,7 +534,7 @@ describe('payouts', () => {
   }
 
   it('lists batches as E4 does, with progress and totals as getBatch counts them, newest first', async () => {
-    const { items, pages } = await allPages((after) => listBatches(t.db, a.merchantAccountNumber, { after, limit: 1 }), (x) => String(x.batchNumber));
+    const { items, pages } = await allPages((after) => batchesPage(t.db, a.merchantAccountNumber, { after, limit: 1 }), (x) => String(x.batchNumber));
     expect(pages).toBe(2);
     const api = await ok<ApiBatch[]>(a, '/disbursements/batch/getBatches', { merchantAccountNumber: a.merchantAccountNumber });
     expect(items.map((x) => [x.batchNumber, x.statusCode, x.statusDescription, x.progress.entries])).toEqual(api.map((x) => [x.batchNumber, x.batchStatusCode, x.batchStatusDescription, x.numberOfTransactions]));
@@ -564,13 +564,13 @@ describe('payouts', () => {
   });
 
   it('filters batches by status, keeps merchants apart and refuses bad values', async () => {
-    expect((await listBatches(t.db, a.merchantAccountNumber, { status: 'C' })).items.map((x) => x.batchNumber)).toEqual([batchesOfA[0]]);
-    expect((await listBatches(t.db, a.merchantAccountNumber, { status: 'X' })).items).toEqual([]);
-    expect((await listBatches(t.db, b.merchantAccountNumber, {})).items.map((x) => x.batchNumber)).toEqual([batchOfB]);
-    await refusedAsValidation(listBatches(t.db, a.merchantAccountNumber, { status: 'Z' }));
-    const page = await listBatches(t.db, a.merchantAccountNumber, { limit: 1 });
-    await refusedAsValidation(listBatches(t.db, b.merchantAccountNumber, { after: page.next! }));
-    await refusedAsValidation(listBatches(t.db, a.merchantAccountNumber, { after: page.next!, status: 'C' }));
+    expect((await batchesPage(t.db, a.merchantAccountNumber, { status: 'C' })).items.map((x) => x.batchNumber)).toEqual([batchesOfA[0]]);
+    expect((await batchesPage(t.db, a.merchantAccountNumber, { status: 'X' })).items).toEqual([]);
+    expect((await batchesPage(t.db, b.merchantAccountNumber, {})).items.map((x) => x.batchNumber)).toEqual([batchOfB]);
+    await refusedAsValidation(batchesPage(t.db, a.merchantAccountNumber, { status: 'Z' }));
+    const page = await batchesPage(t.db, a.merchantAccountNumber, { limit: 1 });
+    await refusedAsValidation(batchesPage(t.db, b.merchantAccountNumber, { after: page.next! }));
+    await refusedAsValidation(batchesPage(t.db, a.merchantAccountNumber, { after: page.next!, status: 'C' }));
   });
 
   it('shows one batch with its lines counted per status; another merchant\'s is undefined', async () => {

@@ -17,7 +17,7 @@
 //            rendering), 3 warm-up calls then 50 measured ones, one at a time: p50 and p95 in ms.
 //            homeSummary; attention; listCollections' first page and a page 500,000 rows deep (its
 //            cursor is the row at that position), and first pages filtered by status and connector;
-//            collectionDetail; listBatches; batchLines (first page, and from line 2,000);
+//            collectionDetail; batchesPage; batchLines (first page, and from line 2,000);
 //            listSinglePayouts; statementSummary for the last 30 days and for all 180; statementLines'
 //            first page of both; analyticsOverview (90 days); searches by a customer's name that one in five
 //            collections has, and by a source reference that one collection has.
@@ -54,7 +54,7 @@ import { analyticsOverview } from '../../src/modules/console/analytics/queries.t
 import { collectionDetail, listCollections } from '../../src/modules/console/collections/queries.ts';
 import { attention, homeSummary } from '../../src/modules/console/home/queries.ts';
 import { encodeCursor, listScope } from '../../src/http/keyset-pages.ts';
-import { batchLines, listBatches, listSinglePayouts } from '../../src/modules/console/payouts/queries.ts';
+import { batchLines, batchesPage, listSinglePayouts } from '../../src/modules/console/payouts/queries.ts';
 import { fillLedgerAccountDays, LEDGER_DAYS_TASK } from '../../src/modules/ledger/days.ts';
 import { statementLines, statementSummary, streamStatementCsv } from '../../src/modules/ledger/statements.ts';
 import { ANALYTICS_PATH } from '../../src/modules/console/analytics/pages/analytics.tsx';
@@ -557,7 +557,7 @@ export async function benchConsole({ adminUrl }: BenchContext) {
       listCollectionsReversed: await measure('listCollections status R', () => listCollections(db!, m, { limit: 25, status: 'R' })),
       listCollectionsConnectorAndRange: await measure('listCollections connector + 30 days', () => listCollections(db!, m, { limit: 25, connectorId: 221300, fromDate: last30, toDate: today })),
       collectionDetail: await measure('collectionDetail', () => collectionDetail(db!, m, someCollection[0].ref)),
-      listBatches: await measure('listBatches', () => listBatches(db!, m, { limit: 25 })),
+      listBatches: await measure('listBatches', () => batchesPage(db!, m, { limit: 25 })),
       batchLinesFirstPage: await measure('batchLines first page', () => batchLines(db!, m, batchNumber, { limit: 25 })),
       batchLinesFromLine2000: await measure('batchLines from line 2,000', () => batchLines(db!, m, batchNumber, { limit: 25, after: deepLines })),
       listSinglePayouts: await measure('listSinglePayouts', () => listSinglePayouts(db!, m, { limit: 25 })),

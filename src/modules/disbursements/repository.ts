@@ -372,33 +372,43 @@ export interface BatchFilter {
   batchDate?: string;
   searchBy?: 'CapturedBy' | 'ReviewedBy' | 'ApprovedBy' | 'BatchStatus' | 'BatchStatusDescription';
   searchText?: string;
-  offset: number;
+  /** One status (the console's filter). */
+  status?: BatchStatus;
+  /** E4's statuses, as status and level pairs (searchBy BatchStatus or BatchStatusDescription). */
+  statuses?: ShownStatus[];
+  /**
+   * E4 lists a batch only once it is validated; a person who has just uploaded one expects to see
+   * it (the console).
+   */
+  queued: 'hidden' | 'shown';
   limit: number;
+  /** E4's pages by number, or the console's keyset: the batches before this number (newest first). */
+  page: { offset: number } | { beforeBatchNumber: number | undefined };
 }
 
 const BATCH_SEARCH_COLUMNS: Record<string, string> = { CapturedBy: 'captured_by', ReviewedBy: 'reviewed_by', ApprovedBy: 'approved_by' };
 
-/** E4: the merchant's batches, newest first; queued ones are not viewable yet. */
-export async function listBatches(q: Queryable, merchantAccountNumber: number, f: BatchFilter, statuses?: ShownStatus[]): Promise<BatchRow[]> {
-  const where = [`merchant_account_number = $1`, `status_code <> 'Q'`];
+/** The merchant's batches, newest first (batch_number desc, the index batches_merchant_idx): E4's and the console's lists. */
+export async function listBatches(q: Queryable, merchantAccountNumber: number, f: BatchFilter): Promise<BatchRow[]> {
+  const where = [`merchant_account_number = $1`];
   const values: unknown[] = [merchantAccountNumber];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  if (f.queued === 'hidden') where.push(`status_code <> 'Q'`);
   if (f.batchDate) {
-    values.push(f.batchDate);
+    const day = param(f.batchDate);
     // The UTC day, whatever the session's TimeZone (a bare date::timestamptz would use it).
-    where.push(`date_captured >= ($${values.length}::date)::timestamp at time zone 'UTC' and date_captured < ($${values.length}::date + 1)::timestamp at time zone 'UTC'`);
+    where.push(`date_captured >= (${day}::date)::timestamp at time zone 'UTC' and date_captured < (${day}::date + 1)::timestamp at time zone 'UTC'`);
   }
-  if (statuses) {
-    values.push(statuses.map((x) => x.status), statuses.map((x) => x.level));
-    where.push(`(status_code, level_number) in (select * from unnest($${values.length - 1}::text[], $${values.length}::smallint[]))`);
-  } else if (f.searchBy && f.searchText) {
-    values.push(containsPattern(f.searchText));
-    where.push(`${BATCH_SEARCH_COLUMNS[f.searchBy]} ilike $${values.length}`);
+  if (f.status) where.push(`status_code = ${param(f.status)}`);
+  if (f.statuses) {
+    where.push(`(status_code, level_number) in (select * from unnest(${param(f.statuses.map((x) => x.status))}::text[], ${param(f.statuses.map((x) => x.level))}::smallint[]))`);
+  } else if (f.searchBy && f.searchText && BATCH_SEARCH_COLUMNS[f.searchBy]) {
+    where.push(`${BATCH_SEARCH_COLUMNS[f.searchBy]} ilike ${param(containsPattern(f.searchText))}`);
   }
-  values.push(f.limit, f.offset);
-  const { rows } = await q.query<BatchRow>(
-    `select ${BATCH_COLUMNS} from batches where ${where.join(' and ')} order by batch_number desc limit $${values.length - 1} offset $${values.length}`,
-    values,
-  );
+  let window = `limit ${param(f.limit)}`;
+  if ('offset' in f.page) window += ` offset ${param(f.page.offset)}`;
+  else if (f.page.beforeBatchNumber !== undefined) where.push(`batch_number < ${param(f.page.beforeBatchNumber)}`);
+  const { rows } = await q.query<BatchRow>(`select ${BATCH_COLUMNS} from batches where ${where.join(' and ')} order by batch_number desc ${window}`, values);
   return rows;
 }
 

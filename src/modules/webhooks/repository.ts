@@ -69,6 +69,38 @@ export async function deleteSubscription(tx: pg.PoolClient, merchantAccountNumbe
   return rows[0];
 }
 
+/** One attempt of a delivery, as attemptsJson aggregates it. */
+export interface AttemptJson {
+  attempt_number: number;
+  attempted_at: string;
+  http_status: number | null;
+  latency_ms: number;
+  response_snippet: string | null;
+  error: string | null;
+}
+
+/**
+ * A delivery's newest attempts (at most `limit`: a number or a parameter such as '$3') as a JSON
+ * array in `order`, for the delivery aliased `d` in the enclosing statement.
+ */
+export function attemptsJson(d: string, options: { limit: string; order: 'asc' | 'desc' }): string {
+  return `coalesce((select json_agg(a order by a.attempt_number ${options.order})
+                      from (select attempt_number, attempted_at, http_status, latency_ms, response_snippet, error
+                              from webhook_attempts
+                             where delivery_id = ${d}.delivery_id and merchant_account_number = ${d}.merchant_account_number
+                             order by attempt_number desc limit ${options.limit}) a), '[]'::json)`;
+}
+
+/**
+ * Whether a redelivery can send the delivery aliased `d` again: its subscription still exists, it
+ * carries its own secrets (a checkout's callback), or it is a listener's copy while the lease lasts.
+ * The delivery log shows it, requeueDeliveries acts on it: one condition for both.
+ */
+export function redeliverable(d: string): string {
+  return `(${d}.webhook_id is not null or ${d}.signing_secret is not null
+    or ${d}.listener_id in (select listener_id from webhook_listeners where merchant_account_number = ${d}.merchant_account_number and expires_at > now()))`;
+}
+
 export interface DeliveryRow {
   delivery_id: number;
   webhook_id: number | null;
@@ -83,7 +115,7 @@ export interface DeliveryRow {
   listener_id: number | null;
   created_at: Date;
   completed_at: Date | null;
-  attempts: Array<{ attempt_number: number; attempted_at: string; http_status: number | null; latency_ms: number; response_snippet: string | null; error: string | null }>;
+  attempts: AttemptJson[];
 }
 
 export interface DeliveryFilter {
@@ -100,10 +132,7 @@ export async function listDeliveries(q: Queryable, merchantAccountNumber: number
   const { rows } = await q.query<DeliveryRow>(
     `select d.delivery_id, d.webhook_id, d.event_id, d.event_code, d.callback_url, d.message_id, d.status, d.total_attempts,
             d.next_attempt_at, d.is_test, d.listener_id, d.created_at, d.completed_at,
-            coalesce((select json_agg(a order by a.attempt_number)
-                        from (select attempt_number, attempted_at, http_status, latency_ms, response_snippet, error
-                                from webhook_attempts where delivery_id = d.delivery_id
-                               order by attempt_number desc limit 20) a), '[]'::json) as attempts
+            ${attemptsJson('d', { limit: '20', order: 'asc' })} as attempts
        from webhook_deliveries d
       where d.merchant_account_number = $1
         and ($2::text is null or d.event_code = $2)
@@ -126,12 +155,11 @@ export async function listDeliveries(q: Queryable, merchantAccountNumber: number
 export async function requeueDeliveries(q: Queryable, merchantAccountNumber: number, target: { deliveryId: number } | { fromDate: string; toDate: string }): Promise<number> {
   const byId = 'deliveryId' in target;
   const { rowCount } = await q.query(
-    `update webhook_deliveries
+    `update webhook_deliveries d
         set status = 'pending', round_attempts = 0, next_attempt_at = now(), locked_until = null, completed_at = null
-      where merchant_account_number = $1
-        and (webhook_id is not null or signing_secret is not null
-             or listener_id in (select listener_id from webhook_listeners where merchant_account_number = $1 and expires_at > now()))
-        and ${byId ? 'delivery_id = $2' : `status = 'failed' and created_at >= ($2::date)::timestamp at time zone 'UTC' and created_at < ($3::date + 1)::timestamp at time zone 'UTC'`}`,
+      where d.merchant_account_number = $1
+        and ${redeliverable('d')}
+        and ${byId ? 'd.delivery_id = $2' : `d.status = 'failed' and d.created_at >= ($2::date)::timestamp at time zone 'UTC' and d.created_at < ($3::date + 1)::timestamp at time zone 'UTC'`}`,
     byId ? [merchantAccountNumber, target.deliveryId] : [merchantAccountNumber, target.fromDate, target.toDate],
   );
   return rowCount ?? 0;

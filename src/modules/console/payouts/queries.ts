@@ -4,7 +4,7 @@
 import type { Queryable } from '../../../db/pool.ts';
 import { containsPattern } from '../../../db/like.ts';
 import { LINE_STATUS_NAMES, singleStage, statusDescription, type BatchStatus, type SingleStage } from '../../disbursements/lifecycle.ts';
-import { findBatch, type PayoutRow } from '../../disbursements/repository.ts';
+import { findBatch, listBatches, type BatchRow, type PayoutRow } from '../../disbursements/repository.ts';
 import { checkOneOf, checkSearch, decodeCursor, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
 
 export const BATCH_STATUSES = ['Q', 'P', 'R', 'A', 'T', 'C', 'E', 'F', 'N', 'X'] as const satisfies readonly BatchStatus[];
@@ -61,45 +61,7 @@ export interface BatchItem {
   totals: BatchTotals;
 }
 
-interface BatchListRow {
-  batch_number: number;
-  status_code: BatchStatus;
-  level_number: number;
-  upload_type: string;
-  currency_code: string;
-  is_batch_scheduled: boolean;
-  scheduled_date: string | null;
-  captured_by: string;
-  date_captured: Date;
-  reviewed_by: string | null;
-  approved_by: string | null;
-  rejected_by: string | null;
-  rejection_reason: string | null;
-  cancelled_by: string | null;
-  transferred_by: string | null;
-  date_transferred: Date | null;
-  date_completed: Date | null;
-  error_message: string | null;
-  number_of_entries: number;
-  number_of_invalid_entries: number;
-  number_of_successful_entries: number;
-  number_of_failed_entries: number;
-  number_of_reversed_entries: number;
-  total_amount_minor: number;
-  total_fee_minor: number;
-  successful_amount_minor: number;
-  failed_amount_minor: number;
-  reversed_amount_minor: number;
-}
-
-/** Not the staged upload (up to 10 MB while queued). */
-const BATCH_LIST_COLUMNS = `batch_number, status_code, level_number, upload_type, currency_code, is_batch_scheduled,
-  to_char(scheduled_date, 'YYYY-MM-DD') as scheduled_date, captured_by, date_captured, reviewed_by, approved_by, rejected_by, rejection_reason,
-  cancelled_by, transferred_by, date_transferred, date_completed, error_message, number_of_entries, number_of_invalid_entries,
-  number_of_successful_entries, number_of_failed_entries, number_of_reversed_entries, total_amount_minor, total_fee_minor,
-  successful_amount_minor, failed_amount_minor, reversed_amount_minor`;
-
-function batchItem(b: BatchListRow): BatchItem {
+function batchItem(b: BatchRow): BatchItem {
   // A queued batch has not been validated: none of its lines is valid or invalid yet.
   const valid = b.status_code === 'Q' ? 0 : b.number_of_entries - b.number_of_invalid_entries;
   const final = b.number_of_successful_entries + b.number_of_failed_entries + b.number_of_reversed_entries;
@@ -143,7 +105,7 @@ function batchItem(b: BatchListRow): BatchItem {
   };
 }
 
-export interface BatchFilter {
+export interface BatchPageFilter {
   status?: string;
   after?: string;
   limit?: number;
@@ -155,17 +117,12 @@ export interface BatchFilter {
  * it). Progress comes from the batch's own counters, which the payout worker keeps in the
  * transaction that finalises each line: a page never reads the batches' lines.
  */
-export async function listBatches(db: Queryable, merchantAccountNumber: number, filter: BatchFilter = {}): Promise<Page<BatchItem>> {
+export async function batchesPage(db: Queryable, merchantAccountNumber: number, filter: BatchPageFilter = {}): Promise<Page<BatchItem>> {
   const status = checkOneOf('status', filter.status, BATCH_STATUSES);
   const limit = pageRows(filter.limit);
   const scope = listScope('batches', merchantAccountNumber, { status });
   const after = decodeCursor(filter.after, scope, ['int']);
-  const { rows } = await db.query<BatchListRow>(
-    `select ${BATCH_LIST_COLUMNS} from batches
-      where merchant_account_number = $1 and ($2::text is null or status_code = $2) and ($3::integer is null or batch_number < $3)
-      order by batch_number desc limit $4`,
-    [merchantAccountNumber, status ?? null, after?.[0] ?? null, limit + 1],
-  );
+  const rows = await listBatches(db, merchantAccountNumber, { status, queued: 'shown', limit: limit + 1, page: { beforeBatchNumber: after?.[0] as number | undefined } });
   return pageOf(rows, limit, scope, (r) => [r.batch_number], batchItem);
 }
 
@@ -194,7 +151,7 @@ export async function batchDetail(db: Queryable, merchantAccountNumber: number, 
     [batchNumber, merchantAccountNumber],
   );
   return {
-    ...batchItem(batch as BatchListRow),
+    ...batchItem(batch),
     lineStatuses: rows.map((r) => ({ statusCode: r.status_code, statusName: LINE_STATUS_NAMES[r.status_code], lines: r.lines, amountMinor: r.amount_minor, feeMinor: r.fee_minor })),
   };
 }

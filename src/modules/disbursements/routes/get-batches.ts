@@ -36,7 +36,8 @@ const route: RouteModule = (app, { deps }) => {
       const { merchantAccountNumber, batchDate, searchBy, searchText, ...paging } = request.body;
       // Status and its description are matched on what merchants see, not on stored columns.
       const statuses = searchText && (searchBy === 'BatchStatus' || searchBy === 'BatchStatusDescription') ? statusesMatching(searchBy, searchText) : undefined;
-      const rows = await listBatches(deps.db, merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, ...pageWindow(paging) }, statuses);
+      const { offset, limit } = pageWindow(paging);
+      const rows = await listBatches(deps.db, merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, statuses, queued: 'hidden', limit, page: { offset } });
       return rows.map(batchSummary);
     },
   });

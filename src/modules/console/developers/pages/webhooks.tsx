@@ -8,7 +8,8 @@
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import { EVENT_CODES, eventName, isKnownEvent } from '../../../webhooks/catalogue.ts';
-import { DELIVERY_STATUSES, type AttemptView, type DeliveryDetail, type DeliveryItem, type Subscription } from '../queries.ts';
+import { DELIVERY_STATUSES, type AttemptView, type DeliveryDetail, type DeliveryItem } from '../../../webhooks/delivery-log.ts';
+import type { Subscription } from '../queries.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';

@@ -7,7 +7,7 @@ import { AppError } from '../../../../http/errors.ts';
 import { formField } from '../../../../http/html.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { findBatch } from '../../../disbursements/repository.ts';
-import { batchDetail, batchLines, listBatches, listSinglePayouts } from '../queries.ts';
+import { batchDetail, batchLines, batchesPage, listSinglePayouts } from '../queries.ts';
 import { noticeOf } from '../../kit/actions.tsx';
 import { consoleContext } from '../../kit/http.ts';
 import {
@@ -45,7 +45,7 @@ const route: RouteModule = (scope, { deps }) => {
   scope.get(at(PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const filter: BatchFilterValues = { status: field(request, 'status'), after: field(request, 'after') };
-    const page = await listBatches(deps.db, context.user.merchantAccountNumber, filter);
+    const page = await batchesPage(deps.db, context.user.merchantAccountNumber, filter);
     if (wantsRegion(request, REGIONS.batches)) return sendRegion(reply, context, BatchesResults({ lang: context.lang, page, filter, swapped: true }));
     return sendListPage(reply, context, 200, BatchesPage({ context, page, filter }));
   });
