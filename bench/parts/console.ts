@@ -395,7 +395,7 @@ interface Answer {
 
 /**
  * A browser stand-in on one keep-alive connection (an undici Client: one socket, one request at a
- * time). It keeps the cookies it is given by name (Max-Age=0 deletes), as test/console-client.ts
+ * time). It keeps the cookies it is given by name (Max-Age=0 deletes), as test/console/client.ts
  * does over inject, and follows no redirect: every answer is looked at.
  */
 function consoleBrowser(baseUrl: string) {

@@ -73,3 +73,11 @@ export async function withTransaction<T>(db: Db, fn: (tx: pg.PoolClient) => Prom
     client.release();
   }
 }
+
+/**
+ * How a repository reads the row it finds: plainly, or locked until the transaction ends (`for
+ * update`, the rows a state change is about to rewrite). Named, so a call says which it is.
+ */
+export interface FindOptions {
+  lock?: 'for update';
+}

@@ -201,18 +201,23 @@ const STORE_LOCK_TIMEOUT = '5s';
 
 /**
  * The statement that stores an answer: store_idempotent_answer with literal arguments, so it can
- * travel with the COMMIT. `required`: raise when the key is held (the effect must roll back).
+ * travel with the COMMIT. `whenKeyHeld: 'raise'`: the effect must roll back if another request holds the key.
  */
-function storeStatement(tx: pg.PoolClient, context: IdempotencyContext, status: number, body: string, contentType: string, required: boolean): string {
+function storeStatement(
+  tx: pg.PoolClient,
+  context: IdempotencyContext,
+  answer: { status: number; body: string; contentType: string },
+  options: { whenKeyHeld: 'raise' },
+): string {
   const args = [
     String(context.merchantAccountNumber),
     tx.escapeLiteral(context.key),
     tx.escapeLiteral(context.fingerprint),
-    String(status),
-    tx.escapeLiteral(body),
-    tx.escapeLiteral(contentType),
+    String(answer.status),
+    tx.escapeLiteral(answer.body),
+    tx.escapeLiteral(answer.contentType),
     String(context.retentionHours),
-    String(required),
+    String(options.whenKeyHeld === 'raise'),
   ];
   // SET LOCAL lasts until the COMMIT this statement travels with.
   return `set local lock_timeout = '${STORE_LOCK_TIMEOUT}';\nselect store_idempotent_answer(${args.join(', ')})`;
@@ -232,7 +237,7 @@ export async function storeResponse(tx: pg.PoolClient, request: FastifyRequest, 
 export function storeSerialized(tx: pg.PoolClient, request: FastifyRequest, body: string, status = 200): string {
   const context = request.idempotency;
   if (context) {
-    sendWithCommit(tx, storeStatement(tx, context, status, body, JSON_CONTENT_TYPE, true));
+    sendWithCommit(tx, storeStatement(tx, context, { status, body, contentType: JSON_CONTENT_TYPE }, { whenKeyHeld: 'raise' }));
     context.completed = true;
   }
   return body;

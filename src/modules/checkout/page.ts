@@ -88,12 +88,12 @@ const SCRIPT = `
 })();
 `;
 
-function shell(lang: Lang, nonce: string, title: string, body: string, withScript: boolean, sandbox = true): string {
+function shell(lang: Lang, nonce: string, title: string, body: string, options: { withScript: boolean; sandbox: boolean }): string {
   const inner = `<div class="wrap">
-<div class="top"><span class="brand">${escapeHtml(t(lang, 'checkout.title'))}</span><span class="badge${sandbox ? '' : ' live'}">${escapeHtml(t(lang, sandbox ? 'checkout.sandbox' : 'checkout.live'))}</span></div>
+<div class="top"><span class="brand">${escapeHtml(t(lang, 'checkout.title'))}</span><span class="badge${options.sandbox ? '' : ' live'}">${escapeHtml(t(lang, options.sandbox ? 'checkout.sandbox' : 'checkout.live'))}</span></div>
 ${body}
 </div>`;
-  return htmlDocument({ lang, nonce, title, style: STYLE, body: inner, script: withScript ? SCRIPT : undefined });
+  return htmlDocument({ lang, nonce, title, style: STYLE, body: inner, script: options.withScript ? SCRIPT : undefined });
 }
 
 function languageLinks(lang: Lang, ptid: string | undefined): string {
@@ -156,7 +156,7 @@ ${languageLinks(lang, view.paymentTransactionId)}`;
   // The form posts here, and the 303 answer sends the browser on to the merchant's URLs.
   // connect-src: the page asks this service (only) whether the timed account has been paid.
   return {
-    html: shell(lang, nonce, `${t(lang, 'checkout.title')} · ${view.merchantName}`, body, true, view.simulatedPayment),
+    html: shell(lang, nonce, `${t(lang, 'checkout.title')} · ${view.merchantName}`, body, { withScript: true, sandbox: view.simulatedPayment }),
     csp: `${pagePolicy(nonce, view.redirectOrigins)}; connect-src 'self'`,
   };
 }
@@ -166,5 +166,5 @@ export function renderMessage(lang: Lang, title: string, text: string, ptid: str
   const nonce = newNonce();
   const body = `<main class="card msg"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>
 ${languageLinks(lang, ptid)}`;
-  return { html: shell(lang, nonce, title, body, false, sandbox), csp: pagePolicy(nonce) };
+  return { html: shell(lang, nonce, title, body, { withScript: false, sandbox }), csp: pagePolicy(nonce) };
 }

@@ -280,7 +280,7 @@ export async function pageState(deps: Deps, paymentTransactionId: string): Promi
   const done = await settled(deps.db, row);
   if (done) return { kind: 'redirect', redirect: done };
   const simulatedPayment = simulatesPayment(deps);
-  const connectors = simulatedPayment ? (await listConnectors(deps.db, true)).filter((c) => c.is_collection_allowed) : [];
+  const connectors = simulatedPayment ? (await listConnectors(deps.db, { activeInstitutionsOnly: true })).filter((c) => c.is_collection_allowed) : [];
   return {
     kind: 'open',
     view: {

@@ -1,7 +1,7 @@
 // SQL for payment requests (timed accounts) and collections.
 import type pg from 'pg';
 import { escapeLike } from '../../db/like.ts';
-import type { Queryable } from '../../db/pool.ts';
+import type { FindOptions, Queryable } from '../../db/pool.ts';
 
 export interface PaymentRequestRow {
   request_id: number;
@@ -358,9 +358,9 @@ export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Pro
   return full[0];
 }
 
-export async function findCollection(q: Queryable, merchantAccountNumber: number, reference: string, lock = false): Promise<CollectionRow | undefined> {
+export async function findCollection(q: Queryable, merchantAccountNumber: number, reference: string, options: FindOptions = {}): Promise<CollectionRow | undefined> {
   const { rows } = await q.query<CollectionRow>(
-    `${SELECT_COLLECTION} where c.merchant_account_number = $1 and c.transaction_reference_number = $2 ${lock ? 'for update of c' : ''}`,
+    `${SELECT_COLLECTION} where c.merchant_account_number = $1 and c.transaction_reference_number = $2 ${options.lock ? 'for update of c' : ''}`,
     [merchantAccountNumber, reference],
   );
   return rows[0];

@@ -271,7 +271,7 @@ async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.C
   // one (migration 0013), added to here and rolled back with a refused payment.
   // A rail's committed payment judges nothing, so it takes no lock on the limits: it only adds to
   // the day's total (an atomic upsert), and one merchant's credits need not queue behind each other.
-  const limit = p.limits === 'check' ? await limitFor(tx, merchantNo, p.transactionCode, currency, true) : undefined;
+  const limit = p.limits === 'check' ? await limitFor(tx, merchantNo, p.transactionCode, currency, { lock: 'for update' }) : undefined;
   const before = await repo.addToCollectedToday(tx, merchantNo, p.transactionCode, currency, p.amountMinor);
   if (p.limits === 'check') {
     checkAmount(limit, p.amountMinor);
@@ -542,7 +542,7 @@ export async function holdForRailPayment(tx: pg.PoolClient, input: RailHoldInput
   await collectionConnector(tx, input.connectorId);
   const code = account.kind === 'timed' ? 'RTP' : 'BAM';
   const merchantNo = account.merchant.merchant_account_number;
-  const limit = await limitFor(tx, merchantNo, code, input.currencyCode, true);
+  const limit = await limitFor(tx, merchantNo, code, input.currencyCode, { lock: 'for update' });
   checkAmount(limit, input.amountMinor);
   checkDaily(limit, code, await repo.collectedToday(tx, merchantNo, code, input.currencyCode), input.amountMinor);
   if (account.kind === 'timed') await repo.setRequestHold(tx, account.request.request_id, input.transferId);
@@ -589,7 +589,7 @@ export async function creditRailPayment(tx: pg.PoolClient, input: RailCreditInpu
 // Reversal (sandbox helper)
 
 export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber: number; transactionReferenceNumber: string; reason: string }): Promise<repo.CollectionRow> {
-  const found = await repo.findCollection(tx, input.merchantAccountNumber, input.transactionReferenceNumber, true);
+  const found = await repo.findCollection(tx, input.merchantAccountNumber, input.transactionReferenceNumber, { lock: 'for update' });
   if (!found) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: input.transactionReferenceNumber });
   if (found.status_code === 'R') throw new AppError('alreadyReversed', 'detail.alreadyReversed', { transactionReferenceNumber: found.transaction_reference_number });
   const currency = found.currency_code;

@@ -23,9 +23,9 @@ export interface ConnectorRow {
  * The catalogue: wallets first, by name, an institution's aliases right after it. `summary`: the
  * active canonical rows only (one per institution, as a picker shows them).
  */
-export async function listConnectors(q: Queryable, summary = false): Promise<ConnectorRow[]> {
+export async function listConnectors(q: Queryable, options: { activeInstitutionsOnly?: boolean } = {}): Promise<ConnectorRow[]> {
   const { rows } = await q.query<ConnectorRow>(
-    `select * from connectors ${summary ? 'where is_active and alias_of is null' : ''}
+    `select * from connectors ${options.activeInstitutionsOnly ? 'where is_active and alias_of is null' : ''}
       order by channel_code desc, connector_name, alias_of nulls first, connector_id`,
   );
   return rows;

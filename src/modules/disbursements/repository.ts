@@ -2,7 +2,7 @@
 // and priced by one INSERT … SELECT, and its lines change state with one UPDATE per action.
 import type pg from 'pg';
 import { containsPattern } from '../../db/like.ts';
-import type { Queryable } from '../../db/pool.ts';
+import type { FindOptions, Queryable } from '../../db/pool.ts';
 import type { BatchStatus, ShownStatus } from './lifecycle.ts';
 import { BANK_ACCOUNT, TEST_WALLETS, WALLET_ACCOUNT } from './accounts.ts';
 import { AWAITING_APPROVAL, SUBMITTED } from './sandbox.ts';
@@ -129,9 +129,9 @@ export async function insertBatch(tx: pg.PoolClient, b: NewBatch): Promise<numbe
   return rows[0].batch_number;
 }
 
-export async function findBatch(q: Queryable, merchantAccountNumber: number, batchNumber: number, lock = false): Promise<BatchRow | undefined> {
+export async function findBatch(q: Queryable, merchantAccountNumber: number, batchNumber: number, options: FindOptions = {}): Promise<BatchRow | undefined> {
   const { rows } = await q.query<BatchRow>(
-    `select ${BATCH_COLUMNS} from batches where batch_number = $1 and merchant_account_number = $2${lock ? ' for update' : ''}`,
+    `select ${BATCH_COLUMNS} from batches where batch_number = $1 and merchant_account_number = $2${options.lock ? ' for update' : ''}`,
     [batchNumber, merchantAccountNumber],
   );
   return rows[0];
@@ -476,12 +476,12 @@ export async function listPayouts(q: Queryable, merchantAccountNumber: number, f
 }
 
 /** A payout of the merchant by reference: a single payout or a batch line; `lock`: for an action on it. */
-export async function findPayout(q: Queryable, merchantAccountNumber: number, reference: string, single: boolean, lock = false): Promise<PayoutRow | undefined> {
+export async function findPayout(q: Queryable, merchantAccountNumber: number, reference: string, options: FindOptions & { single: boolean }): Promise<PayoutRow | undefined> {
   const { rows } = await q.query<PayoutRow>(
     `${SELECT_PAYOUT}
       where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and (p.batch_number is null) = $3
-      ${lock ? 'for update of p' : ''}`,
-    [reference.toUpperCase(), merchantAccountNumber, single],
+      ${options.lock ? 'for update of p' : ''}`,
+    [reference.toUpperCase(), merchantAccountNumber, options.single],
   );
   return rows[0];
 }
@@ -554,7 +554,7 @@ export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promi
 
 /** A single payout of the merchant by reference, locked for an action on it (review, approve, reject). */
 export function lockSinglePayout(tx: pg.PoolClient, merchantAccountNumber: number, reference: string): Promise<PayoutRow | undefined> {
-  return findPayout(tx, merchantAccountNumber, reference, true, true);
+  return findPayout(tx, merchantAccountNumber, reference, { single: true, lock: 'for update' });
 }
 
 /**

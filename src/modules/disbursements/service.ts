@@ -208,7 +208,7 @@ function assertFourEyes(notBy: readonly Actor[], acted: { captured_by: string; r
 
 /** The batch, locked, if the action is allowed on it now and by this user; a specific 4xx otherwise. */
 async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: ActionInput): Promise<repo.BatchRow> {
-  const batch = await repo.findBatch(tx, input.merchantAccountNumber, input.batchNumber, true);
+  const batch = await repo.findBatch(tx, input.merchantAccountNumber, input.batchNumber, { lock: 'for update' });
   if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: input.batchNumber });
   if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber: batch.batch_number }, { headers: { 'retry-after': '1' } });
   if (!allowed(action, batch.status_code, batch.level_number)) {
@@ -239,11 +239,17 @@ export async function actOnBatch(tx: pg.PoolClient, action: Exclude<BatchAction,
  * Daily limits per transaction code, then the amount counted for `day` (YYYY-MM-DD, UTC: the day
  * the money leaves; null: today). The limit row is locked.
  */
-async function reserveDaily(tx: pg.PoolClient, merchant: MerchantRow, transactionCode: string, amountMinor: number, checkLine = false, day: string | null = null): Promise<void> {
-  const limit = await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, true);
+async function reserveDaily(
+  tx: pg.PoolClient,
+  merchant: MerchantRow,
+  transactionCode: string,
+  amountMinor: number,
+  options: { checkLine?: boolean; day?: string | null } = {},
+): Promise<void> {
+  const limit = await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, { lock: 'for update' });
   // A single payout is one line: its minimum and maximum are checked against the same locked row.
-  if (checkLine) checkAmount(limit, amountMinor);
-  const total = await repo.addToDailyTotal(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, amountMinor, day);
+  if (options.checkLine) checkAmount(limit, amountMinor);
+  const total = await repo.addToDailyTotal(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code, amountMinor, options.day ?? null);
   checkDaily(limit, transactionCode, total - amountMinor, amountMinor);
 }
 
@@ -280,7 +286,7 @@ export async function transferFunds(tx: pg.PoolClient, input: ActionInput): Prom
   const totals = await repo.readyTotals(tx, batch.batch_number);
   const dueAt = await repo.startTransfer(tx, batch.batch_number, batch.scheduled_date);
   const dueDay = dueAt.toISOString().slice(0, 10);
-  for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor, false, dueDay);
+  for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor, { day: dueDay });
   const debit = totals.reduce((sum, c) => sum + c.amount_minor + c.fee_minor, 0);
   await debitPayouts(tx, merchant, `B${batch.batch_number}`, debit, { batchNumber: batch.batch_number });
   const updated = await repo.setBatchStatus(tx, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
@@ -352,7 +358,7 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
   const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
   const amountMinor = toMinor(input.transactionAmount);
   const statusCode = singleStatusAtCapture(merchant.level_number);
-  if (statusCode === 'T') await reserveDaily(tx, merchant, transactionCode, amountMinor, true);
+  if (statusCode === 'T') await reserveDaily(tx, merchant, transactionCode, amountMinor, { checkLine: true });
   // Awaiting approval: only the per-transaction limits now, as a batch line at validation.
   else checkAmount(await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code), amountMinor);
   const feeMinor = await feeFor(tx, transactionCode, merchant.currency_code, amountMinor);

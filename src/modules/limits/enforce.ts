@@ -1,6 +1,7 @@
 // Enforcing the merchant's transaction limits (product.md §8) where money moves: always inside
 // the transaction that moves it, never from a cache.
 import type pg from 'pg';
+import type { FindOptions } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { formatMajor } from '../../lib/money.ts';
 
@@ -11,14 +12,14 @@ interface Limit {
 }
 
 /**
- * `lock`: the limit row is locked until the transaction ends, so that checking the daily total
+ * `lock: 'for update'`: the limit row is locked until the transaction ends, so that checking the daily total
  * and recording the amount happen one transaction at a time per merchant and type (checkDaily).
  */
-export async function limitFor(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, lock = false): Promise<Limit | undefined> {
+export async function limitFor(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, options: FindOptions = {}): Promise<Limit | undefined> {
   const { rows } = await tx.query<Limit>({
-    name: lock ? 'limit_for_update' : 'limit_for',
+    name: options.lock ? 'limit_for_update' : 'limit_for',
     text: `select minimum_amount_minor, maximum_amount_minor, daily_limit_minor from merchant_limits
-            where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3${lock ? ' for update' : ''}`,
+            where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3${options.lock ? ' for update' : ''}`,
     values: [merchantAccountNumber, transactionCode, currencyCode],
   });
   return rows[0];

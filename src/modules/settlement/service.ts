@@ -3,7 +3,7 @@
 // concurrent activations can never leave two active. Reads and writes are scoped to the
 // caller's merchant: another merchant's account answers 404.
 import type pg from 'pg';
-import type { Queryable } from '../../db/pool.ts';
+import type { FindOptions, Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Deps } from '../../http/types.ts';
@@ -45,8 +45,8 @@ export function settlementView(s: SettlementRow) {
   };
 }
 
-async function find(q: Queryable, merchantAccountNumber: number, accountId: number, lock = false): Promise<SettlementRow> {
-  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.account_id = $1 and s.merchant_account_number = $2 and ${VISIBLE}${lock ? ' for update of s' : ''}`, [accountId, merchantAccountNumber]);
+async function find(q: Queryable, merchantAccountNumber: number, accountId: number, options: FindOptions = {}): Promise<SettlementRow> {
+  const { rows } = await q.query<SettlementRow>(`${SELECT} where s.account_id = $1 and s.merchant_account_number = $2 and ${VISIBLE}${options.lock ? ' for update of s' : ''}`, [accountId, merchantAccountNumber]);
   if (!rows[0]) throw new AppError('notFound', 'detail.settlementNotFound', { accountId });
   return rows[0];
 }
@@ -105,7 +105,7 @@ async function setStatus(tx: pg.PoolClient, accountId: number, status: 'A' | 'I'
 export async function activate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string, tx?: pg.PoolClient): Promise<void> {
   try {
     await inTransaction(deps, tx, async (tx) => {
-      const account = await find(tx, merchantAccountNumber, accountId, true);
+      const account = await find(tx, merchantAccountNumber, accountId, { lock: 'for update' });
       if (account.status_code === 'A') return;
       await setStatus(tx, accountId, 'A', changedBy);
     });
@@ -121,7 +121,7 @@ export async function activate(deps: Deps, merchantAccountNumber: number, accoun
 
 export async function deactivate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
-    const account = await find(tx, merchantAccountNumber, accountId, true);
+    const account = await find(tx, merchantAccountNumber, accountId, { lock: 'for update' });
     if (account.status_code === 'I') return;
     await setStatus(tx, accountId, 'I', changedBy);
   });
@@ -130,7 +130,7 @@ export async function deactivate(deps: Deps, merchantAccountNumber: number, acco
 /** E15: active accounts only. */
 export async function updateAccount(deps: Deps, input: NewSettlement & { accountId: number }, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
-    const account = await find(tx, input.merchantAccountNumber, input.accountId, true);
+    const account = await find(tx, input.merchantAccountNumber, input.accountId, { lock: 'for update' });
     if (account.status_code !== 'A') throw new AppError('invalidState', 'detail.settlementNotActive', { accountId: input.accountId });
     await bankConnector(tx, input.connectorId);
     await tx.query(
@@ -143,7 +143,7 @@ export async function updateAccount(deps: Deps, input: NewSettlement & { account
 /** Inactive accounts only. Kept as D with who deleted it: settlements went there. */
 export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number, deletedBy: string, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
-    const account = await find(tx, merchantAccountNumber, accountId, true);
+    const account = await find(tx, merchantAccountNumber, accountId, { lock: 'for update' });
     if (account.status_code === 'A') throw new AppError('invalidState', 'detail.settlementIsActive', { accountId });
     await tx.query(`update settlement_accounts set status_code = 'D', deleted_by = $2, date_deleted = now() where account_id = $1`, [accountId, deletedBy]);
   });

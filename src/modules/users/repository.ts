@@ -2,7 +2,7 @@
 // account number (the token's), so another merchant's user is simply not found. Writers lock the
 // user row first and its invitations after, in that order everywhere, so two of them never
 // deadlock.
-import type { Queryable } from '../../db/pool.ts';
+import type { FindOptions, Queryable } from '../../db/pool.ts';
 
 export interface UserRow {
   user_id: string;
@@ -83,9 +83,9 @@ export async function merchantName(q: Queryable, merchantAccountNumber: number):
   return rows[0]?.account_name ?? String(merchantAccountNumber);
 }
 
-export async function findUser(q: Queryable, merchantAccountNumber: number, userId: string, lock = false): Promise<UserRow | undefined> {
+export async function findUser(q: Queryable, merchantAccountNumber: number, userId: string, options: FindOptions = {}): Promise<UserRow | undefined> {
   const { rows } = await q.query<UserRow>(
-    `select ${USER_COLUMNS} from ${FROM_USERS} where u.merchant_account_number = $1 and u.user_id = $2${lock ? ' for update of u' : ''}`,
+    `select ${USER_COLUMNS} from ${FROM_USERS} where u.merchant_account_number = $1 and u.user_id = $2${options.lock ? ' for update of u' : ''}`,
     [merchantAccountNumber, userId],
   );
   return rows[0];

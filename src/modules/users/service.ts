@@ -7,7 +7,7 @@
 import { hash } from '@node-rs/argon2';
 import type pg from 'pg';
 import { containsPattern } from '../../db/like.ts';
-import { withTransaction, type Queryable } from '../../db/pool.ts';
+import { withTransaction, type FindOptions, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { canonicalActor } from '../../lib/actor.ts';
 import { t, type Lang, type MessageKey } from '../../http/i18n.ts';
@@ -95,8 +95,8 @@ function inTransaction<T>(deps: Deps, tx: pg.PoolClient | undefined, fn: (tx: pg
 /** A user id is a UUID: anything else names no user (404, as an unknown UUID does). */
 const USER_ID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
-async function userOf(q: Queryable, merchantAccountNumber: number, userId: string, lock = false): Promise<UserRow> {
-  const user = USER_ID.test(userId) ? await findUser(q, merchantAccountNumber, userId, lock) : undefined;
+async function userOf(q: Queryable, merchantAccountNumber: number, userId: string, options: FindOptions = {}): Promise<UserRow> {
+  const user = USER_ID.test(userId) ? await findUser(q, merchantAccountNumber, userId, options) : undefined;
   if (!user) throw new AppError('notFound', 'detail.userNotFound', { userId });
   return user;
 }
@@ -203,7 +203,7 @@ export async function updateMerchantUser(deps: Deps, input: MerchantUserUpdate, 
   const emailAddress = input.emailAddress;
   await refusingDuplicateEmail(emailAddress ?? '', () =>
     inTransaction(deps, tx, async (tx) => {
-      const user = await userOf(tx, input.merchantAccountNumber, input.userId, true);
+      const user = await userOf(tx, input.merchantAccountNumber, input.userId, { lock: 'for update' });
       const role = await roleOf(tx, input.roleId);
       const newEmail = emailAddress ?? user.email_address;
       if (emailAddress !== undefined) await refuseSameMailbox(tx, input.merchantAccountNumber, emailAddress, input.userId);
@@ -234,7 +234,7 @@ async function changeStatus(tx: pg.PoolClient, merchantAccountNumber: number, us
 
 export async function activateMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
-    const user = await userOf(tx, merchantAccountNumber, userId, true);
+    const user = await userOf(tx, merchantAccountNumber, userId, { lock: 'for update' });
     await changeStatus(tx, merchantAccountNumber, user, 'A', change);
   });
 }
@@ -245,7 +245,7 @@ export async function activateMerchantUser(deps: Deps, merchantAccountNumber: nu
  */
 export async function closeMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, change: StatusChangeRequest, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
-    const user = await userOf(tx, merchantAccountNumber, userId, true);
+    const user = await userOf(tx, merchantAccountNumber, userId, { lock: 'for update' });
     await changeStatus(tx, merchantAccountNumber, user, 'C', change);
     await revokeInvitations(tx, merchantAccountNumber, userId);
     await endUserSessions(tx, merchantAccountNumber, userId);
@@ -291,7 +291,7 @@ export async function merchantClaims(deps: Deps, lang: Lang, merchantAccountNumb
 /** E6: a new invitation (the previous links stop working); returns the address it goes to. */
 export async function reinviteMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, baseUrl: string, tx?: pg.PoolClient): Promise<string> {
   return inTransaction(deps, tx, async (tx) => {
-    const user = await userOf(tx, merchantAccountNumber, userId, true);
+    const user = await userOf(tx, merchantAccountNumber, userId, { lock: 'for update' });
     if (user.status_code !== 'A') throw new AppError('invalidState', 'detail.userClosed', { userId });
     if (user.is_password_set) throw new AppError('passwordAlreadySet', 'detail.passwordAlreadySet', { userId });
     await revokeInvitations(tx, merchantAccountNumber, userId);
@@ -352,7 +352,7 @@ export async function setPassword(deps: Deps, token: string, password: string): 
 export async function changePassword(deps: Deps, merchantAccountNumber: number, userId: string, password: string, then?: (tx: pg.PoolClient) => Promise<void>): Promise<boolean> {
   const passwordHash = await hash(password);
   return withTransaction(deps.db, async (tx) => {
-    const user = await findUser(tx, merchantAccountNumber, userId, true);
+    const user = await findUser(tx, merchantAccountNumber, userId, { lock: 'for update' });
     if (!user || user.status_code !== 'A') return false;
     await setPasswordHash(tx, merchantAccountNumber, userId, passwordHash);
     await revokeInvitations(tx, merchantAccountNumber, userId);

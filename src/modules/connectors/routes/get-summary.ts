@@ -14,7 +14,7 @@ const route: RouteModule = (app, { deps }) => {
       'aliases of these and are listed by GET /core/connectors/GetAll; every one of them is accepted wherever a connectorId is.',
     response: { 200: Type.Array(ConnectorSummary, { description: 'The active connectors: banks (channelCode B) and mobile wallets (M).' }) },
   };
-  const handler = async (request: FastifyRequest) => (await listConnectors(deps.db, true)).map((c) => connectorSummary(request.lang, c));
+  const handler = async (request: FastifyRequest) => (await listConnectors(deps.db, { activeInstitutionsOnly: true })).map((c) => connectorSummary(request.lang, c));
   app.get('/core/Connectors/GetSummary', { schema, handler });
   // The gateway's request example has an extra /api segment; answer there too.
   app.get('/api/core/Connectors/GetSummary', { schema: { ...schema, hide: true }, handler });

@@ -36,6 +36,13 @@ export interface BatchTotals {
   reversedMinor: number;
 }
 
+export interface BatchDates {
+  reviewed: Date | null;
+  approved: Date | null;
+  rejected: Date | null;
+  cancelled: Date | null;
+}
+
 export interface BatchItem {
   batchNumber: number;
   statusCode: BatchStatus;
@@ -57,6 +64,8 @@ export interface BatchItem {
   dateTransferred: Date | null;
   dateCompleted: Date | null;
   errorMessage: string | null;
+  /** When each decision was taken (who took it is above). */
+  dates: BatchDates;
   progress: BatchProgress;
   totals: BatchTotals;
 }
@@ -85,6 +94,7 @@ function batchItem(b: BatchRow): BatchItem {
     dateTransferred: b.date_transferred,
     dateCompleted: b.date_completed,
     errorMessage: b.error_message,
+    dates: { reviewed: b.date_reviewed, approved: b.date_approved, rejected: b.date_rejected, cancelled: b.date_cancelled },
     progress: {
       entries: b.number_of_entries,
       invalid: b.number_of_invalid_entries,
@@ -314,4 +324,10 @@ export async function listSinglePayouts(db: Queryable, merchantAccountNumber: nu
     rejectionReason: p.rejection_reason,
     dateRejected: p.date_rejected,
   }));
+}
+
+/** What a batch's page shows: the batch, its lines counted per status, and a page of its lines; undefined for another merchant's batch. */
+export async function batchPageView(db: Queryable, merchantAccountNumber: number, batchNumber: number, filter: LineFilter = {}): Promise<{ batch: BatchDetail; lines: Page<BatchLine> } | undefined> {
+  const [lines, batch] = await Promise.all([batchLines(db, merchantAccountNumber, batchNumber, filter), batchDetail(db, merchantAccountNumber, batchNumber)]);
+  return lines && batch ? { batch, lines } : undefined;
 }

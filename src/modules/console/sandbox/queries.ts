@@ -21,7 +21,7 @@ export interface ConnectorChoice {
 
 /** The connectors a customer can pay from (active, collections allowed), as the services check them. */
 export async function collectionConnectors(db: Queryable): Promise<ConnectorChoice[]> {
-  return (await listConnectors(db, true))
+  return (await listConnectors(db, { activeInstitutionsOnly: true }))
     .filter((c) => c.is_collection_allowed)
     .map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name, channelCode: c.channel_code }));
 }

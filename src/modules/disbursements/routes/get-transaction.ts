@@ -20,7 +20,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;
-      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, false);
+      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, { single: false });
       if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: transactionReferenceNumber });
       return payoutRecord(request.lang, payout);
     },

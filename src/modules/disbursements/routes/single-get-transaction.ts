@@ -20,7 +20,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;
-      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, true);
+      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, { single: true });
       if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: transactionReferenceNumber });
       return singlePayoutRecord(request.lang, payout);
     },

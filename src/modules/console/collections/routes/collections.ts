@@ -55,7 +55,7 @@ function wantsResultsOnly(request: FastifyRequest): boolean {
 
 /** The connectors a customer can pay from: one per institution (an alias's id finds its institution's anyway). */
 async function collectionConnectors(db: Queryable): Promise<ConnectorOption[]> {
-  return (await listConnectors(db, true)).filter((c) => c.is_collection_allowed).map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
+  return (await listConnectors(db, { activeInstitutionsOnly: true })).filter((c) => c.is_collection_allowed).map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
 }
 
 const route: RouteModule = (scope, { deps }) => {

@@ -209,14 +209,6 @@ export function BatchesPage(p: { context: ConsoleContext; page: Page<BatchItem>;
 // ---------------------------------------------------------------------------------------------
 // One batch
 
-/** When each step happened (batchDetail has who, the batch's row has when). */
-export interface BatchDates {
-  reviewed: Date | null;
-  approved: Date | null;
-  rejected: Date | null;
-  cancelled: Date | null;
-}
-
 function Step(p: { lang: Lang; id: string; label: string; who: string | null; at: Date | null; extra?: SafeHtml | null }): SafeHtml | null {
   if (!p.who && !p.at) return null;
   return (
@@ -244,8 +236,9 @@ function Fact(p: { id: string; label: string; children?: SafeHtml | string | num
   );
 }
 
-function BatchHeader(p: { lang: Lang; batch: BatchDetail; dates: BatchDates }): SafeHtml {
-  const { lang, batch, dates } = p;
+function BatchHeader(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
+  const { lang, batch } = p;
+  const dates = batch.dates;
   const currency = batch.currencyCode;
   const parts: BarPart[] = ['S', 'F', 'R', 'P', 'D', 'T', 'X', 'C', 'E']
     .map((code) => batch.lineStatuses.find((s) => s.statusCode === code))
@@ -484,7 +477,7 @@ export function LinesResults(p: { lang: Lang; batchNumber: number; page: Page<Ba
   );
 }
 
-export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; dates: BatchDates; lines: Page<BatchLine>; filter: LineFilterValues; actionProblem?: ActionProblem; notice?: string }): SafeHtml {
+export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; lines: Page<BatchLine>; filter: LineFilterValues; actionProblem?: ActionProblem; notice?: string }): SafeHtml {
   const lang = p.context.lang;
   const { batch } = p;
   const base = batchPath(batch.batchNumber);
@@ -508,7 +501,7 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; date
       <div id={LIVE_REGION_ID} class="batch-live">
         <BatchErrors lang={lang} batchNumber={batch.batchNumber} statusCode={batch.statusCode} invalid={batch.progress.invalid} />
         <BatchActions context={p.context} batch={batch} problem={p.actionProblem} />
-        <BatchHeader lang={lang} batch={batch} dates={p.dates} />
+        <BatchHeader lang={lang} batch={batch} />
       </div>
       <form class="filters card" method="get" action={base} {...swapping(base, REGIONS.lines)} role="search" aria-label={ct(lang, 'payouts.searchLines')}>
         <div class="field field-grow">

@@ -15,13 +15,13 @@ import type { Deps, RouteModule } from '../../../../http/types.ts';
 import { formatMajor, parseMinor, toMinor } from '../../../../lib/money.ts';
 import { listConnectors } from '../../../connectors/repository.ts';
 import type { BatchAction } from '../../../disbursements/lifecycle.ts';
-import { findBatch, findPayout } from '../../../disbursements/repository.ts';
+import { findPayout } from '../../../disbursements/repository.ts';
 import { MAX_PAYOUT_AMOUNT } from '../../../disbursements/schemas.ts';
 import { actOnBatch, actOnSinglePayout, addSinglePayout, transferFunds } from '../../../disbursements/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { mayCapture, SINGLE_ACTIONS } from '../actions.ts';
-import { batchDetail, batchLines } from '../queries.ts';
+import { batchPageView } from '../queries.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
@@ -106,7 +106,7 @@ function formProblems(lang: Lang, v: SingleFormValues): FormProblem['fields'] {
 }
 
 async function sendSingleForm(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, values: SingleFormValues, problem?: FormProblem): Promise<FastifyReply> {
-  const [connectors, merchant] = await Promise.all([listConnectors(deps.db, true), findMerchant(deps.db, context.user.merchantAccountNumber)]);
+  const [connectors, merchant] = await Promise.all([listConnectors(deps.db, { activeInstitutionsOnly: true }), findMerchant(deps.db, context.user.merchantAccountNumber)]);
   if (!merchant) throw notFound();
   const payable = connectors.filter((c) => c.is_disbursement_allowed);
   const html = SingleFormPage({ context, connectors: payable, levelNumber: merchant.level_number, currencyCode: merchant.currency_code, values, problem });
@@ -117,15 +117,14 @@ const route: RouteModule = (scope, { deps }) => {
   /** The batch page again, with why the action was refused. */
   async function sendBatchPage(reply: FastifyReply, context: ConsoleContext, batchNumber: number, status: number, problem: ActionProblem): Promise<FastifyReply> {
     const merchant = context.user.merchantAccountNumber;
-    const [lines, batch, row] = await Promise.all([batchLines(deps.db, merchant, batchNumber), batchDetail(deps.db, merchant, batchNumber), findBatch(deps.db, merchant, batchNumber)]);
-    if (!lines || !batch || !row) throw notFound();
-    const dates = { reviewed: row.date_reviewed, approved: row.date_approved, rejected: row.date_rejected, cancelled: row.date_cancelled };
-    const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, batch, dates, lines, filter: {}, actionProblem: problem });
+    const view = await batchPageView(deps.db, merchant, batchNumber);
+    if (!view) throw notFound();
+    const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, ...view, filter: {}, actionProblem: problem });
     return sendHtml(reply, context, status, page(html));
   }
 
   async function sendPayoutPage(reply: FastifyReply, context: ConsoleContext, reference: string, status: number, extra: { problem?: ActionProblem; notice?: string }): Promise<FastifyReply> {
-    const payout = REFERENCE.test(reference) ? await findPayout(deps.db, context.user.merchantAccountNumber, reference, true) : undefined;
+    const payout = REFERENCE.test(reference) ? await findPayout(deps.db, context.user.merchantAccountNumber, reference, { single: true }) : undefined;
     if (!payout) throw notFound();
     return sendHtml(reply, context, status, page(SinglePayoutPage({ context, payout, ...extra })));
   }

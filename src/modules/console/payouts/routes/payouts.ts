@@ -6,8 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
 import { formField } from '../../../../http/html.ts';
 import type { RouteModule } from '../../../../http/types.ts';
-import { findBatch } from '../../../disbursements/repository.ts';
-import { batchDetail, batchLines, batchesPage, listSinglePayouts } from '../queries.ts';
+import { batchesPage, batchLines, batchPageView, listSinglePayouts } from '../queries.ts';
 import { noticeOf } from '../../kit/actions.tsx';
 import { consoleContext } from '../../kit/http.ts';
 import {
@@ -58,14 +57,14 @@ const route: RouteModule = (scope, { deps }) => {
     const batchNumber = Number(given);
     const filter: LineFilterValues = { search: field(request, 'search'), status: field(request, 'status'), after: field(request, 'after') };
     // The lines first: they are all an htmx swap needs, and they say whether the batch is this merchant's.
-    const lines = await batchLines(deps.db, merchant, batchNumber, filter);
-    if (!lines) throw batchNotFound(given);
-    if (wantsRegion(request, REGIONS.lines)) return sendRegion(reply, context, LinesResults({ lang: context.lang, batchNumber, page: lines, filter, swapped: true }));
-    // batchDetail names who acted; the batch's row (as the API's getBatch reads it) says when.
-    const [batch, row] = await Promise.all([batchDetail(deps.db, merchant, batchNumber), findBatch(deps.db, merchant, batchNumber)]);
-    if (!batch || !row) throw batchNotFound(given);
-    const dates = { reviewed: row.date_reviewed, approved: row.date_approved, rejected: row.date_rejected, cancelled: row.date_cancelled };
-    return sendListPage(reply, context, 200, BatchPage({ context, batch, dates, lines, filter, notice: noticeOf(request, context.lang) }));
+    if (wantsRegion(request, REGIONS.lines)) {
+      const lines = await batchLines(deps.db, merchant, batchNumber, filter);
+      if (!lines) throw batchNotFound(given);
+      return sendRegion(reply, context, LinesResults({ lang: context.lang, batchNumber, page: lines, filter, swapped: true }));
+    }
+    const view = await batchPageView(deps.db, merchant, batchNumber, filter);
+    if (!view) throw batchNotFound(given);
+    return sendListPage(reply, context, 200, BatchPage({ context, ...view, filter, notice: noticeOf(request, context.lang) }));
   });
 
   scope.get(at(SINGLE_PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {

@@ -66,7 +66,7 @@ function item(s: SettlementRow): AccountItem {
 
 /** The banks settlement can go to (the service refuses any other connector): one per institution, active. */
 async function banks(deps: Deps): Promise<BankOption[]> {
-  return (await listConnectors(deps.db, true)).filter((c) => c.channel_code === 'B').map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
+  return (await listConnectors(deps.db, { activeInstitutionsOnly: true })).filter((c) => c.channel_code === 'B').map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
 }
 
 function accountIdOf(request: FastifyRequest): number {

@@ -223,7 +223,7 @@ const route: RouteModule = (scope, { deps }) => {
 
   /** The user, locked until the action's transaction ends (the service locks it again: the same transaction). */
   async function lockedUser(tx: pg.PoolClient, merchantAccountNumber: number, userId: string) {
-    const found = await findUser(tx, merchantAccountNumber, userId, true);
+    const found = await findUser(tx, merchantAccountNumber, userId, { lock: 'for update' });
     if (!found) throw userNotFound(userId);
     return found;
   }
