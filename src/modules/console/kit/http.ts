@@ -267,6 +267,12 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
   void app.register(
     async (scope: App) => {
       scope.decorateRequest('consoleState', undefined);
+      // Every console route: hidden from the API's OpenAPI document, and its schema checked only
+      // once the hook below has run (validation errors are attached, then answered there).
+      scope.addHook('onRoute', (route) => {
+        route.attachValidation = true;
+        route.schema = { hide: true, ...route.schema };
+      });
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
         done(null, Object.fromEntries(new URLSearchParams(String(body))));
       });
@@ -319,6 +325,13 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
             request.log.warn({ origin: request.headers.origin ?? null, fromHere, tokenSent: given !== undefined }, 'console request refused: CSRF token or origin');
             return sendError(request, reply, 403, 'csrf');
           }
+        }
+
+        // What the route's schema refused (kit/schemas.ts): a path naming nothing is not found; a
+        // query or form that is not one of ours cannot be read.
+        if (request.validationError) {
+          const inPath = request.validationError.validationContext === 'params';
+          return sendError(request, reply, inPath ? 404 : 400, inPath ? 'notFound' : 'other');
         }
       });
 

@@ -2,9 +2,8 @@
 // and /console/payouts/single (single payouts): read-only in part 1. Each answers an htmx swap of
 // its list with the list alone (kit/regions.ts). A filter or cursor that is not valid is a 400
 // page (src/http/keyset-pages.ts refuses it), another merchant's batch the console's 404 page.
-import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { batchesPage, batchLines, batchPageView, listSinglePayouts } from '../queries.ts';
 import { noticeOf } from '../../kit/actions.tsx';
@@ -23,53 +22,49 @@ import {
   type LineFilterValues,
 } from '../pages/payouts.tsx';
 import { at } from '../../kit/at.ts';
+import { given, PathNumber, pathNumber, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
 
-/** A query field, empty as absent. */
-function field(request: FastifyRequest, name: string): string | undefined {
-  const value = formField(request.query, name);
-  return value === undefined || value === '' ? undefined : value;
-}
-
+const ListQuery = Query({ status: Text(), after: Text() });
+const LinesQuery = Query({ search: Text(), status: Text(), after: Text() });
 /** Batch numbers are positive int4 (batches.batch_number). */
-const BATCH_NUMBER = /^[1-9]\d{0,9}$/;
+const BatchParams = Type.Object({ batchNumber: PathNumber });
 
 function batchNotFound(batchNumber: string): AppError {
   return new AppError('notFound', 'detail.batchNotFound', { batchNumber: batchNumber.slice(0, 12) });
 }
 
 const route: RouteModule = (scope, { deps }) => {
-  scope.get(at(PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(at(PAYOUTS_PATH), { schema: { querystring: ListQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const filter: BatchFilterValues = { status: field(request, 'status'), after: field(request, 'after') };
+    const filter: BatchFilterValues = { status: given(request.query.status), after: given(request.query.after) };
     const page = await batchesPage(deps.db, context.user.merchantAccountNumber, filter);
     if (wantsRegion(request, REGIONS.batches)) return sendRegion(reply, context, BatchesResults({ lang: context.lang, page, filter, swapped: true }));
     return sendListPage(reply, context, 200, BatchesPage({ context, page, filter }));
   });
 
-  scope.get(`${at(PAYOUTS_PATH)}/batches/:batchNumber`, { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(`${at(PAYOUTS_PATH)}/batches/:batchNumber`, { schema: { params: BatchParams, querystring: LinesQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const merchant = context.user.merchantAccountNumber;
-    const given = String((request.params as { batchNumber: string }).batchNumber);
-    if (!BATCH_NUMBER.test(given) || Number(given) > 2_147_483_647) throw batchNotFound(given);
-    const batchNumber = Number(given);
-    const filter: LineFilterValues = { search: field(request, 'search'), status: field(request, 'status'), after: field(request, 'after') };
+    const batchNumber = pathNumber(request.params.batchNumber);
+    if (batchNumber === undefined) throw batchNotFound(request.params.batchNumber);
+    const filter: LineFilterValues = { search: given(request.query.search), status: given(request.query.status), after: given(request.query.after) };
     // The lines first: they are all an htmx swap needs, and they say whether the batch is this merchant's.
     if (wantsRegion(request, REGIONS.lines)) {
       const lines = await batchLines(deps.db, merchant, batchNumber, filter);
-      if (!lines) throw batchNotFound(given);
+      if (!lines) throw batchNotFound(request.params.batchNumber);
       return sendRegion(reply, context, LinesResults({ lang: context.lang, batchNumber, page: lines, filter, swapped: true }));
     }
     const view = await batchPageView(deps.db, merchant, batchNumber, filter);
-    if (!view) throw batchNotFound(given);
+    if (!view) throw batchNotFound(request.params.batchNumber);
     return sendListPage(reply, context, 200, BatchPage({ context, ...view, filter, notice: noticeOf(request, context.lang) }));
   });
 
-  scope.get(at(SINGLE_PAYOUTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(at(SINGLE_PAYOUTS_PATH), { schema: { querystring: LinesQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const filter: LineFilterValues = { search: field(request, 'search'), status: field(request, 'status'), after: field(request, 'after') };
+    const filter: LineFilterValues = { search: given(request.query.search), status: given(request.query.status), after: given(request.query.after) };
     const page = await listSinglePayouts(deps.db, context.user.merchantAccountNumber, filter);
     if (wantsRegion(request, REGIONS.single)) return sendRegion(reply, context, SingleResults({ lang: context.lang, page, filter, swapped: true }));
     return sendListPage(reply, context, 200, SinglePage({ context, page, filter }));
