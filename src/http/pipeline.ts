@@ -3,7 +3,7 @@
 // problem+json errors and metrics. Route files only declare `config` and schemas.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { pipeline } from 'node:stream';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, RequestPayload, RouteOptions } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { compileNormalizer } from './case-insensitive.ts';
 import { AppError, problem, problemFromAppError, type ErrorName } from './errors.ts';
@@ -13,7 +13,7 @@ import { BodyHasher, fingerprint, fingerprintOfBytes, heldKey, IDEMPOTENCY_KEY_P
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { errorResponses, IDEMPOTENCY_KEY_HEADER, successResponseHeaders } from './docs.ts';
-import type { App, Deps, Principal } from './types.ts';
+import type { App, Deps, IdempotencyContext, Principal } from './types.ts';
 import { fieldMessages } from './validation.ts';
 
 /** Who a bearer access token names; undefined when it is not one of ours or has expired. */
@@ -88,194 +88,30 @@ function namedScopes(request: FastifyRequest): { merchants: unknown[]; organisat
 const UNAUTHENTICATED_LIMITED = ['/sandbox/', '/live/', '/checkout/', '/requesttopay/', '/users/', '/console'];
 
 export function registerPipeline(app: App, options: PipelineOptions): void {
-  const { deps, tokens, keyStatus, rateLimiter, metrics } = options;
-
+  const { deps, metrics } = options;
   app.decorateRequest('lang', 'en');
   app.decorateRequest('principal', undefined);
   app.decorateRequest('idempotency', undefined);
   app.decorateRequest('bodyTextStorable', false);
   app.decorateRequest('rawBodySha256', undefined);
 
-  // Compile per-route key normalisers and give every route its error responses in the docs.
-  app.addHook('onRoute', (route) => {
-    // Merchant API routes need a merchant's token unless they say otherwise; the rest (docs,
-    // health, metrics) are open unless they ask for the operator token.
-    if (route.config?.auth === undefined) {
-      const merchantApi = route.url.startsWith('/sandbox/') || route.url.startsWith('/live/');
-      route.config = { ...route.config, auth: merchantApi ? 'merchant' : 'none' };
-    }
-    const schema = (route.schema ??= {});
-    if (schema.hide) return;
-    const compiled = {
-      body: compileNormalizer(schema.body as never),
-      query: compileNormalizer(schema.querystring as never),
-    };
-    if (compiled.body || compiled.query) route.config = { ...route.config, normalize: compiled };
-    // Every idempotent operation declares X-Idempotency-Key, so the docs' "Try it" can send it
-    // (type string only: the key's format is checked, with its own message, in preHandler).
-    if (route.config?.idempotent) {
-      const headers = (schema.headers ?? { type: 'object' }) as { properties?: Record<string, unknown> };
-      schema.headers = { ...headers, type: 'object', properties: { ...headers.properties, 'x-idempotency-key': IDEMPOTENCY_KEY_HEADER } };
-    }
-    // Error responses, described with the statuses this operation can answer (http/docs.ts).
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const errors = errorResponses({
-      method: String(methods[0]).toUpperCase(),
-      auth: route.config.auth ?? 'none',
-      idempotent: route.config.idempotent === true,
-      body: schema.body !== undefined,
-      merchantApi: route.url.startsWith('/sandbox/') || route.url.startsWith('/live/'),
-      url: route.url,
-    });
-    const responses = (schema.response ??= {}) as Record<string, unknown>;
-    responses['4xx'] ??= errors['4xx'];
-    responses['5xx'] ??= errors['5xx'];
-    // The headers every success carries, in the docs (a copy: response schemas are shared).
-    const successHeaders = successResponseHeaders(route.config.auth ?? 'none', route.config.idempotent === true);
-    for (const [status, response] of Object.entries(responses)) {
-      if (!status.startsWith('2') || typeof response !== 'object' || response === null) continue;
-      const own = (response as { headers?: Record<string, unknown> }).headers;
-      responses[status] = { ...response, headers: { ...successHeaders, ...own } };
-    }
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
-    request.lang = negotiateLanguage(request.headers['accept-language']);
-    reply.header('x-request-id', String(request.id));
-    reply.header('content-language', request.lang);
-    reply.header('x-content-type-options', 'nosniff');
-    // Routes match case-insensitively, so prefixes are tested on the lower-cased path: on the raw
-    // URL, /SANDBOX/v1/… skipped the per-address rate limit of the token endpoint.
-    const path = request.url.toLowerCase();
-    // API answers carry balances and keys: no shared cache may keep them.
-    if (path.startsWith('/sandbox/') || path.startsWith('/live/') || path.startsWith('/admin/')) reply.header('cache-control', 'no-store');
-    if (options.isShuttingDown()) {
-      reply.header('connection', 'close');
-      return sendProblem(request, reply, 'unavailable', t(request.lang, 'detail.shuttingDown'));
-    }
-    // An unknown route answers 404 whoever asks: the not-found handler has no route config.
-    if (request.is404) return;
-    const mode = request.routeOptions.config?.auth ?? 'merchant';
-    if (mode === 'none') {
-      // Unauthenticated calls that reach the database are limited per client address: the
-      // merchant API's (the token endpoint, checkout initiate) and the pages people open (hosted
-      // checkout, set-password and the console, which hash with argon2). Health, docs and metrics are not.
-      if (UNAUTHENTICATED_LIMITED.some((prefix) => path.startsWith(prefix))) return applyRateLimit(request, reply, `ip:${request.ip}`);
-      return;
-    }
-    if (mode === 'admin') {
-      const token = bearer(request);
-      if (!deps.config.adminToken) return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0] }));
-      if (!token || !sameSecret(token, deps.config.adminToken)) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.adminToken'));
-      return;
-    }
-    const token = bearer(request);
-    if (!token) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.missingToken'));
-    const principal = await tokens.verify(token, deps.clock.now());
-    if (!principal) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.invalidToken'));
-    if (!(await keyStatus.isUsable(principal.clientId))) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.revokedKey'));
-    request.principal = principal;
-    return applyRateLimit(request, reply, `m:${principal.merchantAccountNumber}`);
-  });
-
-  async function applyRateLimit(request: FastifyRequest, reply: FastifyReply, key: string): Promise<FastifyReply | undefined> {
-    if (!rateLimiter.enabled) return undefined;
-    const decision = await rateLimiter.take(key, deps.clock.now().getTime());
-    reply.header('x-ratelimit-limit', decision.limit);
-    reply.header('x-ratelimit-remaining', decision.remaining);
-    reply.header('x-ratelimit-reset', decision.resetUnixSeconds);
-    if (decision.allowed) return undefined;
-    reply.header('retry-after', decision.retryAfterSeconds);
-    return sendProblem(request, reply, 'rateLimited', t(request.lang, 'detail.rateLimited', { limit: decision.limit, retryAfter: decision.retryAfterSeconds }));
-  }
-
-  // A large keyed body is hashed while it arrives (see fingerprintOfBytes): by its declared length
-  // only, so the same bytes always get the same kind of fingerprint.
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    const minBytes = request.routeOptions.config?.rawFingerprintMinBytes;
-    if (minBytes === undefined || !request.principal || idempotencyKeyOf(request) === undefined) return payload;
-    if (!(Number(request.headers['content-length']) >= minBytes)) return payload;
-    const hasher = new BodyHasher((sha256) => {
-      request.rawBodySha256 = sha256;
-    });
-    pipeline(payload, hasher, () => undefined);
-    return hasher;
-  });
-
+  app.addHook('onRoute', describeRoute);
+  app.addHook('onRequest', admit(options));
+  app.addHook('preParsing', hashLargeKeyedBody);
   app.addHook('preValidation', async (request) => {
     const compiled = request.routeOptions.config?.normalize;
     if (!compiled) return;
     compiled.body?.(request.body);
     compiled.query?.(request.query);
   });
-
   app.addHook('preHandler', async (request) => {
     checkInput(request.body, 'body', request.bodyTextStorable);
     checkInput(request.query, 'query');
     const principal = request.principal;
     if (!principal) return;
-    // Merchant scoping: a token is bound to one merchant account; naming another one answers 404,
-    // exactly as if it did not exist, so account numbers cannot be probed.
-    const { merchants, organisations } = namedScopes(request);
-    for (const value of merchants) {
-      const text = String(value);
-      if (!/^\d{8}$/.test(text)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.merchantAccountNumber', params: {} }] });
-      if (Number(text) !== principal.merchantAccountNumber) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: text });
-    }
-    for (const value of organisations) {
-      if (String(value).toUpperCase() !== principal.organisationId) throw new AppError('notFound', 'detail.organisationNotFound', { organisationId: String(value).slice(0, 40) });
-    }
-
-    if (!request.routeOptions.config?.idempotent) return;
-    const key = idempotencyKeyOf(request);
-    if (key === undefined) {
-      if (deps.config.idempotencyRequired) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKeyRequired', params: {} }] });
-      return;
-    }
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKey', params: {} }] });
-    // No claim here: the record is written with the effect's commit (http/idempotency.ts).
-    request.idempotency = {
-      merchantAccountNumber: principal.merchantAccountNumber,
-      key,
-      fingerprint: request.rawBodySha256
-        ? fingerprintOfBytes(request.method, request.routeOptions.url ?? request.url, request.query, request.rawBodySha256)
-        : fingerprint(request.method, request.routeOptions.url ?? request.url, request.query, request.body),
-      retentionHours: deps.config.idempotencyRetentionHours,
-      completed: false,
-    };
+    checkMerchantScope(request, principal);
+    if (request.routeOptions.config?.idempotent) request.idempotency = idempotencyContextOf(request, principal, deps);
   });
-
-  /**
-   * A keyed request that failed: if its key is held by another request's record (its own store
-   * failed, or its effect was refused because the first one happened: the reference is taken, the
-   * batch has moved on), it is answered from that record. Undefined: answer the error.
-   */
-  async function answerFromHeldKey(request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | undefined> {
-    const context = request.idempotency;
-    if (!context) return undefined;
-    context.completed = false;
-    const refused = error instanceof AppError && error.status < 500;
-    if (!refused && !isKeyHeld(error)) return undefined;
-    const held = await heldKey(deps.db, context);
-    switch (held.kind) {
-      case 'free':
-        // Only a failed store says the key is held; its holder has gone since (rolled back): retry.
-        if (!isKeyHeld(error)) return undefined;
-        context.completed = true;
-        throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
-      case 'replay':
-        context.completed = true;
-        reply.header('idempotent-replayed', 'true');
-        return reply.code(held.status).type(held.contentType).send(held.body);
-      case 'mismatch':
-        context.completed = true;
-        throw new AppError('idempotencyMismatch', 'detail.idempotencyMismatch', { key: context.key });
-      case 'inProgress':
-        context.completed = true;
-        throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
-    }
-  }
-
   // A refusal (4xx) sent outside an effect's transaction is final and replayed like a success; a
   // server error, a rate limit or a conflict stores nothing, so the key stays free for a retry.
   app.addHook('onSend', async (request, reply, payload) => {
@@ -291,22 +127,204 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     }
     return payload;
   });
-
   app.addHook('onResponse', async (request, reply) => {
     metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
-
   app.setNotFoundHandler((request, reply) => {
     request.lang = negotiateLanguage(request.headers['accept-language']);
     return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0].slice(0, 200) }));
   });
+  app.setErrorHandler(answerError(deps));
+}
 
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+/** Compiles a route's key normalisers and gives it, in the docs, its error responses and the headers of its successes. */
+function describeRoute(route: RouteOptions): void {
+  // Merchant API routes need a merchant's token unless they say otherwise; the rest (docs,
+  // health, metrics) are open unless they ask for the operator token.
+  if (route.config?.auth === undefined) {
+    const merchantApi = route.url.startsWith('/sandbox/') || route.url.startsWith('/live/');
+    route.config = { ...route.config, auth: merchantApi ? 'merchant' : 'none' };
+  }
+  const schema = (route.schema ??= {});
+  if (schema.hide) return;
+  const compiled = {
+    body: compileNormalizer(schema.body as never),
+    query: compileNormalizer(schema.querystring as never),
+  };
+  if (compiled.body || compiled.query) route.config = { ...route.config, normalize: compiled };
+  // Every idempotent operation declares X-Idempotency-Key, so the docs' "Try it" can send it
+  // (type string only: the key's format is checked, with its own message, in preHandler).
+  if (route.config?.idempotent) {
+    const headers = (schema.headers ?? { type: 'object' }) as { properties?: Record<string, unknown> };
+    schema.headers = { ...headers, type: 'object', properties: { ...headers.properties, 'x-idempotency-key': IDEMPOTENCY_KEY_HEADER } };
+  }
+  // Error responses, described with the statuses this operation can answer (http/docs.ts).
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const errors = errorResponses({
+    method: String(methods[0]).toUpperCase(),
+    auth: route.config.auth ?? 'none',
+    idempotent: route.config.idempotent === true,
+    body: schema.body !== undefined,
+    merchantApi: route.url.startsWith('/sandbox/') || route.url.startsWith('/live/'),
+    url: route.url,
+  });
+  const responses = (schema.response ??= {}) as Record<string, unknown>;
+  responses['4xx'] ??= errors['4xx'];
+  responses['5xx'] ??= errors['5xx'];
+  // The headers every success carries, in the docs (a copy: response schemas are shared).
+  const successHeaders = successResponseHeaders(route.config.auth ?? 'none', route.config.idempotent === true);
+  for (const [status, response] of Object.entries(responses)) {
+    if (!status.startsWith('2') || typeof response !== 'object' || response === null) continue;
+    const own = (response as { headers?: Record<string, unknown> }).headers;
+    responses[status] = { ...response, headers: { ...successHeaders, ...own } };
+  }
+}
+
+/**
+ * The first hook of every request: its id, language and headers; 503 while shutting down; then
+ * the route's authentication (none, the operator's token or a merchant's) and rate limit.
+ */
+function admit(options: PipelineOptions) {
+  const { deps, tokens, keyStatus, rateLimiter } = options;
+  const limit = (request: FastifyRequest, reply: FastifyReply, key: string) => applyRateLimit(deps, rateLimiter, request, reply, key);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    request.lang = negotiateLanguage(request.headers['accept-language']);
+    reply.header('x-request-id', String(request.id));
+    reply.header('content-language', request.lang);
+    reply.header('x-content-type-options', 'nosniff');
+    // Routes match case-insensitively, so prefixes are tested on the lower-cased path: on the raw
+    // URL, /SANDBOX/v1/… skipped the per-address rate limit of the token endpoint.
+    const path = request.url.toLowerCase();
+    // API answers carry balances and keys: no shared cache may keep them.
+    if (path.startsWith('/sandbox/') || path.startsWith('/live/') || path.startsWith('/admin/')) reply.header('cache-control', 'no-store');
+    if (options.isShuttingDown()) {
+      reply.header('connection', 'close');
+      return sendProblem(request, reply, 'unavailable', t(request.lang, 'detail.shuttingDown'));
+    }
+    // An unknown route answers 404 whoever asks: the not-found handler has no route config.
+    if (request.is404) return undefined;
+    const mode = request.routeOptions.config?.auth ?? 'merchant';
+    if (mode === 'none') {
+      // Unauthenticated calls that reach the database are limited per client address: the
+      // merchant API's (the token endpoint, checkout initiate) and the pages people open (hosted
+      // checkout, set-password and the console, which hash with argon2). Health, docs and metrics are not.
+      if (UNAUTHENTICATED_LIMITED.some((prefix) => path.startsWith(prefix))) return limit(request, reply, `ip:${request.ip}`);
+      return undefined;
+    }
+    if (mode === 'admin') {
+      const token = bearer(request);
+      if (!deps.config.adminToken) return sendProblem(request, reply, 'notFound', t(request.lang, 'detail.routeNotFound', { method: request.method, path: request.url.split('?')[0] }));
+      if (!token || !sameSecret(token, deps.config.adminToken)) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.adminToken'));
+      return undefined;
+    }
+    const token = bearer(request);
+    if (!token) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.missingToken'));
+    const principal = await tokens.verify(token, deps.clock.now());
+    if (!principal) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.invalidToken'));
+    if (!(await keyStatus.isUsable(principal.clientId))) return sendProblem(request, reply, 'unauthorized', t(request.lang, 'detail.revokedKey'));
+    request.principal = principal;
+    return limit(request, reply, `m:${principal.merchantAccountNumber}`);
+  };
+}
+
+async function applyRateLimit(deps: Deps, rateLimiter: RateLimiter, request: FastifyRequest, reply: FastifyReply, key: string): Promise<FastifyReply | undefined> {
+  if (!rateLimiter.enabled) return undefined;
+  const decision = await rateLimiter.take(key, deps.clock.now().getTime());
+  reply.header('x-ratelimit-limit', decision.limit);
+  reply.header('x-ratelimit-remaining', decision.remaining);
+  reply.header('x-ratelimit-reset', decision.resetUnixSeconds);
+  if (decision.allowed) return undefined;
+  reply.header('retry-after', decision.retryAfterSeconds);
+  return sendProblem(request, reply, 'rateLimited', t(request.lang, 'detail.rateLimited', { limit: decision.limit, retryAfter: decision.retryAfterSeconds }));
+}
+
+/** A large keyed body is hashed while it arrives (see fingerprintOfBytes): by its declared length only, so the same bytes always get the same kind of fingerprint. */
+async function hashLargeKeyedBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> {
+  const minBytes = request.routeOptions.config?.rawFingerprintMinBytes;
+  if (minBytes === undefined || !request.principal || idempotencyKeyOf(request) === undefined) return payload;
+  if (!(Number(request.headers['content-length']) >= minBytes)) return payload;
+  const hasher = new BodyHasher((sha256) => {
+    request.rawBodySha256 = sha256;
+  });
+  pipeline(payload, hasher, () => undefined);
+  return hasher;
+}
+
+/**
+ * Merchant scoping: a token is bound to one merchant account; naming another one answers 404,
+ * exactly as if it did not exist, so account numbers cannot be probed.
+ */
+function checkMerchantScope(request: FastifyRequest, principal: Principal): void {
+  const { merchants, organisations } = namedScopes(request);
+  for (const value of merchants) {
+    const text = String(value);
+    if (!/^\d{8}$/.test(text)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.merchantAccountNumber', params: {} }] });
+    if (Number(text) !== principal.merchantAccountNumber) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: text });
+  }
+  for (const value of organisations) {
+    if (String(value).toUpperCase() !== principal.organisationId) throw new AppError('notFound', 'detail.organisationNotFound', { organisationId: String(value).slice(0, 40) });
+  }
+}
+
+/** The idempotency context of a keyed request (undefined without a key, where keys are optional); a key of the wrong form is refused. */
+function idempotencyContextOf(request: FastifyRequest, principal: Principal, deps: Deps): IdempotencyContext | undefined {
+  const key = idempotencyKeyOf(request);
+  if (key === undefined) {
+    if (deps.config.idempotencyRequired) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKeyRequired', params: {} }] });
+    return undefined;
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new AppError('validation', 'detail.validation', {}, { fieldErrors: [{ key: 'field.idempotencyKey', params: {} }] });
+  // No claim here: the record is written with the effect's commit (http/idempotency.ts).
+  return {
+    merchantAccountNumber: principal.merchantAccountNumber,
+    key,
+    fingerprint: request.rawBodySha256
+      ? fingerprintOfBytes(request.method, request.routeOptions.url ?? request.url, request.query, request.rawBodySha256)
+      : fingerprint(request.method, request.routeOptions.url ?? request.url, request.query, request.body),
+    retentionHours: deps.config.idempotencyRetentionHours,
+    completed: false,
+  };
+}
+
+/**
+ * A keyed request that failed: if its key is held by another request's record (its own store
+ * failed, or its effect was refused because the first one happened: the reference is taken, the
+ * batch has moved on), it is answered from that record. Undefined: answer the error.
+ */
+async function answerFromHeldKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | undefined> {
+  const context = request.idempotency;
+  if (!context) return undefined;
+  context.completed = false;
+  const refused = error instanceof AppError && error.status < 500;
+  if (!refused && !isKeyHeld(error)) return undefined;
+  const held = await heldKey(deps.db, context);
+  switch (held.kind) {
+    case 'free':
+      // Only a failed store says the key is held; its holder has gone since (rolled back): retry.
+      if (!isKeyHeld(error)) return undefined;
+      context.completed = true;
+      throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
+    case 'replay':
+      context.completed = true;
+      reply.header('idempotent-replayed', 'true');
+      return reply.code(held.status).type(held.contentType).send(held.body);
+    case 'mismatch':
+      context.completed = true;
+      throw new AppError('idempotencyMismatch', 'detail.idempotencyMismatch', { key: context.key });
+    case 'inProgress':
+      context.completed = true;
+      throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
+  }
+}
+
+/** Every error as problem+json: ours as raised, Fastify's and the driver's by kind, anything else as a 500 with its request id. */
+function answerError(deps: Deps) {
+  return async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const lang = request.lang ?? 'en';
     const instance = request.url.split('?')[0];
     if (request.idempotency) {
       try {
-        const answered = await answerFromHeldKey(request, reply, error);
+        const answered = await answerFromHeldKey(deps, request, reply, error);
         if (answered) return answered;
       } catch (held) {
         error = held as FastifyError;
@@ -320,30 +338,35 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     if (error.validation) {
       return sendProblem(request, reply, 'validation', t(lang, 'detail.validation'), fieldMessages(lang, error.validation as ErrorObject[]));
     }
-    switch (error.code) {
-      case 'FST_ERR_CTP_BODY_TOO_LARGE': {
-        const limit = request.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes;
-        keepReadingRefusedBody(request, reply, limit);
-        return sendProblem(request, reply, 'tooLarge', t(lang, 'detail.tooLarge', { limit }));
-      }
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendProblem(request, reply, 'unsupportedMediaType', t(lang, 'detail.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) || '(none)' }));
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(request, reply, 'validation', t(lang, 'detail.emptyJson'));
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendProblem(request, reply, 'validation', t(lang, 'detail.badJson'));
+    return answerFastifyError(deps, error, request, reply);
+  };
+}
+
+function answerFastifyError(deps: Deps, error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const lang = request.lang ?? 'en';
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const limit = request.routeOptions.bodyLimit ?? deps.config.bodyLimitBytes;
+      keepReadingRefusedBody(request, reply, limit);
+      return sendProblem(request, reply, 'tooLarge', t(lang, 'detail.tooLarge', { limit }));
     }
-    if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-      // Any other client error Fastify detected (bad content length, malformed body…).
-      const kind: ErrorName = error.statusCode === 413 ? 'tooLarge' : error.statusCode === 415 ? 'unsupportedMediaType' : error.statusCode === 404 ? 'notFound' : 'validation';
-      return sendProblem(request, reply, kind, error instanceof SyntaxError ? t(lang, 'detail.badJson') : t(lang, 'detail.validation'));
-    }
-    if ((error as { code?: string }).code === 'ECONNREFUSED' || (error as { code?: string }).code === '57P01') {
-      return sendProblem(request, reply, 'unavailable', t(lang, 'detail.unavailable'));
-    }
-    request.log.error({ err: error }, 'unexpected error');
-    return sendProblem(request, reply, 'internal', t(lang, 'detail.internal', { requestId: String(request.id) }));
-  });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendProblem(request, reply, 'unsupportedMediaType', t(lang, 'detail.unsupportedMediaType', { type: String(request.headers['content-type'] ?? '').slice(0, 100) || '(none)' }));
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return sendProblem(request, reply, 'validation', t(lang, 'detail.emptyJson'));
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return sendProblem(request, reply, 'validation', t(lang, 'detail.badJson'));
+  }
+  if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+    // Any other client error Fastify detected (bad content length, malformed body…).
+    const kind: ErrorName = error.statusCode === 413 ? 'tooLarge' : error.statusCode === 415 ? 'unsupportedMediaType' : error.statusCode === 404 ? 'notFound' : 'validation';
+    return sendProblem(request, reply, kind, error instanceof SyntaxError ? t(lang, 'detail.badJson') : t(lang, 'detail.validation'));
+  }
+  if ((error as { code?: string }).code === 'ECONNREFUSED' || (error as { code?: string }).code === '57P01') {
+    return sendProblem(request, reply, 'unavailable', t(lang, 'detail.unavailable'));
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return sendProblem(request, reply, 'internal', t(lang, 'detail.internal', { requestId: String(request.id) }));
 }
 
 /** A refused body is read to its end, and dropped, when it declares at most this many times the limit. */

@@ -13,6 +13,7 @@ import { formField } from '../../../http/html.ts';
 import { LANGUAGES, type Lang } from '../../../http/i18n.ts';
 import type { App, Deps, RouteContext } from '../../../http/types.ts';
 import type { SafeHtml } from '../../../lib/html/jsx.ts';
+import { USER } from '../../users/repository.ts';
 import { originOf, type Origin } from './audit.ts';
 import { cookieNames, csrfToken, newSecret, parseCookies, parsePreSession, parseSessionCookie, sameToken, serializeCookie, type SessionId } from './cookies.ts';
 import { CONSOLE_PATH, SECURITY_PATH, SIGN_IN_PATH, type Section } from './paths.ts';
@@ -153,7 +154,7 @@ export async function lookUpSession(deps: Deps, cookieValue: string | undefined)
   if (!row) return { kind: 'ended' };
   const now = deps.clock.now();
   const idleMs = deps.config.consoleIdleMinutes * 60_000;
-  if (row.expires_at <= now || now.getTime() - row.last_seen_at.getTime() >= idleMs || row.user_status_code !== 'A') {
+  if (row.expires_at <= now || now.getTime() - row.last_seen_at.getTime() >= idleMs || row.user_status_code !== USER.active) {
     await deleteSession(deps.db, id.merchantAccountNumber, id.hash);
     return { kind: 'ended' };
   }
@@ -271,7 +272,11 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
       // once the hook below has run (validation errors are attached, then answered there).
       scope.addHook('onRoute', (route) => {
         route.attachValidation = true;
-        route.schema = { hide: true, ...route.schema };
+        // The API's onRoute hook (http/pipeline.ts) has run first, on a schema not yet hidden: its
+        // case-insensitive key normalisation and documented error responses are the API's, not a page's.
+        const { response: _apiResponses, ...schema } = route.schema ?? {};
+        route.schema = { ...schema, hide: true };
+        route.config = { ...route.config, normalize: undefined };
       });
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
         done(null, Object.fromEntries(new URLSearchParams(String(body))));
