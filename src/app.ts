@@ -9,7 +9,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
 import { DOCS_UI_OPTIONS } from './http/docs.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
-import type { App, Deps } from './http/types.ts';
+import type { App, Deps, RouteContext } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { limitConnections } from './http/connections.ts';
@@ -60,15 +60,7 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   const shutdown = new AbortController();
   app.decorate('shutdownSignal', shutdown.signal);
 
-  // In-flight requests, for a graceful shutdown: counted from the first hook to the socket's
-  // response 'close', which fires whether the response completed or the client went away.
-  let inFlight = 0;
-  app.addHook('onRequest', async (_request, reply) => {
-    inFlight += 1;
-    reply.raw.once('close', () => {
-      inFlight -= 1;
-    });
-  });
+  const requests = countRequests(app);
 
   // JSON only: a text/plain body is refused with 415 rather than validated as a string.
   app.removeContentTypeParser('text/plain');
@@ -80,6 +72,56 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   // verifier and key-status cache the pipeline checks merchant requests with.
   const { context: ctx, tokens, keyStatus } = apiServices(deps, metrics);
 
+  await registerOpenApi(app);
+  registerPipeline(app, { deps, tokens, keyStatus, rateLimiter: createRateLimiter(deps.config.rateLimitStore, deps.db, deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
+  await registerReference(app);
+  await registerRoutes(app, deps, ctx);
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  // A person opening the server's address lands on the API reference.
+  app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs', 302));
+  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+
+  return {
+    app,
+    metrics,
+    keyStatus,
+    beginShutdown: () => {
+      shuttingDown = true;
+      shutdown.abort();
+    },
+    drain: requests.drain,
+  };
+}
+
+/**
+ * In-flight requests, for a graceful shutdown: counted from the first hook to the socket's
+ * response 'close', which fires whether the response completed or the client went away.
+ */
+function countRequests(app: App): Pick<BuiltApp, 'drain'> {
+  let inFlight = 0;
+  app.addHook('onRequest', async (_request, reply) => {
+    inFlight += 1;
+    reply.raw.once('close', () => {
+      inFlight -= 1;
+    });
+  });
+  return {
+    drain: async (timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight > 0) {
+        if (Date.now() >= deadline) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return true;
+    },
+  };
+}
+
+/** The OpenAPI document: registered before the pipeline, whose onRoute hook completes each operation it lists. */
+async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -97,7 +139,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
       security: [{ bearerAuth: [] }],
     },
   });
-  registerPipeline(app, { deps, tokens, keyStatus, rateLimiter: createRateLimiter(deps.config.rateLimitStore, deps.db, deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
+}
+
+/** The API reference at /docs. */
+async function registerReference(app: App): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     // This project's name, title and icon; no framework logo (http/docs.ts).
@@ -106,7 +151,10 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     // Served over plain http on localhost: do not tell browsers to upgrade asset requests to https.
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
   });
+}
 
+/** The merchant API under its prefixes, the root routes and, without mutual TLS, the switch's side. */
+async function registerRoutes(app: App, deps: Deps, ctx: RouteContext): Promise<void> {
   const production = deps.config.mode === 'production';
   const prefixes = production ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
   const routes = merchantApi(deps.config.mode);
@@ -122,30 +170,4 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   // The switch's side (src/rails/mojaloop/): on the main port only without mutual TLS (sandbox
   // mode: config.ts refuses production without it); with it, on a listener of its own (listener.ts).
   if (deps.config.mojaloop && !deps.config.mojaloop.tls) await app.register((scope) => registerFspiopRoutes(scope as never, deps), { prefix: '/fspiop' });
-
-  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
-  // A person opening the server's address lands on the API reference.
-  app.get('/', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs', 302));
-  app.get('/metrics', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
-
-  return {
-    app,
-    metrics,
-    keyStatus,
-    beginShutdown: () => {
-      shuttingDown = true;
-      shutdown.abort();
-    },
-    drain: async (timeoutMs) => {
-      const deadline = Date.now() + timeoutMs;
-      while (inFlight > 0) {
-        if (Date.now() >= deadline) return false;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return true;
-    },
-  };
 }
