@@ -278,6 +278,13 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
         route.schema = { ...schema, hide: true };
         route.config = { ...route.config, normalize: undefined };
       });
+      // Read as the pages read fields before they had schemas: a POST without a body is an empty
+      // form (its CSRF token may come as a header), and a query field given twice is absent.
+      scope.addHook('preValidation', async (request) => {
+        if (request.method === 'POST' && (request.body === undefined || request.body === null)) request.body = {};
+        const query = request.query as Record<string, unknown> | undefined;
+        if (query) for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) delete query[name];
+      });
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
         done(null, Object.fromEntries(new URLSearchParams(String(body))));
       });
