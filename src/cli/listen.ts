@@ -258,14 +258,8 @@ function writeLine(line: object): void {
   process.stdout.write(JSON.stringify(line) + '\n');
 }
 
-async function listen(base: URL, options: ListenOptions): Promise<void> {
-  const merchant = options.credentials.merchantAccountNumber;
-  const api = new ApiSession(base, options.credentials);
-  // The listener's signing secret, and those of earlier leases (a lapsed lease is replaced): a
-  // copy sent just before a replacement still verifies.
-  const secrets: string[] = [];
-
-  // Stop on the first SIGINT/SIGTERM (or when stdout goes away); a second one leaves at once.
+/** Stops on the first SIGINT/SIGTERM (or when stdout goes away); a second one leaves at once. */
+function stopSignals(leaseSeconds: number) {
   let stopping = false;
   let stopRequested!: (why: string) => void;
   const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
@@ -279,15 +273,74 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
       requestStop(signal);
       return;
     }
-    process.stderr.write(`${signal} again: leaving at once; the listener lapses by itself within ${options.leaseSeconds} s\n`);
+    process.stderr.write(`${signal} again: leaving at once; the listener lapses by itself within ${leaseSeconds} s\n`);
     process.exit(130);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.stdout.on('error', () => requestStop('stdout closed'));
+  return {
+    stopped,
+    isStopping: () => stopping,
+    detach: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
 
+/** One delivery: checked against the listener's secrets, written as a line, answered (or forwarded and answered with the target's answer). */
+async function receive(req: http.IncomingMessage, res: http.ServerResponse, secrets: readonly string[], forwardTo: URL | undefined): Promise<void> {
+  if (req.method !== 'POST') {
+    req.resume();
+    res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('webhook receiver: POST only\n');
+    return;
+  }
+  const receivedAt = new Date();
+  const raw = await readBody(req, LISTEN_BODY_LIMIT_BYTES);
+  if (raw === undefined) {
+    process.stderr.write(`refused a delivery larger than ${LISTEN_BODY_LIMIT_BYTES} bytes (webhook-id ${header(req, 'webhook-id') ?? 'none'})\n`);
+    res.writeHead(413, { connection: 'close', 'content-type': 'text/plain; charset=utf-8' }).end('body too large\n');
+    return;
+  }
+  const text = raw.toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const eventCode = header(req, 'x-onekhusa-webhook-event') ?? (typeof fields.eventCode === 'string' ? fields.eventCode : null);
+  const signatureValid = secrets.some((secret) =>
+    standardSignatureValid(secret, header(req, 'webhook-id'), header(req, 'webhook-timestamp'), header(req, 'webhook-signature'), raw, receivedAt.getTime()),
+  );
+  // deliveryId is the delivery log's (POST /merchants/webhooks/redeliver takes it); webhookId, in
+  // the API, names a subscription, which a listener's copy does not have.
+  const deliveryId = header(req, 'x-onekhusa-delivery-id');
+  const line = {
+    receivedAt: receivedAt.toISOString(),
+    eventCode,
+    deliveryId: deliveryId !== undefined && /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : null,
+    webhookMessageId: header(req, 'webhook-id') ?? null,
+    signatureValid,
+    isTest: header(req, 'x-onekhusa-webhook-test') === 'true' || fields.isTest === true,
+    body,
+  };
+  if (!forwardTo) {
+    writeLine(line);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    return;
+  }
+  const answer = await forward(forwardTo, req, raw);
+  writeLine({ ...line, forwardStatus: answer.error ? null : answer.status, ...(answer.error ? { forwardError: answer.error } : {}) });
+  res.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {}).end(answer.body);
+}
+
+/** The receiver on 127.0.0.1:`port` (0: any free port), and its callback address. */
+async function startReceiver(port: number, secrets: readonly string[], forwardTo: URL | undefined): Promise<{ callbackUrl: string; close: () => Promise<void> }> {
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
-    void receive(req, res).catch((err: unknown) => {
+    void receive(req, res, secrets, forwardTo).catch((err: unknown) => {
       process.stderr.write(`could not handle a delivery: ${(err as Error).message}\n`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end();
@@ -295,84 +348,30 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
   });
   // A receiver that answers slowly must not keep a connection open for ever.
   server.keepAliveTimeout = 5_000;
-
-  async function receive(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (req.method !== 'POST') {
-      req.resume();
-      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain; charset=utf-8' }).end('webhook receiver: POST only\n');
-      return;
-    }
-    const receivedAt = new Date();
-    const raw = await readBody(req, LISTEN_BODY_LIMIT_BYTES);
-    if (raw === undefined) {
-      process.stderr.write(`refused a delivery larger than ${LISTEN_BODY_LIMIT_BYTES} bytes (webhook-id ${header(req, 'webhook-id') ?? 'none'})\n`);
-      res.writeHead(413, { connection: 'close', 'content-type': 'text/plain; charset=utf-8' }).end('body too large\n');
-      return;
-    }
-    const text = raw.toString('utf8');
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const eventCode = header(req, 'x-onekhusa-webhook-event') ?? (typeof fields.eventCode === 'string' ? fields.eventCode : null);
-    const signatureValid = secrets.some((secret) =>
-      standardSignatureValid(secret, header(req, 'webhook-id'), header(req, 'webhook-timestamp'), header(req, 'webhook-signature'), raw, receivedAt.getTime()),
-    );
-    // deliveryId is the delivery log's (POST /merchants/webhooks/redeliver takes it); webhookId, in
-    // the API, names a subscription, which a listener's copy does not have.
-    const deliveryId = header(req, 'x-onekhusa-delivery-id');
-    const line = {
-      receivedAt: receivedAt.toISOString(),
-      eventCode,
-      deliveryId: deliveryId !== undefined && /^\d{1,15}$/.test(deliveryId) ? Number(deliveryId) : null,
-      webhookMessageId: header(req, 'webhook-id') ?? null,
-      signatureValid,
-      isTest: header(req, 'x-onekhusa-webhook-test') === 'true' || fields.isTest === true,
-      body,
-    };
-    if (!options.forwardTo) {
-      writeLine(line);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-      return;
-    }
-    const answer = await forward(options.forwardTo, req, raw);
-    writeLine({ ...line, forwardStatus: answer.error ? null : answer.status, ...(answer.error ? { forwardError: answer.error } : {}) });
-    res.writeHead(answer.status, answer.contentType ? { 'content-type': answer.contentType } : {}).end(answer.body);
-  }
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new FailureError(err.code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is already in use; pick another --port or leave it out` : `cannot listen on 127.0.0.1:${options.port}: ${err.message}`)),
+      reject(new FailureError(err.code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is already in use; pick another --port or leave it out` : `cannot listen on 127.0.0.1:${port}: ${err.message}`)),
     );
-    server.listen(options.port, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
-  const callbackUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/webhooks`;
-
-  const closeServer = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  const detach = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+  return {
+    callbackUrl: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/webhooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+}
 
-  let lease: Lease;
-  try {
-    lease = await createLease(api, merchant, options.events, callbackUrl, options.leaseSeconds);
-  } catch (err) {
-    await closeServer();
-    detach();
-    throw err;
-  }
-  secrets.unshift(lease.signingSecret);
-
-  // Renewed every third of the lease, so two renewals can fail before it lapses. One that lapsed
-  // anyway (the machine slept, the server was away) is replaced by a new listener.
+/**
+ * Renews the lease every third of it, so two renewals can fail before it lapses. One that lapsed
+ * anyway (the machine slept, the server was away) is replaced by a new listener, whose secret
+ * joins `secrets` (a copy sent just before the replacement still verifies).
+ */
+function keepLeaseAlive(api: ApiSession, options: ListenOptions, callbackUrl: string, first: Lease, secrets: string[], isStopping: () => boolean) {
+  const merchant = options.credentials.merchantAccountNumber;
+  let lease = first;
   let renewing: Promise<void> | undefined;
   const renew = async () => {
     const answer = await api.send('PUT', '/merchants/webhooks/listeners/renew', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
@@ -384,41 +383,75 @@ async function listen(base: URL, options: ListenOptions): Promise<void> {
     secrets.length = Math.min(secrets.length, 3);
     process.stderr.write(`the lease of listener ${lapsed} had lapsed (events meanwhile were not copied); listening again as listener ${lease.listenerId}\n`);
   };
-  const renewEveryMs = Math.max(1000, Math.floor((lease.leaseSeconds * 1000) / 3));
+  const everyMs = Math.max(1000, Math.floor((lease.leaseSeconds * 1000) / 3));
   const timer = setInterval(() => {
-    if (renewing || stopping) return;
+    if (renewing || isStopping()) return;
     renewing = renew()
       .catch((err: unknown) => {
-        process.stderr.write(`could not renew the lease of listener ${lease.listenerId} (trying again in ${Math.round(renewEveryMs / 1000)} s): ${briefly(err)}\n`);
+        process.stderr.write(`could not renew the lease of listener ${lease.listenerId} (trying again in ${Math.round(everyMs / 1000)} s): ${briefly(err)}\n`);
       })
       .finally(() => {
         renewing = undefined;
       });
-  }, renewEveryMs);
+  }, everyMs);
+  return {
+    everyMs,
+    lease: () => lease,
+    /** Stops renewing, once a renewal under way has ended; answers the lease as it is then. */
+    stop: async (): Promise<Lease> => {
+      clearInterval(timer);
+      await renewing;
+      return lease;
+    },
+  };
+}
 
-  const forwarding = options.forwardTo ? `; forwarding to ${shown(options.forwardTo)}` : '';
-  // A stop asked for while the listener was being created goes straight to clean-up.
-  if (!stopping) {
-    process.stderr.write(
-      `listening on ${callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n` +
-        `(a copy of each event, through listener ${lease.listenerId}: the merchant's webhook subscriptions are not changed; the lease lasts ${lease.leaseSeconds} s and is renewed every ${Math.round(renewEveryMs / 1000)} s)\n`,
-    );
-  }
-
-  const why = await stopped;
-  clearInterval(timer);
-  await renewing;
-  process.stderr.write(`stopping (${why}): deleting listener ${lease.listenerId}\n`);
-  let failure: string | undefined;
+/** Deletes the listener; undefined when done (or already lapsed), else why not. */
+async function deleteListener(api: ApiSession, merchant: number, lease: Lease): Promise<string | undefined> {
   try {
     const answer = await api.send('POST', '/merchants/webhooks/listeners/delete', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
     // Already lapsed (and perhaps swept) is as good as deleted.
     if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw refusal(answer);
+    return undefined;
   } catch (err) {
-    failure = `could not delete listener ${lease.listenerId} (it lapses by itself within ${lease.leaseSeconds} s): ${briefly(err)}`;
+    return `could not delete listener ${lease.listenerId} (it lapses by itself within ${lease.leaseSeconds} s): ${briefly(err)}`;
   }
-  await closeServer();
-  detach();
+}
+
+async function listen(base: URL, options: ListenOptions): Promise<void> {
+  const merchant = options.credentials.merchantAccountNumber;
+  const api = new ApiSession(base, options.credentials);
+  // The listener's signing secret, and those of earlier leases (a lapsed lease is replaced).
+  const secrets: string[] = [];
+  const signals = stopSignals(options.leaseSeconds);
+  const receiver = await startReceiver(options.port, secrets, options.forwardTo);
+
+  let first: Lease;
+  try {
+    first = await createLease(api, merchant, options.events, receiver.callbackUrl, options.leaseSeconds);
+  } catch (err) {
+    await receiver.close();
+    signals.detach();
+    throw err;
+  }
+  secrets.unshift(first.signingSecret);
+  const renewal = keepLeaseAlive(api, options, receiver.callbackUrl, first, secrets, signals.isStopping);
+
+  const forwarding = options.forwardTo ? `; forwarding to ${shown(options.forwardTo)}` : '';
+  // A stop asked for while the listener was being created goes straight to clean-up.
+  if (!signals.isStopping()) {
+    process.stderr.write(
+      `listening on ${receiver.callbackUrl} for merchant ${merchant}, events: ${options.events.join(', ')}${forwarding} — Ctrl-C to stop\n` +
+        `(a copy of each event, through listener ${first.listenerId}: the merchant's webhook subscriptions are not changed; the lease lasts ${first.leaseSeconds} s and is renewed every ${Math.round(renewal.everyMs / 1000)} s)\n`,
+    );
+  }
+
+  const why = await signals.stopped;
+  const lease = await renewal.stop();
+  process.stderr.write(`stopping (${why}): deleting listener ${lease.listenerId}\n`);
+  const failure = await deleteListener(api, merchant, lease);
+  await receiver.close();
+  signals.detach();
   if (failure) throw new FailureError(failure);
   process.stderr.write('listener deleted; bye\n');
 }
