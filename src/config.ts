@@ -282,11 +282,15 @@ function ilpSecret(env: NodeJS.ProcessEnv, mode: Config['mode'], fspId: string):
   return `sandbox-ilp-secret:${fspId}:not-for-production`;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+function databaseUrlOf(env: NodeJS.ProcessEnv): string | undefined {
   const databaseUrl = optional(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}"`);
   }
+  return databaseUrl;
+}
+
+function secretsOf(env: NodeJS.ProcessEnv): Pick<Config, 'adminToken' | 'jwtSecret'> {
   const adminToken = optional(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
@@ -295,23 +299,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET must be at least 32 characters long (HS256 needs 256 bits)');
   }
+  return { adminToken, jwtSecret };
+}
+
+function logLevelOf(env: NodeJS.ProcessEnv): string {
   const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  return logLevel;
+}
+
+function modeOf(env: NodeJS.ProcessEnv): Mode {
   // APP_MODE, not MODE: tools such as Vite set MODE for their own purposes.
   const mode = (optional(env, 'APP_MODE') ?? 'sandbox') as Mode;
   if (mode !== 'sandbox' && mode !== 'production') {
     throw new ConfigError(`APP_MODE must be sandbox or production, got "${mode}"`);
   }
-  const host = optional(env, 'HOST') ?? '0.0.0.0';
+  return mode;
+}
+
+function rateLimitStoreOf(env: NodeJS.ProcessEnv): Config['rateLimitStore'] {
   const rateLimitStore = (optional(env, 'RATE_LIMIT_STORE') ?? 'memory') as Config['rateLimitStore'];
   if (rateLimitStore !== 'memory' && rateLimitStore !== 'postgres') {
     throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${rateLimitStore}"`);
   }
+  return rateLimitStore;
+}
+
+function webhookTimesOf(env: NodeJS.ProcessEnv): Pick<Config, 'webhookTimeoutMs' | 'webhookLeaseMs'> {
   const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000);
   const webhookLeaseMs = int(env, 'WEBHOOK_LEASE_MS', webhookTimeoutMs + 15_000, 1000, 600_000);
   if (webhookLeaseMs <= webhookTimeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS (${webhookLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${webhookTimeoutMs})`);
+  return { webhookTimeoutMs, webhookLeaseMs };
+}
+
+function publicOriginsOf(env: NodeJS.ProcessEnv, mode: Mode): Pick<Config, 'publicBaseUrl' | 'publicCheckoutUrl'> {
   const publicBaseUrl = optional(env, 'PUBLIC_BASE_URL');
   if (publicBaseUrl !== undefined && !/^https?:\/\/[^/?#@\s]+\/?$/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) origin such as https://pay.example.mw (no path), got "${publicBaseUrl}"`);
@@ -325,6 +348,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (mode === 'production' && publicBaseUrl === undefined) {
     throw new ConfigError('PUBLIC_BASE_URL is required when APP_MODE=production (the origin customers and invited users reach, e.g. https://pay.example.mw): links are never built from the Host header in production');
   }
+  return { publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''), publicCheckoutUrl: publicCheckoutUrl?.replace(/\/$/, '') };
+}
+
+function mailOf(env: NodeJS.ProcessEnv): Pick<Config, 'smtpUrl' | 'smtpFrom'> {
   const smtpUrl = optional(env, 'SMTP_URL');
   if (smtpUrl !== undefined) {
     let parsed: URL | undefined;
@@ -342,21 +369,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (smtpFrom.length > 200 || /[\r\n]/.test(smtpFrom) || !/[^\s@<>]+@[^\s@<>]+/.test(smtpFrom)) {
     throw new ConfigError(`SMTP_FROM must be an address such as "Shop <no-reply@shop.mw>" (at most 200 characters, one line), got "${smtpFrom.slice(0, 200)}"`);
   }
+  return { smtpUrl, smtpFrom };
+}
+
+function consoleTimesOf(env: NodeJS.ProcessEnv): Pick<Config, 'consoleIdleMinutes' | 'consoleSessionHours'> {
   const consoleIdleMinutes = int(env, 'CONSOLE_IDLE_MINUTES', 30, 1, 24 * 60);
   const consoleSessionHours = int(env, 'CONSOLE_SESSION_HOURS', 12, 1, 7 * 24);
   if (consoleIdleMinutes > consoleSessionHours * 60) {
     throw new ConfigError(`CONSOLE_IDLE_MINUTES (${consoleIdleMinutes}) must not be longer than CONSOLE_SESSION_HOURS (${consoleSessionHours} h)`);
   }
+  return { consoleIdleMinutes, consoleSessionHours };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const mode = modeOf(env);
+  const host = optional(env, 'HOST') ?? '0.0.0.0';
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
-    databaseUrl,
+    databaseUrl: databaseUrlOf(env),
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
-    adminToken,
-    jwtSecret,
-    logLevel,
+    ...secretsOf(env),
+    logLevel: logLevelOf(env),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 50, 0, 1_000_000),
-    rateLimitStore,
+    rateLimitStore: rateLimitStoreOf(env),
     mode,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     batchBodyLimitBytes: int(env, 'BATCH_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 128 * 1024 * 1024),
@@ -373,8 +409,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readCacheMs: int(env, 'READ_CACHE_MS', 1000, 0, 60_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     webhookRetryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', '0,5s,5m,30m,2h,5h,10h,10h'),
-    webhookTimeoutMs,
-    webhookLeaseMs,
+    ...webhookTimesOf(env),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1024),
     webhookPerHostConcurrency: int(env, 'WEBHOOK_PER_HOST_CONCURRENCY', 32, 1, 1024),
     timedAccountMinutes: int(env, 'TIMED_ACCOUNT_MINUTES', 15, 1, 1440),
@@ -382,13 +417,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payoutTimeoutSeconds: int(env, 'PAYOUT_TIMEOUT_SECONDS', 30, 0, 86_400),
     payoutReversalSeconds: int(env, 'PAYOUT_REVERSAL_SECONDS', 60, 0, 86_400),
     scheduleMaxDays: int(env, 'SCHEDULE_MAX_DAYS', 365, 0, 3660),
-    publicBaseUrl: publicBaseUrl?.replace(/\/$/, ''),
-    publicCheckoutUrl: publicCheckoutUrl?.replace(/\/$/, ''),
-    smtpUrl,
-    smtpFrom,
+    ...publicOriginsOf(env, mode),
+    ...mailOf(env),
     invitationHours: int(env, 'INVITATION_HOURS', 72, 1, 720),
-    consoleIdleMinutes,
-    consoleSessionHours,
+    ...consoleTimesOf(env),
     consoleRequireTwoFactor: flag(env, 'CONSOLE_REQUIRE_2FA', mode === 'production'),
     mojaloop: loadMojaloop(env, mode, host),
   };

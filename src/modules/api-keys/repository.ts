@@ -2,9 +2,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../../db/pool.ts';
 import { randomAlnum } from '../../lib/ids.ts';
+import type { MerchantStatus } from '../merchants/repository.ts';
 
 export const CLIENT_KEY_LENGTH = 30;
 export const CLIENT_SECRET_LENGTH = 45;
+
+/** An API key pair's status (migrations/0001): active, inactive. A deleted key is inactive too (date_deleted set). */
+export type ApiKeyStatus = 'A' | 'I';
+
+/** The API key statuses by name: code compares a key's status_code with these, never with the letter. */
+export const API_KEY = { active: 'A', inactive: 'I' } as const satisfies Record<string, ApiKeyStatus>;
 
 export interface ApiKeyRow {
   client_id: number;
@@ -12,7 +19,7 @@ export interface ApiKeyRow {
   organisation_id: string;
   client_key: string;
   secret_hash: Buffer;
-  status_code: 'A' | 'I';
+  status_code: ApiKeyStatus;
   captured_by: string;
   date_captured: Date;
   expiry_date: Date | null;
@@ -66,8 +73,8 @@ export async function findApiKeyById(q: Queryable, merchantAccountNumber: number
 }
 
 /** The live key with this client key, whatever its merchant: used to issue tokens. */
-export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: string; merchant_is_demo: boolean }) | undefined> {
-  const { rows } = await q.query<ApiKeyRow & { merchant_status: string; merchant_is_demo: boolean }>(
+export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: MerchantStatus; merchant_is_demo: boolean }) | undefined> {
+  const { rows } = await q.query<ApiKeyRow & { merchant_status: MerchantStatus; merchant_is_demo: boolean }>(
     `select k.*, m.status_code as merchant_status, m.is_demo as merchant_is_demo
        from api_keys k join merchants m on m.merchant_account_number = k.merchant_account_number
       where k.client_key = $1 and k.date_deleted is null`,
@@ -76,7 +83,7 @@ export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): P
   return rows[0];
 }
 
-export async function setApiKeyStatus(q: Queryable, merchantAccountNumber: number, clientKey: string, status: 'A' | 'I', changedBy: string): Promise<ApiKeyRow | undefined> {
+export async function setApiKeyStatus(q: Queryable, merchantAccountNumber: number, clientKey: string, status: ApiKeyStatus, changedBy: string): Promise<ApiKeyRow | undefined> {
   const { rows } = await q.query<ApiKeyRow>(
     `update api_keys set status_code = $3, modified_by = $4, date_modified = now()
       where merchant_account_number = $1 and client_key = $2 and date_deleted is null returning *`,

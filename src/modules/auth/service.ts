@@ -1,7 +1,8 @@
 // Access tokens for key pairs (product.md §2).
 import { AppError } from '../../http/errors.ts';
 import type { Deps } from '../../http/types.ts';
-import { findLiveKeyByClientKey, secretMatches } from '../api-keys/repository.ts';
+import { API_KEY, findLiveKeyByClientKey, secretMatches } from '../api-keys/repository.ts';
+import { MERCHANT } from '../merchants/repository.ts';
 import { signAccessToken } from './tokens.ts';
 
 export interface TokenRequest {
@@ -32,8 +33,8 @@ export async function verifyKeyPair(deps: Deps, input: TokenRequest): Promise<Ve
     secretOk &&
     key.organisation_id === input.organisationId.toUpperCase() &&
     key.merchant_account_number === input.merchantAccountNumber &&
-    key.status_code === 'A' &&
-    key.merchant_status === 'A' &&
+    key.status_code === API_KEY.active &&
+    key.merchant_status === MERCHANT.active &&
     // The demo merchant's printed credentials must never open a production deployment.
     !(key.merchant_is_demo && deps.config.mode === 'production') &&
     (key.expiry_date === null || key.expiry_date.getTime() > now.getTime());

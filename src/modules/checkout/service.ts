@@ -17,7 +17,7 @@ import { randomUpperAlnum } from '../../lib/ids.ts';
 import { listConnectors, type ConnectorRow } from '../connectors/repository.ts';
 import { verifyKeyPair } from '../auth/service.ts';
 import { createPaymentRequest, payTimedAccount } from '../collections/service.ts';
-import { findCollectionByRequest, type PaymentRequestRow } from '../collections/repository.ts';
+import { findCollectionByRequest, PAYMENT_REQUEST, type PaymentRequestRow } from '../collections/repository.ts';
 import { findSubscription } from '../webhooks/repository.ts';
 import { newSigningSecret, newWebhookSignature } from '../webhooks/signing.ts';
 import { assertPublicTarget, CALLBACK_URL_MAX_LENGTH, parseCallbackUrl } from '../webhooks/url-guard.ts';
@@ -241,12 +241,12 @@ function failureFor(row: repo.CheckoutRow, kind: keyof typeof ERRORS): Redirect 
 
 /** A checkout that can no longer be paid, as the redirect that tells the merchant so. */
 async function settled(q: pg.PoolClient | Deps['db'], row: repo.CheckoutRow): Promise<Redirect | undefined> {
-  if (row.status_code === 'P') {
+  if (row.status_code === PAYMENT_REQUEST.paid) {
     // Paid (here or through addFakeTransaction): the customer lands where a payment lands.
     const paid = await findCollectionByRequest(q, row.merchant_account_number, row.request_id);
     return paid ? success(row, paid.transaction_reference_number) : failureFor(row, 'timedAccountPaid');
   }
-  if (row.status_code === 'E' || row.is_expired) return failureFor(row, 'timedAccountExpired');
+  if (row.status_code === PAYMENT_REQUEST.expired || row.is_expired) return failureFor(row, 'timedAccountExpired');
   return undefined;
 }
 
@@ -266,7 +266,7 @@ export async function checkoutStatus(deps: Deps, paymentTransactionId: string): 
   if (!PAYMENT_TRANSACTION_ID_PATTERN.test(paymentTransactionId)) return { kind: 'notFound' };
   const row = await repo.findCheckout(deps.db, paymentTransactionId);
   if (!row) return { kind: 'notFound' };
-  if (row.status_code === 'P') {
+  if (row.status_code === PAYMENT_REQUEST.paid) {
     const paid = await findCollectionByRequest(deps.db, row.merchant_account_number, row.request_id);
     if (paid) return { kind: 'paid', redirect: success(row, paid.transaction_reference_number) };
   }

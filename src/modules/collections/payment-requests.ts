@@ -6,6 +6,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../http/keyset-pages.ts';
+import { PAYMENT_REQUEST, type PaymentRequestStatus } from './repository.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -46,7 +47,7 @@ interface RequestRow {
   transaction_description: string;
   amount_minor: number;
   currency_code: string;
-  status_code: 'O' | 'P' | 'E';
+  status_code: PaymentRequestStatus;
   is_expired: boolean;
   created_at: Date;
   created_key: string;
@@ -68,7 +69,7 @@ function item(r: RequestRow): PaymentRequestItem {
     description: r.transaction_description,
     amountMinor: Number(r.amount_minor),
     currencyCode: r.currency_code,
-    status: r.status_code === 'P' ? 'paid' : r.status_code === 'E' || r.is_expired ? 'expired' : 'open',
+    status: r.status_code === PAYMENT_REQUEST.paid ? 'paid' : r.status_code === PAYMENT_REQUEST.expired || r.is_expired ? 'expired' : 'open',
     createdAt: r.created_at,
     expiresAt: r.expires_at,
     secondsLeft: r.seconds_left,

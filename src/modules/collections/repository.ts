@@ -2,6 +2,19 @@
 import type pg from 'pg';
 import { escapeLike } from '../../db/like.ts';
 import type { FindOptions, Queryable } from '../../db/pool.ts';
+import type { MerchantStatus } from '../merchants/repository.ts';
+
+/** A payment request's (timed account's) status (migrations/0003): open, paid, expired. */
+export type PaymentRequestStatus = 'O' | 'P' | 'E';
+
+/** The payment request statuses by name: code compares a request's status_code with these, never with the letter. */
+export const PAYMENT_REQUEST = { open: 'O', paid: 'P', expired: 'E' } as const satisfies Record<string, PaymentRequestStatus>;
+
+/** A collection's status (migrations/0003): successful, reversed. */
+export type CollectionStatus = 'S' | 'R';
+
+/** The collection statuses by name: code compares a collection's status_code with these, never with the letter. */
+export const COLLECTION = { successful: 'S', reversed: 'R' } as const satisfies Record<string, CollectionStatus>;
 
 export interface PaymentRequestRow {
   request_id: number;
@@ -12,7 +25,7 @@ export interface PaymentRequestRow {
   transaction_description: string;
   reference_number: string;
   captured_by: string;
-  status_code: 'O' | 'P' | 'E';
+  status_code: PaymentRequestStatus;
   created_at: Date;
   expires_at: Date;
   paid_at: Date | null;
@@ -52,7 +65,7 @@ export interface CheckoutFields {
 
 export interface InsertOutcome {
   /** null: no such merchant. */
-  merchant_status: string | null;
+  merchant_status: MerchantStatus | null;
   min_minor: number | null;
   max_minor: number | null;
   /** The new request; null when the merchant or the amount was refused, or the number was taken. */
@@ -300,7 +313,7 @@ export interface CollectionRow {
   transaction_description: string;
   transaction_type_name: string;
   bridge_reference_number: string;
-  status_code: 'S' | 'R';
+  status_code: CollectionStatus;
   created_by: string;
   transaction_date: Date;
   value_date: Date;

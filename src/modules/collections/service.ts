@@ -17,7 +17,7 @@ import { activeConnector, findConnector, type ConnectorRow } from '../connectors
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
-import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
+import { lockMerchant, MERCHANT, type MerchantRow } from '../merchants/repository.ts';
 import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import * as repo from './repository.ts';
@@ -28,7 +28,7 @@ const TIMED_ACCOUNT_ATTEMPTS = 20;
 async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow> {
   const merchant = await lockMerchant(tx, merchantAccountNumber);
   if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber });
-  if (merchant.status_code !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
+  if (merchant.status_code !== MERCHANT.active) throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
   return merchant;
 }
 
@@ -69,7 +69,7 @@ function fromJson(row: NonNullable<repo.InsertOutcome['request']>): repo.Payment
  */
 function requestFrom(outcome: repo.InsertOutcome, input: InitiateInput): repo.PaymentRequestRow | null {
   if (outcome.merchant_status === null) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: input.merchantAccountNumber });
-  if (outcome.merchant_status !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
+  if (outcome.merchant_status !== MERCHANT.active) throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
   if (outcome.request) return fromJson(outcome.request);
   if (outcome.min_minor !== null && (input.amountMinor < outcome.min_minor || input.amountMinor > outcome.max_minor!)) {
     checkAmount({ minimum_amount_minor: outcome.min_minor, maximum_amount_minor: outcome.max_minor!, daily_limit_minor: 0 }, input.amountMinor);
@@ -332,7 +332,7 @@ function collectionStat(c: Pick<repo.CollectionRow, 'merchant_account_number' | 
 }
 
 export function eventPayload(c: repo.CollectionRow) {
-  const reversed = c.status_code === 'R';
+  const reversed = c.status_code === repo.COLLECTION.reversed;
   const code = c.transaction_code === 'RTP' ? (reversed ? 'payrequest.reversed' : 'payrequest.success') : reversed ? 'payment.reversed' : 'payment.success';
   return paymentPayload(
     code,
@@ -369,7 +369,7 @@ export function payRequestMeta(c: Pick<repo.CollectionRow, 'timed_account_number
 
 /** The nested shape of E11, also used by getTransaction(s). */
 export function collectionView(lang: Lang, c: repo.CollectionRow) {
-  const reversed = c.status_code === 'R';
+  const reversed = c.status_code === repo.COLLECTION.reversed;
   return {
     beneficiary: {
       accountNumber: c.beneficiary_account_number,
@@ -431,10 +431,10 @@ export async function payTimedAccount(tx: pg.PoolClient, input: PayTimedAccountI
 
 /** Whether a payment of this amount and currency may pay this (locked) request now: throws why not. */
 function judgeTimedAccount(request: repo.PaymentRequestRow, input: { timedAccountNumber: string; amountMinor: number; currencyCode: string }): void {
-  if (request.status_code === 'P') throw new AppError('timedAccountPaid', 'detail.timedAccountPaid', { timedAccountNumber: input.timedAccountNumber });
+  if (request.status_code === repo.PAYMENT_REQUEST.paid) throw new AppError('timedAccountPaid', 'detail.timedAccountPaid', { timedAccountNumber: input.timedAccountNumber });
   // A rail's transfer may be committed by now: until the rail says, no other payment may take it.
   if (request.held_by_transfer) throw new AppError('timedAccountPaid', 'detail.timedAccountBeingPaid', { timedAccountNumber: input.timedAccountNumber });
-  if (request.status_code === 'E' || request.is_expired) {
+  if (request.status_code === repo.PAYMENT_REQUEST.expired || request.is_expired) {
     throw new AppError('timedAccountExpired', 'detail.timedAccountExpired', { timedAccountNumber: input.timedAccountNumber, expiryDate: request.expires_at.toISOString() });
   }
   if (input.currencyCode !== request.currency_code) throw new AppError('currencyMismatch', 'detail.currencyMismatch', { currencyCode: input.currencyCode, requested: request.currency_code });
@@ -591,7 +591,7 @@ export async function creditRailPayment(tx: pg.PoolClient, input: RailCreditInpu
 export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber: number; transactionReferenceNumber: string; reason: string }): Promise<repo.CollectionRow> {
   const found = await repo.findCollection(tx, input.merchantAccountNumber, input.transactionReferenceNumber, { lock: 'for update' });
   if (!found) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: input.transactionReferenceNumber });
-  if (found.status_code === 'R') throw new AppError('alreadyReversed', 'detail.alreadyReversed', { transactionReferenceNumber: found.transaction_reference_number });
+  if (found.status_code === repo.COLLECTION.reversed) throw new AppError('alreadyReversed', 'detail.alreadyReversed', { transactionReferenceNumber: found.transaction_reference_number });
   const currency = found.currency_code;
   const merchantNo = found.merchant_account_number;
   // Before the ledger, as a payment takes them: the day's total, then the accounts (no deadlock).

@@ -6,6 +6,7 @@ import type { Lang } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
 import { tableDocument, type DownloadType } from './documents.ts';
 import { FILE_COLUMNS } from './files.ts';
+import { BATCH } from './lifecycle.ts';
 import { findBatch, invalidLines } from './repository.ts';
 import { lineError } from './service.ts';
 
@@ -17,7 +18,7 @@ import { lineError } from './service.ts';
 export async function batchErrorsDocument(deps: Deps, lang: Lang, merchantAccountNumber: number, batchNumber: number, downloadType: DownloadType): Promise<Buffer> {
   const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
   if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
-  if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
+  if (batch.status_code === BATCH.queued) throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
   const lines = await invalidLines(deps.db, batch.merchant_account_number, batch.batch_number);
   return tableDocument(
     downloadType,

@@ -5,6 +5,42 @@
 import { sameActor } from '../../lib/actor.ts';
 
 export type BatchStatus = 'Q' | 'P' | 'R' | 'A' | 'T' | 'C' | 'E' | 'F' | 'N' | 'X';
+
+/**
+ * The batch statuses by name (product.md §9; statusDescription below): code compares a batch's
+ * status_code with these, never with the letter. SQL keeps the letters.
+ */
+export const BATCH = {
+  queued: 'Q',
+  pending: 'P',
+  reviewed: 'R',
+  approved: 'A',
+  transferring: 'T',
+  completed: 'C',
+  error: 'E',
+  failed: 'F',
+  cancelled: 'N',
+  rejected: 'X',
+} as const satisfies Record<string, BatchStatus>;
+
+/**
+ * The transaction statuses [doc] (product.md §9; LINE_STATUS_NAMES below) of a payout: a batch's
+ * line or a single payout (which has no status of its own beyond these).
+ */
+export type PayoutStatus = 'P' | 'E' | 'D' | 'T' | 'S' | 'F' | 'X' | 'C' | 'R';
+
+/** The transaction statuses by name: code compares a payout's status_code with these, never with the letter. */
+export const PAYOUT = {
+  pending: 'P',
+  error: 'E',
+  ready: 'D',
+  transferring: 'T',
+  successful: 'S',
+  failed: 'F',
+  rejected: 'X',
+  cancelled: 'C',
+  reversed: 'R',
+} as const satisfies Record<string, PayoutStatus>;
 export type BatchAction = 'review' | 'approve' | 'reject' | 'cancel' | 'transferFunds';
 
 /** Who has already acted on the batch: the four-eyes rules compare the actor with these. */
@@ -113,25 +149,25 @@ export function allowed(action: BatchAction, status: BatchStatus, levelNumber: n
 /** The descriptions E4 shows (`batchStatusDescription`); P depends on who acts next. */
 export function statusDescription(status: BatchStatus, levelNumber: number): string {
   switch (status) {
-    case 'Q':
+    case BATCH.queued:
       return 'Queued';
-    case 'P':
+    case BATCH.pending:
       return levelNumber === 3 ? 'Pending Review' : levelNumber === 2 ? 'Pending Approval' : 'Pending Funds Transfer';
-    case 'R':
+    case BATCH.reviewed:
       return 'Reviewed';
-    case 'A':
+    case BATCH.approved:
       return 'Approved';
-    case 'T':
+    case BATCH.transferring:
       return 'Transferring Funds';
-    case 'C':
+    case BATCH.completed:
       return 'Processed';
-    case 'E':
+    case BATCH.error:
       return 'Error';
-    case 'F':
+    case BATCH.failed:
       return 'Failed';
-    case 'N':
+    case BATCH.cancelled:
       return 'Cancelled';
-    case 'X':
+    case BATCH.rejected:
       return 'Rejected';
   }
 }
@@ -219,8 +255,8 @@ export function singleStatusAtCapture(levelNumber: number): 'P' | 'T' {
 
 /** Where a single payout stands; `reviewedBy` tells a reviewed P from a pending one. */
 export function singleStage(status: string, reviewedBy: string | null): SingleStage {
-  if (status === 'P') return reviewedBy ? 'reviewed' : 'pending';
-  return status === 'T' ? 'transferring' : 'final';
+  if (status === PAYOUT.pending) return reviewedBy ? 'reviewed' : 'pending';
+  return status === PAYOUT.transferring ? 'transferring' : 'final';
 }
 
 export function singleAllowed(action: SingleAction, stage: SingleStage, levelNumber: number): boolean {

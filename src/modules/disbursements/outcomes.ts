@@ -10,6 +10,7 @@ import { toMajor } from '../../lib/money.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
+import { BATCH, PAYOUT } from './lifecycle.ts';
 import { batchEvent, type BatchEventFields } from './service.ts';
 import { MERCHANT_UNAVAILABLE } from './sandbox.ts';
 
@@ -105,7 +106,7 @@ export async function completeBatches(deps: Deps, tx: pg.PoolClient, rows: Proce
                 b.upload_type, b.captured_by, b.date_captured, b.error_message, b.total_amount_minor, b.number_of_entries, b.number_of_invalid_entries`,
     [batches, MERCHANT_UNAVAILABLE.responseCode, `${MERCHANT_UNAVAILABLE.responseMessage}: the batch could not be processed; every amount was refunded.`],
   );
-  for (const b of done.filter((d) => d.status_code === 'F')) await emitEvent(tx, b.merchant_account_number, 'batch.failed', batchEvent(deps, b));
+  for (const b of done.filter((d) => d.status_code === BATCH.failed)) await emitEvent(tx, b.merchant_account_number, 'batch.failed', batchEvent(deps, b));
 }
 
 function payoutLine(r: ProcessedRow): PayoutLine {
@@ -133,7 +134,7 @@ const OUTCOME_EVENT = { S: 'success', F: 'failed', R: 'reversed' } as const;
 export async function emitPayoutEvents(tx: pg.PoolClient, merchantAccountNumber: number, rows: ProcessedRow[]): Promise<void> {
   const groups = new Map<string, ProcessedRow[]>();
   for (const r of rows) {
-    if (r.status_code === 'T') continue;
+    if (r.status_code === PAYOUT.transferring) continue;
     const code = `${r.batch_number === null ? 'payout' : 'batch.payout'}.${OUTCOME_EVENT[r.status_code]}`;
     const key = `${code}|${r.batch_number ?? ''}`;
     const list = groups.get(key) ?? [];
@@ -169,10 +170,10 @@ export interface SettleOptions {
  * for nothing); rows still T are left alone. Then counters, analytics, events, complete batches.
  */
 export async function bookOutcomes(deps: Deps, tx: pg.PoolClient, merchantAccountNumber: number, rows: ProcessedRow[], options: SettleOptions): Promise<void> {
-  const final = rows.filter((r) => r.status_code === 'S' || r.status_code === 'F');
+  const final = rows.filter((r) => r.status_code === PAYOUT.successful || r.status_code === PAYOUT.failed);
   if (final.length === 0) return;
-  const succeeded = final.filter((r) => r.status_code === 'S');
-  const failed = final.filter((r) => r.status_code === 'F');
+  const succeeded = final.filter((r) => r.status_code === PAYOUT.successful);
+  const failed = final.filter((r) => r.status_code === PAYOUT.failed);
   const currency = final[0].currency_code;
   const sum = (list: ProcessedRow[], f: (r: ProcessedRow) => number) => list.reduce((s, r) => s + f(r), 0);
   await postTransfer(tx, {

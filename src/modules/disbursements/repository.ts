@@ -3,7 +3,7 @@
 import type pg from 'pg';
 import { containsPattern } from '../../db/like.ts';
 import type { FindOptions, Queryable } from '../../db/pool.ts';
-import type { BatchStatus, ShownStatus } from './lifecycle.ts';
+import { PAYOUT, type BatchStatus, type PayoutStatus, type ShownStatus } from './lifecycle.ts';
 import { BANK_ACCOUNT, TEST_WALLETS, WALLET_ACCOUNT } from './accounts.ts';
 import { AWAITING_APPROVAL, SUBMITTED } from './sandbox.ts';
 
@@ -67,7 +67,7 @@ export interface PayoutRow {
   fee_minor: number;
   currency_code: string;
   transaction_code: string | null;
-  status_code: string;
+  status_code: PayoutStatus;
   error_code: string | null;
   error_params: Record<string, string | number> | null;
   response_code: string | null;
@@ -518,11 +518,11 @@ export interface NewPayout {
   /** The merchant's authorisation level now: the rules this payout follows (lifecycle.ts). */
   levelNumber: number;
   /** T: submitted at once (level 1), due now; P: awaiting review or approval, no due time. */
-  statusCode: 'T' | 'P';
+  statusCode: typeof PAYOUT.transferring | typeof PAYOUT.pending;
 }
 
 export async function insertSinglePayout(tx: pg.PoolClient, p: NewPayout): Promise<PayoutRow> {
-  const transferring = p.statusCode === 'T';
+  const transferring = p.statusCode === PAYOUT.transferring;
   const { rows } = await tx.query<{ payout_id: number }>(
     `insert into payouts (merchant_account_number, transaction_reference_number, source_reference_number, beneficiary_name, connector_id,
                           beneficiary_account_number, transaction_description, amount_minor, fee_minor, currency_code, transaction_code,

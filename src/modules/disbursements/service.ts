@@ -12,14 +12,16 @@ import { activeConnector } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
-import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
+import { lockMerchant, MERCHANT, type MerchantRow } from '../merchants/repository.ts';
 import { authoriseActor, type DecisionChannel } from '../users/permissions.ts';
 import { batchPayload } from '../webhooks/payloads.ts';
 import {
   allowed,
+  BATCH,
   fourEyesConflict,
   LINE_STATUS_ON,
   LINE_STATUS_NAMES,
+  PAYOUT,
   SINGLE_TRANSITIONS,
   singleAllowed,
   singleStage,
@@ -43,7 +45,7 @@ export const VALIDATE_TASK = 'validate_batch';
 async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow> {
   const merchant = await lockMerchant(tx, merchantAccountNumber);
   if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber });
-  if (merchant.status_code !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
+  if (merchant.status_code !== MERCHANT.active) throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
   return merchant;
 }
 
@@ -114,7 +116,7 @@ export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: 
   if (!batch) return undefined;
   const merchant = await lockMerchant(tx, batch.merchant_account_number);
   let done: repo.BatchRow;
-  if (!merchant || merchant.status_code !== 'A') {
+  if (!merchant || merchant.status_code !== MERCHANT.active) {
     done = await repo.failQueuedBatch(tx, batchNumber, t('en', 'detail.merchantInactive', { merchantAccountNumber: batch.merchant_account_number }));
   } else {
     const stagedLines = batch.upload_id ? stagedLinesOfUpload(await repo.readUpload(tx, batch.upload_id)) : null;
@@ -126,7 +128,7 @@ export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: 
       done = await repo.finishValidation(tx, batchNumber, t('en', 'batchError.noValidLines'));
     }
   }
-  await emitEvent(tx, done.merchant_account_number, done.status_code === 'P' ? 'batch.received' : 'batch.failed', batchEvent(deps, done));
+  await emitEvent(tx, done.merchant_account_number, done.status_code === BATCH.pending ? 'batch.received' : 'batch.failed', batchEvent(deps, done));
   return done;
 }
 
@@ -167,7 +169,7 @@ export type BatchEventFields = Pick<
 
 /** batch.received for a pending batch, batch.failed for any other (E after validation, F). */
 export function batchEvent(deps: Deps, b: BatchEventFields) {
-  return batchPayload(b.status_code === 'P' ? 'batch.received' : 'batch.failed', {
+  return batchPayload(b.status_code === BATCH.pending ? 'batch.received' : 'batch.failed', {
     merchantAccountNumber: b.merchant_account_number,
     isBatchScheduled: b.is_batch_scheduled,
     scheduledDate: b.scheduled_date,
@@ -210,7 +212,7 @@ function assertFourEyes(notBy: readonly Actor[], acted: { captured_by: string; r
 async function lockForAction(tx: pg.PoolClient, action: BatchAction, input: ActionInput): Promise<repo.BatchRow> {
   const batch = await repo.findBatch(tx, input.merchantAccountNumber, input.batchNumber, { lock: 'for update' });
   if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: input.batchNumber });
-  if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber: batch.batch_number }, { headers: { 'retry-after': '1' } });
+  if (batch.status_code === BATCH.queued) throw new AppError('conflict', 'detail.batchValidating', { batchNumber: batch.batch_number }, { headers: { 'retry-after': '1' } });
   if (!allowed(action, batch.status_code, batch.level_number)) {
     throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: `action.${action}` } });
   }
@@ -358,7 +360,7 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
   const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
   const amountMinor = toMinor(input.transactionAmount);
   const statusCode = singleStatusAtCapture(merchant.level_number);
-  if (statusCode === 'T') await reserveDaily(tx, merchant, transactionCode, amountMinor, { checkLine: true });
+  if (statusCode === PAYOUT.transferring) await reserveDaily(tx, merchant, transactionCode, amountMinor, { checkLine: true });
   // Awaiting approval: only the per-transaction limits now, as a batch line at validation.
   else checkAmount(await limitFor(tx, merchant.merchant_account_number, transactionCode, merchant.currency_code), amountMinor);
   const feeMinor = await feeFor(tx, transactionCode, merchant.currency_code, amountMinor);
@@ -377,7 +379,7 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
     levelNumber: merchant.level_number,
     statusCode,
   });
-  if (statusCode === 'T') await submitSinglePayout(tx, merchant, payout);
+  if (statusCode === PAYOUT.transferring) await submitSinglePayout(tx, merchant, payout);
   return payout;
 }
 
@@ -479,7 +481,7 @@ export function batchRecord(b: repo.BatchRow) {
     dateCompleted: date(b.date_completed),
     errorMessage: b.error_message,
     numberOfEntries: b.number_of_entries,
-    numberOfValidEntries: b.status_code === 'Q' ? 0 : b.number_of_entries - b.number_of_invalid_entries,
+    numberOfValidEntries: b.status_code === BATCH.queued ? 0 : b.number_of_entries - b.number_of_invalid_entries,
     numberOfInvalidEntries: b.number_of_invalid_entries,
     numberOfSuccessfulEntries: b.number_of_successful_entries,
     numberOfFailedEntries: b.number_of_failed_entries,

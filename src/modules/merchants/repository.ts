@@ -3,13 +3,23 @@ import type pg from 'pg';
 import type { Queryable } from '../../db/pool.ts';
 import { containsPattern } from '../../db/like.ts';
 
+/**
+ * A merchant account's status (migrations/0001 and 0010; the merchantStatus.* texts): active,
+ * inactive, closed, suspended, blacklisted. Only an active account moves money or gets tokens
+ * (status.ts changes it).
+ */
+export type MerchantStatus = 'A' | 'I' | 'C' | 'S' | 'B';
+
+/** The merchant statuses by name: code compares a merchant's status_code with these, never with the letter. */
+export const MERCHANT = { active: 'A', inactive: 'I', closed: 'C', suspended: 'S', blacklisted: 'B' } as const satisfies Record<string, MerchantStatus>;
+
 export interface MerchantRow {
   merchant_account_number: number;
   organisation_id: string;
   account_name: string;
   currency_code: string;
   level_number: number;
-  status_code: string;
+  status_code: MerchantStatus;
   payment_account_number: string;
   is_demo: boolean;
   captured_by: string;

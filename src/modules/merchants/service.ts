@@ -149,7 +149,7 @@ export async function topup<T>(deps: Deps, input: TopupInput, respond: (tx: pg.P
   return withTransaction(deps.db, async (tx) => {
     const merchant = await repo.lockMerchant(tx, input.merchantAccountNumber);
     if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber: input.merchantAccountNumber });
-    if (merchant.status_code !== 'A') throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
+    if (merchant.status_code !== repo.MERCHANT.active) throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber: input.merchantAccountNumber });
     const reference = randomUpperAlnum(12);
     const sourceReferenceNumber = randomUpperAlnum(12);
     const bridgeReferenceNumber = randomUUID();

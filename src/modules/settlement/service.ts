@@ -9,6 +9,12 @@ import { AppError } from '../../http/errors.ts';
 import type { Deps } from '../../http/types.ts';
 import { activeConnector } from '../connectors/repository.ts';
 
+/** A settlement account's status (migrations/0005): active, inactive, deleted (kept for the record, never shown). */
+export type SettlementAccountStatus = 'A' | 'I' | 'D';
+
+/** The settlement account statuses by name: code compares an account's status_code with these, never with the letter. */
+export const SETTLEMENT_ACCOUNT = { active: 'A', inactive: 'I', deleted: 'D' } as const satisfies Record<string, SettlementAccountStatus>;
+
 export interface SettlementRow {
   account_id: number;
   merchant_account_number: number;
@@ -16,7 +22,7 @@ export interface SettlementRow {
   connector_id: number;
   connector_name: string;
   account_name: string;
-  status_code: 'A' | 'I' | 'D';
+  status_code: SettlementAccountStatus;
   captured_by: string;
   date_created: Date;
   modified_by: string | null;
@@ -36,8 +42,8 @@ export function settlementView(s: SettlementRow) {
     connectorName: s.connector_name,
     accountName: s.account_name,
     statusCode: s.status_code,
-    statusName: s.status_code === 'A' ? 'Active' : 'Inactive',
-    isActive: s.status_code === 'A',
+    statusName: s.status_code === SETTLEMENT_ACCOUNT.active ? 'Active' : 'Inactive',
+    isActive: s.status_code === SETTLEMENT_ACCOUNT.active,
     capturedBy: s.captured_by,
     dateCreated: s.date_created.toISOString(),
     modifiedBy: s.modified_by,
@@ -106,7 +112,7 @@ export async function activate(deps: Deps, merchantAccountNumber: number, accoun
   try {
     await inTransaction(deps, tx, async (tx) => {
       const account = await find(tx, merchantAccountNumber, accountId, { lock: 'for update' });
-      if (account.status_code === 'A') return;
+      if (account.status_code === SETTLEMENT_ACCOUNT.active) return;
       await setStatus(tx, accountId, 'A', changedBy);
     });
   } catch (err) {
@@ -122,7 +128,7 @@ export async function activate(deps: Deps, merchantAccountNumber: number, accoun
 export async function deactivate(deps: Deps, merchantAccountNumber: number, accountId: number, changedBy: string, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
     const account = await find(tx, merchantAccountNumber, accountId, { lock: 'for update' });
-    if (account.status_code === 'I') return;
+    if (account.status_code === SETTLEMENT_ACCOUNT.inactive) return;
     await setStatus(tx, accountId, 'I', changedBy);
   });
 }
@@ -131,7 +137,7 @@ export async function deactivate(deps: Deps, merchantAccountNumber: number, acco
 export async function updateAccount(deps: Deps, input: NewSettlement & { accountId: number }, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
     const account = await find(tx, input.merchantAccountNumber, input.accountId, { lock: 'for update' });
-    if (account.status_code !== 'A') throw new AppError('invalidState', 'detail.settlementNotActive', { accountId: input.accountId });
+    if (account.status_code !== SETTLEMENT_ACCOUNT.active) throw new AppError('invalidState', 'detail.settlementNotActive', { accountId: input.accountId });
     await bankConnector(tx, input.connectorId);
     await tx.query(
       `update settlement_accounts set account_number = $2, connector_id = $3, account_name = $4, modified_by = $5, date_modified = now() where account_id = $1`,
@@ -144,7 +150,7 @@ export async function updateAccount(deps: Deps, input: NewSettlement & { account
 export async function deleteAccount(deps: Deps, merchantAccountNumber: number, accountId: number, deletedBy: string, tx?: pg.PoolClient): Promise<void> {
   await inTransaction(deps, tx, async (tx) => {
     const account = await find(tx, merchantAccountNumber, accountId, { lock: 'for update' });
-    if (account.status_code === 'A') throw new AppError('invalidState', 'detail.settlementIsActive', { accountId });
+    if (account.status_code === SETTLEMENT_ACCOUNT.active) throw new AppError('invalidState', 'detail.settlementIsActive', { accountId });
     await tx.query(`update settlement_accounts set status_code = 'D', deleted_by = $2, date_deleted = now() where account_id = $1`, [accountId, deletedBy]);
   });
 }

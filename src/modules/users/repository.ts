@@ -4,6 +4,12 @@
 // deadlock.
 import type { FindOptions, Queryable } from '../../db/pool.ts';
 
+/** A merchant user's status (migrations/0005): active, closed. */
+export type UserStatus = 'A' | 'C';
+
+/** The user statuses by name: code compares a user's status_code with these, never with the letter. */
+export const USER = { active: 'A', closed: 'C' } as const satisfies Record<string, UserStatus>;
+
 export interface UserRow {
   user_id: string;
   organisation_id: string;
@@ -15,7 +21,7 @@ export interface UserRow {
   role_id: number;
   role_code: string;
   role_name: string;
-  status_code: 'A' | 'C';
+  status_code: UserStatus;
   is_password_set: boolean;
   captured_by: string;
   date_created: Date;
@@ -128,7 +134,7 @@ export async function updateUserRow(q: Queryable, merchantAccountNumber: number,
   );
 }
 
-export async function setUserStatus(q: Queryable, merchantAccountNumber: number, userId: string, status: 'A' | 'C', modifiedBy: string): Promise<void> {
+export async function setUserStatus(q: Queryable, merchantAccountNumber: number, userId: string, status: UserStatus, modifiedBy: string): Promise<void> {
   await q.query('update merchant_users set status_code = $3, modified_by = $4, date_modified = now() where merchant_account_number = $1 and user_id = $2', [
     merchantAccountNumber,
     userId,
@@ -138,7 +144,7 @@ export async function setUserStatus(q: Queryable, merchantAccountNumber: number,
 }
 
 export interface StatusChange {
-  status: 'A' | 'C';
+  status: UserStatus;
   changedBy: string;
   reasonId?: number | null;
   comments?: string | null;
@@ -247,11 +253,11 @@ export async function consumeInvitation(tx: Queryable, tokenHash: Buffer, passwo
   );
   if (!found[0]) return undefined;
   const { merchant_account_number: merchant, user_id: userId } = found[0];
-  const { rows: users } = await tx.query<{ status_code: string; has_password: boolean }>(
+  const { rows: users } = await tx.query<{ status_code: UserStatus; has_password: boolean }>(
     'select status_code, password_hash is not null as has_password from merchant_users where merchant_account_number = $1 and user_id = $2 for update',
     [merchant, userId],
   );
-  if (!users[0] || users[0].status_code !== 'A' || users[0].has_password) return undefined;
+  if (!users[0] || users[0].status_code !== USER.active || users[0].has_password) return undefined;
   const { rowCount } = await tx.query(
     `update user_invitations set used_at = now()
       where token_hash = $1 and used_at is null and revoked_at is null and expires_at > now() returning invitation_id`,

@@ -33,6 +33,7 @@ import {
   setPasswordHash,
   setUserStatus,
   updateUserRow,
+  USER,
   userEmails,
   type OpenInvitation,
   type RoleRow,
@@ -58,7 +59,7 @@ export function userView(lang: Lang, u: UserRow) {
     roleCode: u.role_code,
     roleName: u.role_name,
     statusCode: u.status_code,
-    statusName: t(lang, u.status_code === 'A' ? 'status.A' : 'status.C'),
+    statusName: t(lang, u.status_code === USER.active ? 'status.A' : 'status.C'),
     // The gateway's name: the address is confirmed by setting a password from the e-mailed link.
     isEmailConfirmed: u.is_password_set,
     isPasswordSet: u.is_password_set,
@@ -283,7 +284,7 @@ export async function merchantClaims(deps: Deps, lang: Lang, merchantAccountNumb
     ['UserId', user.user_id],
     ['EmailAddress', user.email_address],
     ['UserStatusCode', user.status_code],
-    ...(user.status_code === 'A' ? batchPermissions(user.role_code).map((p): [string, string] => ['Permission', p]) : []),
+    ...(user.status_code === USER.active ? batchPermissions(user.role_code).map((p): [string, string] => ['Permission', p]) : []),
   ];
   return claims.map(([claimType, claimValue]) => ({ claimType, claimValue }));
 }
@@ -292,7 +293,7 @@ export async function merchantClaims(deps: Deps, lang: Lang, merchantAccountNumb
 export async function reinviteMerchantUser(deps: Deps, merchantAccountNumber: number, userId: string, baseUrl: string, tx?: pg.PoolClient): Promise<string> {
   return inTransaction(deps, tx, async (tx) => {
     const user = await userOf(tx, merchantAccountNumber, userId, { lock: 'for update' });
-    if (user.status_code !== 'A') throw new AppError('invalidState', 'detail.userClosed', { userId });
+    if (user.status_code !== USER.active) throw new AppError('invalidState', 'detail.userClosed', { userId });
     if (user.is_password_set) throw new AppError('passwordAlreadySet', 'detail.passwordAlreadySet', { userId });
     await revokeInvitations(tx, merchantAccountNumber, userId);
     await invite(deps, tx, { merchantAccountNumber, userId, firstName: user.first_name, emailAddress: user.email_address, roleName: user.role_name }, baseUrl);
@@ -353,7 +354,7 @@ export async function changePassword(deps: Deps, merchantAccountNumber: number, 
   const passwordHash = await hash(password);
   return withTransaction(deps.db, async (tx) => {
     const user = await findUser(tx, merchantAccountNumber, userId, { lock: 'for update' });
-    if (!user || user.status_code !== 'A') return false;
+    if (!user || user.status_code !== USER.active) return false;
     await setPasswordHash(tx, merchantAccountNumber, userId, passwordHash);
     await revokeInvitations(tx, merchantAccountNumber, userId);
     await endUserSessions(tx, merchantAccountNumber, userId);

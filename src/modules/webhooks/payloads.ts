@@ -2,6 +2,7 @@
 // the sample events of POST /merchants/webhooks/test use them too, so a test delivery has exactly
 // the shape of a real one.
 import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
+import { PAYOUT } from '../disbursements/lifecycle.ts';
 import type { EventCode } from './catalogue.ts';
 
 export interface PaymentFields {
@@ -138,7 +139,7 @@ export function samplePayload(eventCode: EventCode, merchantAccountNumber: numbe
       dateOccurred: date,
     });
   }
-  const status = eventCode.endsWith('.success') ? 'S' : eventCode.endsWith('.failed') ? 'F' : 'R';
+  const status = eventCode.endsWith('.success') ? PAYOUT.successful : eventCode.endsWith('.failed') ? PAYOUT.failed : PAYOUT.reversed;
   const line = (amount: number, account: string, connectorId: number, connectorName: string, name: string): PayoutLine => ({
     batchNumber: eventCode.startsWith('batch.') ? Number(randomDigits(6)) : null,
     transactionReferenceNumber: randomUpperAlnum(12),
@@ -152,7 +153,7 @@ export function samplePayload(eventCode: EventCode, merchantAccountNumber: numbe
     currencyCode: 'MWK',
     transactionStatusCode: status,
     responseCode: `${status}100`,
-    responseMessage: status === 'S' ? 'Transaction successful' : status === 'F' ? 'Beneficiary account not found' : 'Transaction reversed',
+    responseMessage: status === PAYOUT.successful ? 'Transaction successful' : status === PAYOUT.failed ? 'Beneficiary account not found' : 'Transaction reversed',
     transactionDate: date,
   });
   const lines = [line(75000, '111100000112', 112400, 'Airtel Money', 'Tiyamike Phiri')];

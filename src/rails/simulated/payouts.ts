@@ -12,6 +12,7 @@ import type { Deps } from '../../http/types.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/ledger/ledger.ts';
 import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
 import { applyStats } from '../../modules/analytics/stats.ts';
+import { PAYOUT } from '../../modules/disbursements/lifecycle.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from '../../modules/disbursements/sandbox.ts';
 import { connectorMatches, connectorParams, errorRate, type ConnectorSet, type PayoutRail, type RailHealth } from '../contract.ts';
 
@@ -77,7 +78,7 @@ async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber:
     ],
   );
   if (rows.length === 0) return 0;
-  const final = rows.filter((r) => r.status_code !== 'T');
+  const final = rows.filter((r) => r.status_code !== PAYOUT.transferring);
   await bookOutcomes(deps, tx, merchantAccountNumber, final, {
     from: 'payouts_in_flight',
     transferType: 'payout_settle',

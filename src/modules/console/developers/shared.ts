@@ -1,6 +1,5 @@
-// What the developers routes share: the section's route config, reading an id from the address,
-// and turning a refusal into what a form shows (a message per field where the refusal names one).
-import type { FastifyRequest } from 'fastify';
+// What the developers routes share: the section's route config and
+// turning a refusal into what a form shows (a message per field where the refusal names one).
 import { AppError } from '../../../http/errors.ts';
 import type { Lang, MessageKey } from '../../../http/i18n.ts';
 import { ConsoleRefusal, refusalOf } from '../kit/actions.tsx';
@@ -8,17 +7,6 @@ import { ct } from './texts.ts';
 import type { FormState } from './pages/developers.tsx';
 
 export const DEVELOPERS_CONFIG = { consoleAccess: 'user', consoleSection: 'developers' } as const;
-
-/** The largest id an address may carry (bigint identities; beyond this nothing exists). */
-const MAX_ID = Number.MAX_SAFE_INTEGER;
-
-/** The numeric id of `:name` in the address; anything else is the 404 page (an unknown thing). */
-export function idParam(request: FastifyRequest, name: string, notFound: () => AppError): number {
-  const raw = String((request.params as Record<string, string>)[name] ?? '');
-  const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id) || id > MAX_ID) throw notFound();
-  return id;
-}
 
 /** A form refused: its status, the message at its top, and one per field. */
 export interface Failure {

@@ -8,7 +8,7 @@ import { TRANSITIONS, statusDescription, type BatchAction, type BatchStatus, typ
 import { batchVerdict, singleVerdict, type ActingUser } from '../../disbursements/may-act.ts';
 import { findMerchant } from '../../merchants/repository.ts';
 import { ACTIONS_BY_ROLE } from '../../users/permissions.ts';
-import { findUser } from '../../users/repository.ts';
+import { findUser, USER } from '../../users/repository.ts';
 
 /** Days in the home's series, today included. */
 export const HOME_DAYS = 30;
@@ -214,7 +214,7 @@ const NO_STEP_BEFORE_DUE = '9999-12-31';
 export async function attention(db: Queryable, merchantAccountNumber: number, user: AttentionUser): Promise<Attention> {
   if (!UUID.test(user.userId)) throw new AppError('validation', 'detail.valueInvalid', { field: 'userId', value: user.userId.slice(0, 40) });
   const row = await findUser(db, merchantAccountNumber, user.userId);
-  const acting: ActingUser | undefined = row && row.status_code === 'A' ? { emailAddress: row.email_address, roleCode: row.role_code } : undefined;
+  const acting: ActingUser | undefined = row && row.status_code === USER.active ? { emailAddress: row.email_address, roleCode: row.role_code } : undefined;
   const grants = acting ? (ACTIONS_BY_ROLE[acting.roleCode] ?? {}) : {};
   // One after another: `db` may be a single client (a transaction), which runs one query at a time.
   const batches = acting ? await waitingBatches(db, merchantAccountNumber, grants, acting) : { count: 0, truncated: false, items: [] };

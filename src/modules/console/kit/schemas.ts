@@ -13,6 +13,19 @@ export const Text = (options: StringOptions = {}) => Type.Optional(Type.String(o
 /** A positive int4 in a path (batch numbers, ids): anything else names nothing (404). */
 export const PathNumber = Type.String({ pattern: '^[1-9][0-9]{0,9}$' });
 
+/**
+ * An id in an address that is a bigint identity (a key's client_id, a subscription's webhook_id, a
+ * delivery's delivery_id, a request's request_id): up to 16 digits rather than PathNumber's int4.
+ */
+export const PathId = Type.String({ pattern: '^[1-9][0-9]{0,15}$' });
+
+/** A PathId's number; one beyond the safe integers (the pattern bounds digits, not value) names nothing. */
+export function pathId(value: string, notFound: () => Error): number {
+  const id = Number(value);
+  if (!Number.isSafeInteger(id)) throw notFound();
+  return id;
+}
+
 /** A query string's fields; other fields (lang, notice) pass, as links add them. */
 export const Query = <P extends TProperties>(fields: P) => Type.Object(fields);
 

@@ -20,10 +20,12 @@
 // (503 beyond). A client that does not read its events (more than MAX_BUFFERED_BYTES waiting)
 // is dropped.
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { AppError } from '../../../http/errors.ts';
 import type { Lang } from '../../../http/i18n.ts';
 import type { Deps, RouteModule } from '../../../http/types.ts';
+import { USER } from '../../users/repository.ts';
 import type { SessionId } from '../kit/cookies.ts';
 import { liveKey, watchedBatches, type LiveFigures } from './upload-queries.ts';
 import { consoleContext, sessionOf } from '../kit/http.ts';
@@ -32,6 +34,7 @@ import { batchStatusName } from './pages/payouts.tsx';
 import { SECTION_PATHS } from '../kit/paths.ts';
 import { findSession } from '../kit/session-store.ts';
 import { at } from '../kit/at.ts';
+import { PathNumber, pathNumber } from '../kit/schemas.ts';
 
 export interface LiveLimits {
   pollMs: number;
@@ -248,7 +251,7 @@ export class LiveBatches {
       const row = await findSession(this.deps.db, s.session.merchantAccountNumber, s.session.hash);
       const at = this.deps.clock.now();
       const idleMs = this.deps.config.consoleIdleMinutes * 60_000;
-      const ended = !row || row.expires_at <= at || at.getTime() - row.last_seen_at.getTime() >= idleMs || row.user_status_code !== 'A';
+      const ended = !row || row.expires_at <= at || at.getTime() - row.last_seen_at.getTime() >= idleMs || row.user_status_code !== USER.active;
       if (ended) this.close(s, 'signedOut');
     } catch (err) {
       this.deps.log.warn({ err }, 'live batch session check failed');
@@ -262,13 +265,14 @@ function sessionKeyOf(session: SessionId): string {
   return `${session.merchantAccountNumber}:${session.hash.toString('hex')}`;
 }
 
-/** Batch numbers are positive int4 (batches.batch_number). */
-const BATCH_NUMBER = /^[1-9]\d{0,9}$/;
+/** A batch's path: batch numbers are positive int4 (batches.batch_number), anything else names nothing (404). */
+export const BatchParams = Type.Object({ batchNumber: PathNumber });
 
-export function batchNumberParam(request: FastifyRequest): number {
-  const given = String((request.params as { batchNumber: string }).batchNumber);
-  if (!BATCH_NUMBER.test(given) || Number(given) > 2_147_483_647) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: given.slice(0, 12) });
-  return Number(given);
+/** The batch number of a path its schema (BatchParams) let through; one beyond int4 is not found either. */
+export function batchNumberOf(params: Static<typeof BatchParams>): number {
+  const batchNumber = pathNumber(params.batchNumber);
+  if (batchNumber === undefined) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: params.batchNumber.slice(0, 12) });
+  return batchNumber;
 }
 
 /** Registers the events route; answers the hub (tests look at it). */
@@ -278,10 +282,10 @@ export function liveBatchRoutes(scope: Parameters<RouteModule>[0], deps: Deps, l
   scope.shutdownSignal.addEventListener('abort', () => hub.stop(), { once: true });
   scope.addHook('preClose', async () => hub.stop());
 
-  scope.get(`${at(SECTION_PATHS.payouts)}/batches/:batchNumber/events`, { schema: { hide: true }, config: { consoleAccess: 'user', consoleSection: 'payouts' } }, async (request, reply) => {
+  scope.get(`${at(SECTION_PATHS.payouts)}/batches/:batchNumber/events`, { schema: { params: BatchParams }, config: { consoleAccess: 'user', consoleSection: 'payouts' } }, async (request, reply) => {
     const context = consoleContext(request);
     const merchant = context.user.merchantAccountNumber;
-    const batchNumber = batchNumberParam(request);
+    const batchNumber = batchNumberOf(request.params);
     const session = sessionOf(request);
     if (!session) throw new Error('a signed-in request without its session');
     const figures = (await watchedBatches(deps.db, [{ merchantAccountNumber: merchant, batchNumber }])).get(liveKey(merchant, batchNumber));

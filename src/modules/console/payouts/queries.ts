@@ -3,12 +3,12 @@
 // on the tables' own keys: batch_number, line_number (dense within a batch), payout_id.
 import type { Queryable } from '../../../db/pool.ts';
 import { containsPattern } from '../../../db/like.ts';
-import { LINE_STATUS_NAMES, singleStage, statusDescription, type BatchStatus, type SingleStage } from '../../disbursements/lifecycle.ts';
+import { BATCH, LINE_STATUS_NAMES, singleStage, statusDescription, type BatchStatus, type PayoutStatus, type SingleStage } from '../../disbursements/lifecycle.ts';
 import { findBatch, listBatches, type BatchRow, type PayoutRow } from '../../disbursements/repository.ts';
 import { checkOneOf, checkSearch, decodeCursor, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
 
 export const BATCH_STATUSES = ['Q', 'P', 'R', 'A', 'T', 'C', 'E', 'F', 'N', 'X'] as const satisfies readonly BatchStatus[];
-export const LINE_STATUSES = ['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'] as const;
+export const LINE_STATUSES = ['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'] as const satisfies readonly PayoutStatus[];
 export type LineStatus = (typeof LINE_STATUSES)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ export interface BatchItem {
 
 function batchItem(b: BatchRow): BatchItem {
   // A queued batch has not been validated: none of its lines is valid or invalid yet.
-  const valid = b.status_code === 'Q' ? 0 : b.number_of_entries - b.number_of_invalid_entries;
+  const valid = b.status_code === BATCH.queued ? 0 : b.number_of_entries - b.number_of_invalid_entries;
   const final = b.number_of_successful_entries + b.number_of_failed_entries + b.number_of_reversed_entries;
   return {
     batchNumber: b.batch_number,

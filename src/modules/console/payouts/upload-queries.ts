@@ -2,7 +2,7 @@
 // upload is answered without reading its file again), and the figures of the batches open live
 // pages watch, all of them in one statement per poll (by primary key, each scoped by merchant).
 import type { Queryable } from '../../../db/pool.ts';
-import type { BatchStatus } from '../../disbursements/lifecycle.ts';
+import { BATCH, type BatchStatus } from '../../disbursements/lifecycle.ts';
 import type { ActionOutcome } from '../kit/actions.tsx';
 
 /** The submission of form key `formKey`, if one went through (console_form_submissions, as runAction writes it). */
@@ -54,7 +54,7 @@ interface LiveRow {
 
 /** The figures of counters as the batches list reads them (payouts/queries.ts batchItem: the same arithmetic). */
 export function liveFigures(r: LiveRow): LiveFigures {
-  const valid = r.status_code === 'Q' ? 0 : r.number_of_entries - r.number_of_invalid_entries;
+  const valid = r.status_code === BATCH.queued ? 0 : r.number_of_entries - r.number_of_invalid_entries;
   const final = r.number_of_successful_entries + r.number_of_failed_entries + r.number_of_reversed_entries;
   return {
     merchantAccountNumber: r.merchant_account_number,

@@ -16,7 +16,7 @@ import type pg from 'pg';
 import { withTransaction } from '../../../db/pool.ts';
 import type { Deps } from '../../../http/types.ts';
 import { queueEmail } from '../../email/service.ts';
-import { activeUsersByEmail, findUser, type SignInUserRow } from '../../users/repository.ts';
+import { activeUsersByEmail, findUser, USER, type SignInUserRow } from '../../users/repository.ts';
 import { PASSWORD_MAX_LENGTH } from '../../users/service.ts';
 import { writeAudit, type AuditEntry, type Origin } from '../kit/audit.ts';
 import { newSessionId, sameToken, sha256, signValue } from '../kit/cookies.ts';
@@ -196,7 +196,7 @@ export async function chosenUser(deps: Deps, preSessionSecret: string, ticket: s
 
 async function activeUser(deps: Deps, merchantAccountNumber: number, userId: string, emailTried: string): Promise<{ userId: string; emailTried: string } | undefined> {
   const user = await findUser(deps.db, merchantAccountNumber, userId);
-  if (!user || user.status_code !== 'A' || !user.is_password_set) return undefined;
+  if (!user || user.status_code !== USER.active || !user.is_password_set) return undefined;
   return { userId: user.user_id, emailTried };
 }
 

@@ -9,7 +9,7 @@ import { sendMessage } from '../../../http/respond.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { tableDocument, type Cell } from '../documents.ts';
-import { LINE_STATUS_NAMES } from '../lifecycle.ts';
+import { BATCH, LINE_STATUS_NAMES } from '../lifecycle.ts';
 import { findBatch, listPayouts } from '../repository.ts';
 import { BatchNumber, DownloadTypeField, MAX_BATCH_LINES } from '../schemas.ts';
 import { lineError } from '../service.ts';
@@ -60,7 +60,7 @@ const route: RouteModule = (app, { deps }) => {
       }
       const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
       if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
-      if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
+      if (batch.status_code === BATCH.queued) throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
       const lines = await listPayouts(deps.db, batch.merchant_account_number, { batchNumber: batch.batch_number, offset: 0, limit: MAX_BATCH_LINES });
       const rows: Cell[][] = lines.map((l) => [
         l.line_number,

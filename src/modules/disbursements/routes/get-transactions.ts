@@ -6,7 +6,7 @@ import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import { pageWindow, Paging } from '../../../http/paging.ts';
 import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { LINE_STATUS_NAMES } from '../lifecycle.ts';
+import { BATCH, LINE_STATUS_NAMES } from '../lifecycle.ts';
 import { findBatch, listPayouts } from '../repository.ts';
 import { BatchNumber, LineStatusCode, PayoutRecord, SearchText } from '../schemas.ts';
 import { payoutRecord } from '../service.ts';
@@ -39,7 +39,7 @@ const route: RouteModule = (app, { deps }) => {
       if (batchNumber !== undefined) {
         const batch = await findBatch(deps.db, merchantAccountNumber, batchNumber);
         if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
-        if (batch.status_code === 'Q') throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
+        if (batch.status_code === BATCH.queued) throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
       }
       const rows = await listPayouts(deps.db, merchantAccountNumber, { batchNumber, searchBy: searchBy as never, searchText, statusCode: transactionStatusCode, ...pageWindow(paging) });
       return { message: rows.map((r) => payoutRecord(request.lang, r)) };

@@ -1,6 +1,6 @@
 // One collection: what the API's getTransaction answers about it, the ledger lines it posted (to the
 // merchant's accounts and the service's) and the events it raised with their webhook deliveries.
-import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
+import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { CollectionDetail, LedgerLine, RaisedEvent } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
@@ -115,6 +115,83 @@ function EventsTable(p: { lang: Lang; events: RaisedEvent[] }): SafeHtml {
   );
 }
 
+type Collection = CollectionDetail['collection'];
+
+/** The facts only some collections have: the request it paid, its timed account, its reversal. */
+function OptionalFacts(p: { lang: Lang; c: Collection }): SafeHtml {
+  const { lang, c } = p;
+  return (
+    <>
+      {c.reference_number ? (
+        <Fact id="collection-request-reference" label={ct(lang, 'collection.requestReference')}>
+          {c.reference_number}
+        </Fact>
+      ) : null}
+      {c.timed_account_number ? (
+        <Fact id="collection-timed-account" label={ct(lang, 'collection.timedAccount')}>
+          {c.timed_account_number}
+        </Fact>
+      ) : null}
+      {c.reversed_at ? (
+        <Fact id="collection-reversed-at" label={ct(lang, 'collection.reversedAt')}>
+          <Time at={c.reversed_at} />
+        </Fact>
+      ) : null}
+      {c.reversal_reason ? (
+        <Fact id="collection-reversal-reason" label={ct(lang, 'collection.reversalReason')}>
+          {c.reversal_reason}
+        </Fact>
+      ) : null}
+    </>
+  );
+}
+
+/** What the API's getTransaction answers about the collection, as a list of facts. */
+function CollectionDetails(p: { lang: Lang; c: Collection }): SafeHtml {
+  const { lang, c } = p;
+  return (
+    <section class="card" aria-labelledby="collection-details-title">
+      <h2 id="collection-details-title">{ct(lang, 'collection.details')}</h2>
+      <dl class="detail-facts">
+        <Fact id="collection-status" label={ct(lang, 'col.status')}>
+          <StatusBadge lang={lang} code={c.status_code} />
+        </Fact>
+        <Fact id="collection-date" label={ct(lang, 'col.date')}>
+          <Time at={c.transaction_date} />
+        </Fact>
+        <Fact id="collection-type" label={ct(lang, 'collection.type')}>
+          {labelOr(lang, TYPE_KEYS, c.transaction_code)}
+        </Fact>
+        <Fact id="collection-customer" label={ct(lang, 'col.customer')}>
+          {c.source_account_name}
+        </Fact>
+        <Fact id="collection-customer-account" label={ct(lang, 'collection.customerAccount')}>
+          {c.source_account_number}
+        </Fact>
+        <Fact id="collection-connector" label={ct(lang, 'col.connector')}>
+          {c.connector_name}
+        </Fact>
+        <Fact id="collection-amount" label={ct(lang, 'collection.amount')}>
+          <Money currencyCode={c.currency_code} minor={c.amount_minor} />
+        </Fact>
+        <Fact id="collection-fee" label={ct(lang, 'col.fee')}>
+          <Money currencyCode={c.currency_code} minor={c.fee_minor} />
+        </Fact>
+        <Fact id="collection-net" label={ct(lang, 'collection.net')}>
+          <Money currencyCode={c.currency_code} minor={c.amount_minor - c.fee_minor} />
+        </Fact>
+        <Fact id="collection-description" label={ct(lang, 'collection.description')}>
+          {c.transaction_description}
+        </Fact>
+        <Fact id="collection-source-reference" label={ct(lang, 'collection.sourceReference')}>
+          {c.source_reference_number}
+        </Fact>
+        <OptionalFacts lang={lang} c={c} />
+      </dl>
+    </section>
+  );
+}
+
 export function CollectionPage(p: { context: ConsoleContext; detail: CollectionDetail }): SafeHtml {
   const { context } = p;
   const lang = context.lang;
@@ -126,64 +203,7 @@ export function CollectionPage(p: { context: ConsoleContext; detail: CollectionD
         <a href={COLLECTIONS_PATH}>{ct(lang, 'collection.back')}</a>
       </p>
       <h1 id="collection-title">{title}</h1>
-      <section class="card" aria-labelledby="collection-details-title">
-        <h2 id="collection-details-title">{ct(lang, 'collection.details')}</h2>
-        <dl class="detail-facts">
-          <Fact id="collection-status" label={ct(lang, 'col.status')}>
-            <StatusBadge lang={lang} code={c.status_code} />
-          </Fact>
-          <Fact id="collection-date" label={ct(lang, 'col.date')}>
-            <Time at={c.transaction_date} />
-          </Fact>
-          <Fact id="collection-type" label={ct(lang, 'collection.type')}>
-            {labelOr(lang, TYPE_KEYS, c.transaction_code)}
-          </Fact>
-          <Fact id="collection-customer" label={ct(lang, 'col.customer')}>
-            {c.source_account_name}
-          </Fact>
-          <Fact id="collection-customer-account" label={ct(lang, 'collection.customerAccount')}>
-            {c.source_account_number}
-          </Fact>
-          <Fact id="collection-connector" label={ct(lang, 'col.connector')}>
-            {c.connector_name}
-          </Fact>
-          <Fact id="collection-amount" label={ct(lang, 'collection.amount')}>
-            <Money currencyCode={c.currency_code} minor={c.amount_minor} />
-          </Fact>
-          <Fact id="collection-fee" label={ct(lang, 'col.fee')}>
-            <Money currencyCode={c.currency_code} minor={c.fee_minor} />
-          </Fact>
-          <Fact id="collection-net" label={ct(lang, 'collection.net')}>
-            <Money currencyCode={c.currency_code} minor={c.amount_minor - c.fee_minor} />
-          </Fact>
-          <Fact id="collection-description" label={ct(lang, 'collection.description')}>
-            {c.transaction_description}
-          </Fact>
-          <Fact id="collection-source-reference" label={ct(lang, 'collection.sourceReference')}>
-            {c.source_reference_number}
-          </Fact>
-          {c.reference_number ? (
-            <Fact id="collection-request-reference" label={ct(lang, 'collection.requestReference')}>
-              {c.reference_number}
-            </Fact>
-          ) : null}
-          {c.timed_account_number ? (
-            <Fact id="collection-timed-account" label={ct(lang, 'collection.timedAccount')}>
-              {c.timed_account_number}
-            </Fact>
-          ) : null}
-          {c.reversed_at ? (
-            <Fact id="collection-reversed-at" label={ct(lang, 'collection.reversedAt')}>
-              <Time at={c.reversed_at} />
-            </Fact>
-          ) : null}
-          {c.reversal_reason ? (
-            <Fact id="collection-reversal-reason" label={ct(lang, 'collection.reversalReason')}>
-              {c.reversal_reason}
-            </Fact>
-          ) : null}
-        </dl>
-      </section>
+      <CollectionDetails lang={lang} c={c} />
       <section class="card" aria-labelledby="collection-ledger-title">
         <h2 id="collection-ledger-title">{ct(lang, 'collection.ledger')}</h2>
         <p class="hint">{ct(lang, 'collection.ledgerIntro')}</p>

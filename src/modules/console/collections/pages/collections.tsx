@@ -4,6 +4,7 @@
 // and keyset paging ("Next page" carries the data function's cursor). A filter the data function
 // refuses is shown back as typed, with the message, and no results.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
+import { COLLECTION } from '../../../collections/repository.ts';
 import type { CollectionItem } from '../queries.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
@@ -61,7 +62,7 @@ function statusKey(code: string): TextKey | undefined {
 
 export function StatusBadge(p: { lang: ConsoleContext['lang']; code: string }): SafeHtml {
   const key = statusKey(p.code);
-  return <span class={`badge badge-${p.code === 'S' ? 'ok' : 'warn'}`}>{key ? ct(p.lang, key) : p.code}</span>;
+  return <span class={`badge badge-${p.code === COLLECTION.successful ? 'ok' : 'warn'}`}>{key ? ct(p.lang, key) : p.code}</span>;
 }
 
 /** htmx attributes of a link or form that replaces the results region and keeps the address. */
@@ -194,10 +195,56 @@ function DayField(p: { lang: ConsoleContext['lang']; name: 'from' | 'to'; label:
   );
 }
 
+/** The status filter: the statuses a collection has, and a value given that is none of them (shown as typed). */
+function StatusField(p: { lang: ConsoleContext['lang']; value: string; problem?: FilterProblem }): SafeHtml {
+  const { lang } = p;
+  return (
+    <div class="field">
+      <label for="filter-status">{ct(lang, 'filter.status')}</label>
+      <select id="filter-status" name="status" {...invalidProps(p.problem, 'status')}>
+        <option value="">{ct(lang, 'filter.any')}</option>
+        {(['S', 'R'] as const).map((code) => (
+          <option value={code} selected={p.value === code}>
+            {ct(lang, STATUS_KEYS[code])}
+          </option>
+        ))}
+        {p.value !== '' && !statusKey(p.value) ? (
+          <option value={p.value} selected>
+            {p.value}
+          </option>
+        ) : null}
+      </select>
+    </div>
+  );
+}
+
+/** The connector filter: those a customer pays from, and a value given that is none of them (shown as typed). */
+function ConnectorField(p: { lang: ConsoleContext['lang']; value: string; connectors: ConnectorOption[]; problem?: FilterProblem }): SafeHtml {
+  const { lang } = p;
+  const known = p.value === '' || p.connectors.some((c) => String(c.connectorId) === p.value);
+  return (
+    <div class="field">
+      <label for="filter-connector">{ct(lang, 'filter.connector')}</label>
+      <select id="filter-connector" name="connector" {...invalidProps(p.problem, 'connector')}>
+        <option value="">{ct(lang, 'filter.any')}</option>
+        {p.connectors.map((c) => (
+          <option value={String(c.connectorId)} selected={String(c.connectorId) === p.value}>
+            {c.connectorName}
+          </option>
+        ))}
+        {known ? null : (
+          <option value={p.value} selected>
+            {p.value}
+          </option>
+        )}
+      </select>
+    </div>
+  );
+}
+
 export function CollectionsFilters(p: { context: ConsoleContext; values: CollectionsFilterValues; connectors: ConnectorOption[]; problem?: FilterProblem }): SafeHtml {
   const { values, problem } = p;
   const lang = p.context.lang;
-  const connectorKnown = values.connector === '' || p.connectors.some((c) => String(c.connectorId) === values.connector);
   return (
     <form
       class="card filter-form"
@@ -216,38 +263,8 @@ export function CollectionsFilters(p: { context: ConsoleContext; values: Collect
       <div class="filter-grid">
         <DayField lang={lang} name="from" label="filter.from" value={values.from} problem={problem} />
         <DayField lang={lang} name="to" label="filter.to" value={values.to} problem={problem} />
-        <div class="field">
-          <label for="filter-status">{ct(lang, 'filter.status')}</label>
-          <select id="filter-status" name="status" {...invalidProps(problem, 'status')}>
-            <option value="">{ct(lang, 'filter.any')}</option>
-            {(['S', 'R'] as const).map((code) => (
-              <option value={code} selected={values.status === code}>
-                {ct(lang, STATUS_KEYS[code])}
-              </option>
-            ))}
-            {values.status !== '' && !statusKey(values.status) ? (
-              <option value={values.status} selected>
-                {values.status}
-              </option>
-            ) : null}
-          </select>
-        </div>
-        <div class="field">
-          <label for="filter-connector">{ct(lang, 'filter.connector')}</label>
-          <select id="filter-connector" name="connector" {...invalidProps(problem, 'connector')}>
-            <option value="">{ct(lang, 'filter.any')}</option>
-            {p.connectors.map((c) => (
-              <option value={String(c.connectorId)} selected={String(c.connectorId) === values.connector}>
-                {c.connectorName}
-              </option>
-            ))}
-            {connectorKnown ? null : (
-              <option value={values.connector} selected>
-                {values.connector}
-              </option>
-            )}
-          </select>
-        </div>
+        <StatusField lang={lang} value={values.status} problem={problem} />
+        <ConnectorField lang={lang} value={values.connector} connectors={p.connectors} problem={problem} />
         <div class="field field-wide">
           <label for="filter-search">{ct(lang, 'filter.search')}</label>
           <input type="search" id="filter-search" name="search" value={values.search} maxlength="100" aria-describedby="filter-search-hint" {...invalidProps(problem, 'search')} />

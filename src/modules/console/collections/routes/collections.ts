@@ -1,9 +1,9 @@
 // GET /console/collections — the merchant's collections, filtered and keyset paged (collections/queries.ts
 // listCollections); GET /console/collections/:transactionReferenceNumber — one of them with its ledger
 // lines and events (collectionDetail). Another merchant's reference is the console's 404 page.
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
 import { ct } from '../texts.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import type { Queryable } from '../../../../db/pool.ts';
@@ -17,7 +17,6 @@ import {
   COLLECTIONS_PATH,
   CollectionsPage,
   CollectionsResults,
-  FILTER_NAMES,
   RESULTS_ID,
   type CollectionsFilterValues,
   type CollectionsResult,
@@ -25,6 +24,7 @@ import {
 } from '../pages/collections.tsx';
 import { filterProblem } from '../../kit/display.tsx';
 import { at } from '../../kit/at.ts';
+import { Query, Text } from '../../kit/schemas.ts';
 
 /** The data function's field names → the form's, with their labels (for a refused filter's message). */
 const FIELDS = {
@@ -36,9 +36,16 @@ const FIELDS = {
   limit: { name: 'limit', label: 'filter.limit' },
 } as const;
 
-function filterValues(query: unknown): CollectionsFilterValues {
-  const values = Object.fromEntries(FILTER_NAMES.map((name) => [name, formField(query, name) ?? ''])) as unknown as CollectionsFilterValues;
-  return values;
+/**
+ * The filters as typed and the cursor. All text: listCollections refuses a wrong one (a day that is
+ * not one, a limit that is not a number) with a message shown back beside the form, not a 400 page.
+ */
+const ListQuery = Query({ from: Text(), to: Text(), status: Text(), connector: Text(), search: Text(), limit: Text(), after: Text() });
+/** Any text: a reference that is not one is looked up and not found (the 404 page). */
+const DetailParams = Type.Object({ transactionReferenceNumber: Type.String() });
+
+function filterValues(query: Static<typeof ListQuery>): CollectionsFilterValues {
+  return { from: query.from ?? '', to: query.to ?? '', status: query.status ?? '', connector: query.connector ?? '', search: query.search ?? '', limit: query.limit ?? '' };
 }
 
 /** '' → absent; anything else a number (NaN for text, which the data function refuses with a 400). */
@@ -61,10 +68,10 @@ async function collectionConnectors(db: Queryable): Promise<ConnectorOption[]> {
 const route: RouteModule = (scope, { deps }) => {
   const config = { consoleAccess: 'user', consoleSection: 'collections' } as const;
 
-  scope.get(at(COLLECTIONS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(at(COLLECTIONS_PATH), { schema: { querystring: ListQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const values = filterValues(request.query);
-    const after = formField(request.query, 'after') ?? '';
+    const after = request.query.after ?? '';
     let result: CollectionsResult;
     try {
       const found = await listCollections(deps.db, context.user.merchantAccountNumber, {
@@ -92,9 +99,9 @@ const route: RouteModule = (scope, { deps }) => {
     return sendHtml(reply, context, 'problem' in result ? 400 : 200, page(CollectionsPage({ context, values, after, result, connectors })));
   });
 
-  scope.get(`${at(COLLECTIONS_PATH)}/:transactionReferenceNumber`, { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(`${at(COLLECTIONS_PATH)}/:transactionReferenceNumber`, { schema: { params: DetailParams }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const reference = String((request.params as { transactionReferenceNumber: string }).transactionReferenceNumber);
+    const reference = request.params.transactionReferenceNumber;
     const detail = await collectionDetail(deps.db, context.user.merchantAccountNumber, reference);
     // Unknown and another merchant's look the same: the console's 404 page (the scope's error handler).
     if (!detail) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: reference.slice(0, 40) });

@@ -4,6 +4,7 @@
 // that generates a new pair. The new pair's page shows the secret this once, with a copy button.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
+import { API_KEY } from '../../../api-keys/repository.ts';
 import type { ApiKeyView } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
@@ -26,7 +27,7 @@ import {
 function KeyStatus(p: { lang: Lang; item: ApiKeyView; now: Date }): SafeHtml {
   const expired = p.item.expiryDate !== null && p.item.expiryDate.getTime() <= p.now.getTime();
   if (expired) return <span class="status status-key-expired">{ct(p.lang, 'developers.key.expired')}</span>;
-  return <span class={`status status-key-${p.item.statusCode}`}>{ct(p.lang, p.item.statusCode === 'A' ? 'developers.key.active' : 'developers.key.inactive')}</span>;
+  return <span class={`status status-key-${p.item.statusCode}`}>{ct(p.lang, p.item.statusCode === API_KEY.active ? 'developers.key.active' : 'developers.key.inactive')}</span>;
 }
 
 function KeyActions(p: { context: ConsoleContext; item: ApiKeyView }): SafeHtml {
@@ -34,7 +35,7 @@ function KeyActions(p: { context: ConsoleContext; item: ApiKeyView }): SafeHtml 
   const lang = context.lang;
   return (
     <div class="row-actions">
-      {key.statusCode === 'A' ? (
+      {key.statusCode === API_KEY.active ? (
         <ButtonForm context={context} action={apiKeyActionPath(key.clientId, 'deactivate')} label={ct(lang, 'developers.key.deactivate')} id={`deactivate-${key.clientId}`} describedBy={`key-${key.clientId}`} />
       ) : (
         <ButtonForm context={context} action={apiKeyActionPath(key.clientId, 'activate')} label={ct(lang, 'developers.key.activate')} id={`activate-${key.clientId}`} describedBy={`key-${key.clientId}`} />

@@ -8,11 +8,11 @@
 //      service calls, in the action's transaction; the key-status cache is invalidated after the
 //      commit, so the key's tokens stop (or work again) at once on this process.
 // Another merchant's key, a deleted one or an unknown id: the console's 404 page.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
-import type { RouteModule } from '../../../../http/types.ts';
-import { findApiKey, findApiKeyById } from '../../../api-keys/repository.ts';
+import type { App, Deps, RouteContext, RouteModule } from '../../../../http/types.ts';
+import { API_KEY, findApiKey, findApiKeyById } from '../../../api-keys/repository.ts';
 import { add, generate, remove, setStatus } from '../../../api-keys/service.ts';
 import { ConsoleRefusal, noticeOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { developersSummary, findKey, listKeys, organisationOf } from '../queries.ts';
@@ -22,7 +22,14 @@ import { page } from '../../kit/layout.tsx';
 import { ApiKeysPage, NewKeyPage, type NewKey } from '../pages/api-keys.tsx';
 import { API_KEY_GENERATE_PATH, API_KEYS_PATH, DEVELOPERS_PATH, emptyForm, OverviewPage, type FormState } from '../pages/developers.tsx';
 import { at } from '../../kit/at.ts';
-import { DAY_MS, dayOf, DEVELOPERS_CONFIG as config, failedForm, failureOf, fieldRefusal, idParam, parseDay } from '../shared.ts';
+import { Form, PathId, pathId, Text } from '../../kit/schemas.ts';
+import { DAY_MS, dayOf, DEVELOPERS_CONFIG as config, failedForm, failureOf, fieldRefusal, parseDay } from '../shared.ts';
+
+// What each route reads (kit/schemas.ts): the shape only; the expiry's own checks stay in expiryOf.
+const KeyParams = Type.Object({ clientId: PathId });
+const GenerateForm = Form({ expiry: Text() });
+/** The activate, deactivate and delete buttons post the token and the form key only. */
+const ButtonForm = Form({});
 
 const keyNotFound = (id: number | string) => new AppError('notFound', 'detail.apiKeyNotFound', { clientKey: String(id).slice(0, 20) });
 
@@ -38,28 +45,39 @@ function expiryOf(context: ConsoleContext, typed: string, now: Date): Date | und
   return new Date(day.getTime() + DAY_MS);
 }
 
-const route: RouteModule = (scope, { deps, keyStatus }) => {
-  async function renderKeys(reply: FastifyReply, context: ConsoleContext, status: number, extra: { form?: FormState; notice?: string; error?: string }) {
-    const m = context.user.merchantAccountNumber;
-    const [keys, organisationId] = await Promise.all([listKeys(deps.db, m), organisationOf(deps.db, m)]);
-    return sendHtml(reply, context, status, page(ApiKeysPage({ context, keys, organisationId, now: deps.clock.now(), form: extra.form ?? emptyForm(), notice: extra.notice, error: extra.error })));
-  }
+/** The three buttons of a key, each with its notice once done. */
+const KEY_ACTIONS: Array<{ verb: 'activate' | 'deactivate' | 'delete'; notice: Extract<TextKey, `notice.${string}`> }> = [
+  { verb: 'activate', notice: 'notice.developers.keyActivated' },
+  { verb: 'deactivate', notice: 'notice.developers.keyDeactivated' },
+  { verb: 'delete', notice: 'notice.developers.keyDeleted' },
+];
 
-  scope.get(at(DEVELOPERS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+async function renderKeys(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, extra: { form?: FormState; notice?: string; error?: string }) {
+  const m = context.user.merchantAccountNumber;
+  const [keys, organisationId] = await Promise.all([listKeys(deps.db, m), organisationOf(deps.db, m)]);
+  return sendHtml(reply, context, status, page(ApiKeysPage({ context, keys, organisationId, now: deps.clock.now(), form: extra.form ?? emptyForm(), notice: extra.notice, error: extra.error })));
+}
+
+/** GET /developers (the section's overview) and GET /developers/api-keys (the keys and the generate form). */
+function overviewAndKeys(scope: App, deps: Deps): void {
+  scope.get(at(DEVELOPERS_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
     const summary = await developersSummary(deps.db, context.user.merchantAccountNumber);
     return sendHtml(reply, context, 200, page(OverviewPage({ context, summary })));
   });
 
-  scope.get(at(API_KEYS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(at(API_KEYS_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
-    return renderKeys(reply, context, 200, { notice: noticeOf(request, context.lang) });
+    return renderKeys(deps, reply, context, 200, { notice: noticeOf(request, context.lang) });
   });
+}
 
-  scope.post(at(API_KEY_GENERATE_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+/** POST /developers/api-keys/generate: a new pair, its secret shown in the answer and nowhere else. */
+function generateKey(scope: App, deps: Deps): void {
+  scope.post(at(API_KEY_GENERATE_PATH), { schema: { body: GenerateForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const m = context.user.merchantAccountNumber;
-    const values = { expiry: (formField(request.body, 'expiry') ?? '').trim().slice(0, 20) };
+    const values = { expiry: (request.body.expiry ?? '').trim().slice(0, 20) };
     // Set by the action when it ran (not on a replay); the secret lives only here and in the answer.
     let created: NewKey | undefined;
     try {
@@ -84,20 +102,18 @@ const route: RouteModule = (scope, { deps, keyStatus }) => {
       return sendHtml(reply, context, 200, page(NewKeyPage({ context, created, organisationId })));
     } catch (err) {
       const failure = failureOf(err, context.lang, (key) => (key === 'detail.expiryInPast' ? 'expiry' : undefined));
-      return renderKeys(reply, context, failure.status, { form: failedForm(values, failure) });
+      return renderKeys(deps, reply, context, failure.status, { form: failedForm(values, failure) });
     }
   });
+}
 
-  const keyActions: Array<{ verb: 'activate' | 'deactivate' | 'delete'; notice: Extract<TextKey, `notice.${string}`> }> = [
-    { verb: 'activate', notice: 'notice.developers.keyActivated' },
-    { verb: 'deactivate', notice: 'notice.developers.keyDeactivated' },
-    { verb: 'delete', notice: 'notice.developers.keyDeleted' },
-  ];
-  for (const { verb, notice } of keyActions) {
-    scope.post(`${at(API_KEYS_PATH)}/:clientId/${verb}`, { schema: { hide: true }, config }, async (request: FastifyRequest, reply) => {
+/** POST /developers/api-keys/:clientId/{activate,deactivate,delete}, then the key-status cache invalidated. */
+function keyActions(scope: App, { deps, keyStatus }: RouteContext): void {
+  for (const { verb, notice } of KEY_ACTIONS) {
+    scope.post(`${at(API_KEYS_PATH)}/:clientId/${verb}`, { schema: { params: KeyParams, body: ButtonForm }, config }, async (request, reply) => {
       const context = consoleContext(request);
       const m = context.user.merchantAccountNumber;
-      const clientId = idParam(request, 'clientId', () => keyNotFound('?'));
+      const clientId = pathId(request.params.clientId, () => keyNotFound('?'));
       const key = await findKey(deps.db, m, clientId);
       if (!key) throw keyNotFound(clientId);
       try {
@@ -110,9 +126,9 @@ const route: RouteModule = (scope, { deps, keyStatus }) => {
             if (verb === 'delete') {
               await remove(deps, keyStatus, m, current.client_key, context.user.emailAddress, tx);
             } else {
-              const status = verb === 'activate' ? 'A' : 'I';
+              const status = verb === 'activate' ? API_KEY.active : API_KEY.inactive;
               if (current.status_code === status) {
-                throw new ConsoleRefusal(409, ct(context.lang, status === 'A' ? 'developers.key.alreadyActive' : 'developers.key.alreadyInactive', { key: current.client_key }));
+                throw new ConsoleRefusal(409, ct(context.lang, status === API_KEY.active ? 'developers.key.alreadyActive' : 'developers.key.alreadyInactive', { key: current.client_key }));
               }
               await setStatus(deps, keyStatus, m, current.client_key, status, context.user.emailAddress, tx);
             }
@@ -124,9 +140,15 @@ const route: RouteModule = (scope, { deps, keyStatus }) => {
         return redirect(request, reply, result.outcome.location);
       } catch (err) {
         const failure = failureOf(err, context.lang);
-        return renderKeys(reply, context, failure.status, { error: failure.message });
+        return renderKeys(deps, reply, context, failure.status, { error: failure.message });
       }
     });
   }
+}
+
+const route: RouteModule = (scope, ctx) => {
+  overviewAndKeys(scope, ctx.deps);
+  generateKey(scope, ctx.deps);
+  keyActions(scope, ctx);
 };
 export default route;

@@ -10,10 +10,10 @@
 //      (one delivery, or every failed one created in a period of at most REDELIVER_MAX_DAYS days);
 //      the dispatcher is woken at the commit, as for the API.
 // Another merchant's subscription or delivery, or an unknown id: the console's 404 page.
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
-import type { RouteModule } from '../../../../http/types.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { render } from '../../../../lib/html/jsx.ts';
 import { isKnownEvent } from '../../../webhooks/catalogue.ts';
 import { deliveryHeaders, SIGNATURE_HEADERS } from '../../../webhooks/dispatcher.ts';
@@ -28,9 +28,12 @@ import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../k
 import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { DELIVERIES_PATH, deliveryPath, emptyForm, REDELIVER_FAILED_PATH, WEBHOOK_ADD_PATH, webhookPath, WEBHOOKS_PATH, type FormState } from '../pages/developers.tsx';
-import { DeliveriesPage, DeliveriesResults, DeliveryPage, DELIVERIES_REGION, MASK, WebhookPage, WebhooksPage, type DeliveryFilterValues } from '../pages/webhooks.tsx';
+import { WebhookPage, WebhooksPage } from '../pages/webhooks.tsx';
+import { DeliveriesPage, DeliveriesResults, DELIVERIES_REGION, type DeliveryFilterValues } from '../pages/deliveries.tsx';
+import { DeliveryPage, MASK } from '../pages/delivery.tsx';
 import { at } from '../../kit/at.ts';
-import { DAY_MS, dayOf, DEVELOPERS_CONFIG as config, failedForm, failureOf, fieldRefusal, idParam, parseDay } from '../shared.ts';
+import { Form, PathId, pathId, Query, Text } from '../../kit/schemas.ts';
+import { DAY_MS, dayOf, DEVELOPERS_CONFIG as config, failedForm, failureOf, fieldRefusal, parseDay } from '../shared.ts';
 
 /** "Redeliver failed" covers at most this many days: a bounded amount of work per click. */
 export const REDELIVER_MAX_DAYS = 31;
@@ -40,6 +43,18 @@ const REDELIVER_DEFAULT_DAYS = 7;
 const SIGNATURE_MAX_LENGTH = 200;
 /** The API's callbackUrl schema: at least 8 characters ("http://a"). */
 const CALLBACK_URL_MIN_LENGTH = 8;
+
+// What each route reads (kit/schemas.ts): the shape only. The fields' own checks stay in the
+// routes, so that each gets its own message on the form.
+const WebhookParams = Type.Object({ webhookId: PathId });
+const DeliveryParams = Type.Object({ deliveryId: PathId });
+const SubscriptionForm = Form({ event: Text(), url: Text() });
+const VerifyForm = Form({ signature: Text() });
+const RedeliverFailedForm = Form({ from: Text(), to: Text() });
+/** The test, delete and redeliver buttons post the token and the form key only. */
+const ButtonForm = Form({});
+/** The log's filter and cursor, and `queued`: how many deliveries "redeliver failed" queued. */
+const DeliveriesQuery = Query({ status: Text(), event: Text(), after: Text(), queued: Text() });
 
 const webhookNotFound = (id: number | string) => new AppError('notFound', 'detail.webhookNotFound', { webhook: String(id).slice(0, 20) });
 const deliveryNotFound = (id: number | string) => new AppError('notFound', 'detail.deliveryNotFound', { deliveryId: String(id).slice(0, 20) });
@@ -52,8 +67,8 @@ function subscriptionField(key: string | undefined): string | undefined {
 }
 
 /** The subscription form's fields, as typed (bounded: they are shown back). */
-function subscriptionValues(body: unknown): { event: string; url: string } {
-  return { event: (formField(body, 'event') ?? '').trim().slice(0, 100), url: (formField(body, 'url') ?? '').trim().slice(0, CALLBACK_URL_MAX_LENGTH + 1) };
+function subscriptionValues(body: Static<typeof SubscriptionForm>): { event: string; url: string } {
+  return { event: (body.event ?? '').trim().slice(0, 100), url: (body.url ?? '').trim().slice(0, CALLBACK_URL_MAX_LENGTH + 1) };
 }
 
 /** The console's own checks of a subscription form; `current`: the subscription's code, which may stay as it is. */
@@ -103,66 +118,82 @@ function shownHeaders(d: NonNullable<Awaited<ReturnType<typeof deliveryDetail>>>
   return Object.entries(headers).map(([name, value]): [string, string] => [name, SIGNATURE_HEADERS.includes(name) ? MASK : name === 'webhook-timestamp' && !latest ? '—' : value]);
 }
 
-const route: RouteModule = (scope, { deps }) => {
-  async function renderWebhooks(reply: FastifyReply, context: ConsoleContext, status: number, extra: { form?: FormState; notice?: string; error?: string }) {
-    const subscriptions = await listWebhookSubscriptions(deps.db, context.user.merchantAccountNumber);
-    return sendHtml(reply, context, status, page(WebhooksPage({ context, subscriptions, form: extra.form ?? emptyForm(), notice: extra.notice, error: extra.error })));
+// ---------------------------------------------------------------------------------------------
+// The pages, answered with a status (a refused form answers its page with the refusal's)
+
+async function renderWebhooks(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, extra: { form?: FormState; notice?: string; error?: string }) {
+  const subscriptions = await listWebhookSubscriptions(deps.db, context.user.merchantAccountNumber);
+  return sendHtml(reply, context, status, page(WebhooksPage({ context, subscriptions, form: extra.form ?? emptyForm(), notice: extra.notice, error: extra.error })));
+}
+
+async function renderWebhook(
+  deps: Deps,
+  reply: FastifyReply,
+  context: ConsoleContext,
+  status: number,
+  subscription: Subscription,
+  extra: { edit?: FormState; verify?: FormState; notice?: string; error?: string },
+) {
+  const all = await listWebhookSubscriptions(deps.db, context.user.merchantAccountNumber);
+  const taken = new Set(all.filter((s) => s.webhook_id !== subscription.webhook_id).map((s) => s.event_code));
+  return sendHtml(
+    reply,
+    context,
+    status,
+    page(WebhookPage({ context, subscription, taken, edit: extra.edit ?? emptyForm(), verify: extra.verify ?? emptyForm(), notice: extra.notice, error: extra.error })),
+  );
+}
+
+/** The merchant's subscription the address names; another merchant's or an unknown one is the 404 page. */
+async function subscriptionOf(deps: Deps, context: ConsoleContext, webhookIdParam: string): Promise<Subscription> {
+  const webhookId = pathId(webhookIdParam, () => webhookNotFound('?'));
+  const found = await findWebhookSubscription(deps.db, context.user.merchantAccountNumber, webhookId);
+  if (!found) throw webhookNotFound(webhookId);
+  return found;
+}
+
+/** A page of the delivery log, or the message saying its filter or cursor cannot be read. */
+async function deliveriesOf(deps: Deps, context: ConsoleContext, filter: DeliveryFilterValues): Promise<{ found: Page<DeliveryItem>; problem?: string }> {
+  try {
+    const found = await listDeliveryLog(deps.db, context.user.merchantAccountNumber, { status: filter.status || undefined, event: filter.event || undefined, after: filter.after || undefined });
+    return { found };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.kind !== 'validation') throw err;
+    return { found: { items: [], next: null }, problem: ct(context.lang, 'developers.deliveries.badFilter') };
   }
+}
 
-  async function renderWebhook(reply: FastifyReply, context: ConsoleContext, status: number, subscription: Subscription, extra: { edit?: FormState; verify?: FormState; notice?: string; error?: string }) {
-    const all = await listWebhookSubscriptions(deps.db, context.user.merchantAccountNumber);
-    const taken = new Set(all.filter((s) => s.webhook_id !== subscription.webhook_id).map((s) => s.event_code));
-    return sendHtml(
-      reply,
-      context,
-      status,
-      page(WebhookPage({ context, subscription, taken, edit: extra.edit ?? emptyForm(), verify: extra.verify ?? emptyForm(), notice: extra.notice, error: extra.error })),
-    );
-  }
+async function renderDeliveries(
+  deps: Deps,
+  reply: FastifyReply,
+  context: ConsoleContext,
+  status: number,
+  extra: { filter?: DeliveryFilterValues; redeliverForm?: FormState; notice?: string; noticeExtra?: string; error?: string },
+) {
+  const filter = extra.filter ?? { status: '', event: '', after: '' };
+  const { found, problem } = await deliveriesOf(deps, context, filter);
+  const eventCodes = await deliveryEventCodes(deps.db, context.user.merchantAccountNumber);
+  const view = { context, page: found, filter, problem, eventCodes, redeliverForm: extra.redeliverForm ?? defaultRedeliverForm(deps.clock.now()), notice: extra.notice, noticeExtra: extra.noticeExtra, error: extra.error };
+  return sendHtml(reply, context, problem ? 400 : status, page(DeliveriesPage(view)));
+}
 
-  async function subscriptionOf(request: FastifyRequest, context: ConsoleContext): Promise<Subscription> {
-    const webhookId = idParam(request, 'webhookId', () => webhookNotFound('?'));
-    const found = await findWebhookSubscription(deps.db, context.user.merchantAccountNumber, webhookId);
-    if (!found) throw webhookNotFound(webhookId);
-    return found;
-  }
+async function renderDelivery(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, deliveryId: number, extra: { notice?: string; error?: string }) {
+  const delivery = await deliveryDetail(deps.db, context.user.merchantAccountNumber, deliveryId);
+  if (!delivery) throw deliveryNotFound(deliveryId);
+  return sendHtml(reply, context, status, page(DeliveryPage({ context, delivery, headers: shownHeaders(delivery), notice: extra.notice, error: extra.error })));
+}
 
-  async function renderDeliveries(
-    reply: FastifyReply,
-    context: ConsoleContext,
-    status: number,
-    extra: { filter?: DeliveryFilterValues; redeliverForm?: FormState; notice?: string; noticeExtra?: string; error?: string },
-  ) {
-    const m = context.user.merchantAccountNumber;
-    const filter = extra.filter ?? { status: '', event: '', after: '' };
-    let found: Page<DeliveryItem> = { items: [], next: null };
-    let problem: string | undefined;
-    try {
-      found = await listDeliveryLog(deps.db, m, { status: filter.status || undefined, event: filter.event || undefined, after: filter.after || undefined });
-    } catch (err) {
-      if (!(err instanceof AppError) || err.kind !== 'validation') throw err;
-      problem = ct(context.lang, 'developers.deliveries.badFilter');
-    }
-    const eventCodes = await deliveryEventCodes(deps.db, m);
-    const view = { context, page: found, filter, problem, eventCodes, redeliverForm: extra.redeliverForm ?? defaultRedeliverForm(deps.clock.now()), notice: extra.notice, noticeExtra: extra.noticeExtra, error: extra.error };
-    return sendHtml(reply, context, problem ? 400 : status, page(DeliveriesPage(view)));
-  }
+// ---------------------------------------------------------------------------------------------
+// Subscriptions
 
-  async function renderDelivery(reply: FastifyReply, context: ConsoleContext, status: number, deliveryId: number, extra: { notice?: string; error?: string }) {
-    const delivery = await deliveryDetail(deps.db, context.user.merchantAccountNumber, deliveryId);
-    if (!delivery) throw deliveryNotFound(deliveryId);
-    return sendHtml(reply, context, status, page(DeliveryPage({ context, delivery, headers: shownHeaders(delivery), notice: extra.notice, error: extra.error })));
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Subscriptions
-
-  scope.get(at(WEBHOOKS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+/** GET /webhooks (the list and the add form) and POST /webhooks/add. */
+function subscriptionsList(scope: App, deps: Deps): void {
+  scope.get(at(WEBHOOKS_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
-    return renderWebhooks(reply, context, 200, { notice: noticeOf(request, context.lang) });
+    return renderWebhooks(deps, reply, context, 200, { notice: noticeOf(request, context.lang) });
   });
 
-  scope.post(at(WEBHOOK_ADD_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(at(WEBHOOK_ADD_PATH), { schema: { body: SubscriptionForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const m = context.user.merchantAccountNumber;
     const values = subscriptionValues(request.body);
@@ -179,20 +210,23 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const failure = failureOf(err, context.lang, subscriptionField);
-      return renderWebhooks(reply, context, failure.status, { form: failedForm(values, failure) });
+      return renderWebhooks(deps, reply, context, failure.status, { form: failedForm(values, failure) });
     }
   });
+}
 
-  scope.get(`${at(WEBHOOKS_PATH)}/:webhookId`, { schema: { hide: true }, config }, async (request, reply) => {
+/** GET /webhooks/:webhookId (the subscription's page) and POST …/edit. */
+function subscriptionPage(scope: App, deps: Deps): void {
+  scope.get(`${at(WEBHOOKS_PATH)}/:webhookId`, { schema: { params: WebhookParams }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const subscription = await subscriptionOf(request, context);
-    return renderWebhook(reply, context, 200, subscription, { notice: noticeOf(request, context.lang) });
+    const subscription = await subscriptionOf(deps, context, request.params.webhookId);
+    return renderWebhook(deps, reply, context, 200, subscription, { notice: noticeOf(request, context.lang) });
   });
 
-  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/edit`, { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/edit`, { schema: { params: WebhookParams, body: SubscriptionForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const m = context.user.merchantAccountNumber;
-    const subscription = await subscriptionOf(request, context);
+    const subscription = await subscriptionOf(deps, context, request.params.webhookId);
     const values = subscriptionValues(request.body);
     try {
       checkSubscription(context, values, subscription.event_code);
@@ -209,14 +243,17 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const failure = failureOf(err, context.lang, subscriptionField);
-      return renderWebhook(reply, context, failure.status, subscription, { edit: failedForm(values, failure) });
+      return renderWebhook(deps, reply, context, failure.status, subscription, { edit: failedForm(values, failure) });
     }
   });
+}
 
-  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/delete`, { schema: { hide: true }, config }, async (request, reply) => {
+/** POST /webhooks/:webhookId/delete and …/test: one button each, a refusal shown at the page's top. */
+function subscriptionButtons(scope: App, deps: Deps): void {
+  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/delete`, { schema: { params: WebhookParams, body: ButtonForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const m = context.user.merchantAccountNumber;
-    const subscription = await subscriptionOf(request, context);
+    const subscription = await subscriptionOf(deps, context, request.params.webhookId);
     try {
       const result = await runAction(deps, request, context, {
         action: 'webhook.delete',
@@ -231,15 +268,38 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const failure = failureOf(err, context.lang);
-      return renderWebhook(reply, context, failure.status, subscription, { error: failure.message });
+      return renderWebhook(deps, reply, context, failure.status, subscription, { error: failure.message });
     }
   });
 
-  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/verify`, { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/test`, { schema: { params: WebhookParams, body: ButtonForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const m = context.user.merchantAccountNumber;
-    const subscription = await subscriptionOf(request, context);
-    const signature = (formField(request.body, 'signature') ?? '').trim();
+    const subscription = await subscriptionOf(deps, context, request.params.webhookId);
+    try {
+      const result = await runAction(deps, request, context, {
+        action: 'webhook.test',
+        run: async (tx) => {
+          const sent = await sendTestEventIn(tx, deps.clock, m, subscription.event_code);
+          // To the test delivery's page, to follow it.
+          return { outcome: { location: withNotice(deliveryPath(sent.deliveryId), 'notice.developers.testSent') }, detail: { webhookId: subscription.webhook_id, eventCode: subscription.event_code, deliveryId: sent.deliveryId } };
+        },
+      });
+      return redirect(request, reply, result.outcome.location);
+    } catch (err) {
+      const failure = failureOf(err, context.lang);
+      return renderWebhook(deps, reply, context, failure.status, subscription, { error: failure.message });
+    }
+  });
+}
+
+/** POST /webhooks/:webhookId/verify: whether a signature is the subscription's (the API's verify). */
+function subscriptionVerify(scope: App, deps: Deps): void {
+  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/verify`, { schema: { params: WebhookParams, body: VerifyForm }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const m = context.user.merchantAccountNumber;
+    const subscription = await subscriptionOf(deps, context, request.params.webhookId);
+    const signature = (request.body.signature ?? '').trim();
     // Shown back only when refused for its form (too long, empty): never stored or logged.
     const values = { signature: signature.slice(0, SIGNATURE_MAX_LENGTH + 1) };
     try {
@@ -258,75 +318,56 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const failure = failureOf(err, context.lang);
-      return renderWebhook(reply, context, failure.status, subscription, { verify: failedForm(values, failure) });
+      return renderWebhook(deps, reply, context, failure.status, subscription, { verify: failedForm(values, failure) });
     }
   });
+}
 
-  scope.post(`${at(WEBHOOKS_PATH)}/:webhookId/test`, { schema: { hide: true }, config }, async (request, reply) => {
+// ---------------------------------------------------------------------------------------------
+// The delivery log
+
+/** GET /webhooks/deliveries: the log, or its results region alone for an htmx swap. */
+function deliveryLog(scope: App, deps: Deps): void {
+  scope.get(at(DELIVERIES_PATH), { schema: { querystring: DeliveriesQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const m = context.user.merchantAccountNumber;
-    const subscription = await subscriptionOf(request, context);
-    try {
-      const result = await runAction(deps, request, context, {
-        action: 'webhook.test',
-        run: async (tx) => {
-          const sent = await sendTestEventIn(tx, deps.clock, m, subscription.event_code);
-          // To the test delivery's page, to follow it.
-          return { outcome: { location: withNotice(deliveryPath(sent.deliveryId), 'notice.developers.testSent') }, detail: { webhookId: subscription.webhook_id, eventCode: subscription.event_code, deliveryId: sent.deliveryId } };
-        },
-      });
-      return redirect(request, reply, result.outcome.location);
-    } catch (err) {
-      const failure = failureOf(err, context.lang);
-      return renderWebhook(reply, context, failure.status, subscription, { error: failure.message });
-    }
-  });
-
-  // -------------------------------------------------------------------------------------------
-  // The delivery log
-
-  scope.get(at(DELIVERIES_PATH), { schema: { hide: true }, config }, async (request, reply) => {
-    const context = consoleContext(request);
-    const filter: DeliveryFilterValues = {
-      status: (formField(request.query, 'status') ?? '').slice(0, 20),
-      event: (formField(request.query, 'event') ?? '').slice(0, 100),
-      after: (formField(request.query, 'after') ?? '').slice(0, 400),
-    };
+    const { query } = request;
+    const filter: DeliveryFilterValues = { status: (query.status ?? '').slice(0, 20), event: (query.event ?? '').slice(0, 100), after: (query.after ?? '').slice(0, 400) };
     reply.header('vary', 'HX-Request, HX-Target, HX-History-Restore-Request');
     if (wantsResultsOnly(request)) {
-      let found: Page<DeliveryItem> = { items: [], next: null };
-      let problem: string | undefined;
-      try {
-        found = await listDeliveryLog(deps.db, context.user.merchantAccountNumber, { status: filter.status || undefined, event: filter.event || undefined, after: filter.after || undefined });
-      } catch (err) {
-        if (!(err instanceof AppError) || err.kind !== 'validation') throw err;
-        problem = ct(context.lang, 'developers.deliveries.badFilter');
-      }
+      const { found, problem } = await deliveriesOf(deps, context, filter);
       // 200 even for a refused filter: htmx swaps no 4xx answer, and the message is the region's content.
       return sendHtml(reply, context, 200, render(DeliveriesResults({ context, page: found, filter, problem, swapped: true })));
     }
     // How many deliveries "redeliver failed" queued (a number only: the notice's text is ours).
-    const queued = formField(request.query, 'queued');
+    const queued = query.queued;
     const noticeExtra = queued && /^[0-9]{1,9}$/.test(queued) ? ct(context.lang, 'developers.redeliverFailed.queued', { count: Number(queued) }) : undefined;
-    return renderDeliveries(reply, context, 200, { filter, notice: noticeOf(request, context.lang), noticeExtra });
+    return renderDeliveries(deps, reply, context, 200, { filter, notice: noticeOf(request, context.lang), noticeExtra });
   });
+}
 
-  scope.post(at(REDELIVER_FAILED_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+/** The console's own checks of the "redeliver failed" period: two days that exist, in order, at most REDELIVER_MAX_DAYS apart. */
+function checkRedeliverPeriod(context: ConsoleContext, values: { from: string; to: string }): void {
+  const lang = context.lang;
+  const errors: Record<string, string> = {};
+  const from = parseDay(values.from);
+  const to = parseDay(values.to);
+  if (!from) errors.from = ct(lang, 'developers.redeliverFailed.badDay');
+  if (!to) errors.to = ct(lang, 'developers.redeliverFailed.badDay');
+  if (from && to && from > to) errors.from = ct(lang, 'developers.redeliverFailed.reversed', { from: values.from, to: values.to });
+  else if (from && to && (to.getTime() - from.getTime()) / DAY_MS + 1 > REDELIVER_MAX_DAYS) {
+    errors.from = ct(lang, 'developers.redeliverFailed.tooLong', { days: (to.getTime() - from.getTime()) / DAY_MS + 1, max: REDELIVER_MAX_DAYS });
+  }
+  if (Object.keys(errors).length > 0) throw fieldRefusal(lang, errors);
+}
+
+/** POST /webhooks/deliveries/redeliver-failed: every failed delivery created in the period, queued again. */
+function redeliverFailed(scope: App, deps: Deps): void {
+  scope.post(at(REDELIVER_FAILED_PATH), { schema: { body: RedeliverFailedForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const lang = context.lang;
     const m = context.user.merchantAccountNumber;
-    const values = { from: (formField(request.body, 'from') ?? '').trim().slice(0, 20), to: (formField(request.body, 'to') ?? '').trim().slice(0, 20) };
+    const values = { from: (request.body.from ?? '').trim().slice(0, 20), to: (request.body.to ?? '').trim().slice(0, 20) };
     try {
-      const errors: Record<string, string> = {};
-      const from = parseDay(values.from);
-      const to = parseDay(values.to);
-      if (!from) errors.from = ct(lang, 'developers.redeliverFailed.badDay');
-      if (!to) errors.to = ct(lang, 'developers.redeliverFailed.badDay');
-      if (from && to && from > to) errors.from = ct(lang, 'developers.redeliverFailed.reversed', { from: values.from, to: values.to });
-      else if (from && to && (to.getTime() - from.getTime()) / DAY_MS + 1 > REDELIVER_MAX_DAYS) {
-        errors.from = ct(lang, 'developers.redeliverFailed.tooLong', { days: (to.getTime() - from.getTime()) / DAY_MS + 1, max: REDELIVER_MAX_DAYS });
-      }
-      if (Object.keys(errors).length > 0) throw fieldRefusal(lang, errors);
+      checkRedeliverPeriod(context, values);
       const result = await runAction(deps, request, context, {
         action: 'webhook.redeliver_failed',
         run: async (tx) => {
@@ -339,21 +380,24 @@ const route: RouteModule = (scope, { deps }) => {
       });
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
-      const failure = failureOf(err, lang);
-      return renderDeliveries(reply, context, failure.status, { redeliverForm: failedForm(values, failure) });
+      const failure = failureOf(err, context.lang);
+      return renderDeliveries(deps, reply, context, failure.status, { redeliverForm: failedForm(values, failure) });
     }
   });
+}
 
-  scope.get(`${at(DELIVERIES_PATH)}/:deliveryId`, { schema: { hide: true }, config }, async (request, reply) => {
+/** GET /webhooks/deliveries/:deliveryId (the delivery's page) and POST …/redeliver. */
+function deliveryPage(scope: App, deps: Deps): void {
+  scope.get(`${at(DELIVERIES_PATH)}/:deliveryId`, { schema: { params: DeliveryParams }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const deliveryId = idParam(request, 'deliveryId', () => deliveryNotFound('?'));
-    return renderDelivery(reply, context, 200, deliveryId, { notice: noticeOf(request, context.lang) });
+    const deliveryId = pathId(request.params.deliveryId, () => deliveryNotFound('?'));
+    return renderDelivery(deps, reply, context, 200, deliveryId, { notice: noticeOf(request, context.lang) });
   });
 
-  scope.post(`${at(DELIVERIES_PATH)}/:deliveryId/redeliver`, { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(`${at(DELIVERIES_PATH)}/:deliveryId/redeliver`, { schema: { params: DeliveryParams, body: ButtonForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const m = context.user.merchantAccountNumber;
-    const deliveryId = idParam(request, 'deliveryId', () => deliveryNotFound('?'));
+    const deliveryId = pathId(request.params.deliveryId, () => deliveryNotFound('?'));
     try {
       const result = await runAction(deps, request, context, {
         action: 'webhook.redeliver',
@@ -370,8 +414,18 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const failure = failureOf(err, context.lang);
-      return renderDelivery(reply, context, failure.status, deliveryId, { error: failure.message });
+      return renderDelivery(deps, reply, context, failure.status, deliveryId, { error: failure.message });
     }
   });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  subscriptionsList(scope, deps);
+  subscriptionPage(scope, deps);
+  subscriptionButtons(scope, deps);
+  subscriptionVerify(scope, deps);
+  deliveryLog(scope, deps);
+  redeliverFailed(scope, deps);
+  deliveryPage(scope, deps);
 };
 export default route;

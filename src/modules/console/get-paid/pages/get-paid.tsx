@@ -344,6 +344,102 @@ function Fact(p: { label: string; id?: string; children?: Child }): SafeHtml {
   );
 }
 
+/** An open request: what the customer pays (the timed account or the link), and the time left. */
+function PayCard(p: { context: ConsoleContext; request: PaymentRequestItem; checkoutUrl?: string }): SafeHtml {
+  const { context, request: r } = p;
+  const lang = context.lang;
+  return (
+    <section class="card pay-card" aria-labelledby="pay-title">
+      <h2 id="pay-title">{ct(lang, r.kind === 'checkout' ? 'getPaid.shareTitle' : 'getPaid.giveTitle')}</h2>
+      {p.checkoutUrl ? (
+        <CopyField lang={lang} id="checkout-url" label={ct(lang, 'getPaid.linkLabel')} value={p.checkoutUrl} hint={ct(lang, 'getPaid.linkHint')} />
+      ) : null}
+      <dl class="pay-figures">
+        <div class="pay-figure">
+          <dt>{ct(lang, 'getPaid.timedAccount')}</dt>
+          <dd class="timed-account" id="timed-account">
+            {r.timedAccountNumber}
+          </dd>
+        </div>
+        <div class="pay-figure">
+          <dt>{ct(lang, 'getPaid.amountToPay')}</dt>
+          <dd class="pay-amount" id="pay-amount">
+            <Money minor={r.amountMinor} currencyCode={r.currencyCode} />
+          </dd>
+        </div>
+      </dl>
+      <p class="hint">{ct(lang, r.kind === 'checkout' ? 'getPaid.checkoutExact' : 'getPaid.exactAmount')}</p>
+      <Countdown lang={lang} expiresAt={r.expiresAt} secondsLeft={r.secondsLeft} />
+      {context.sandbox ? (
+        <p>
+          <a href={withQuery(SANDBOX_PAY_PATH, { timedAccount: r.timedAccountNumber })} id="pay-in-sandbox">
+            {ct(lang, 'getPaid.payInSandbox')}
+          </a>
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** A request no longer open: when it was paid (and its collection), or when it expired. */
+function RequestOutcome(p: { lang: Lang; request: PaymentRequestItem }): SafeHtml {
+  const { lang, request: r } = p;
+  return r.status === 'paid' ? (
+    <p class="alert alert-info" id="request-outcome">
+      {ct(lang, 'getPaid.paidText', { at: r.paidAt ? formatInstant(r.paidAt) : '' })}{' '}
+      {r.collectionReference ? (
+        <a href={collectionPath(r.collectionReference)} id="paid-collection">
+          {ct(lang, 'getPaid.seeCollection', { reference: r.collectionReference })}
+        </a>
+      ) : null}
+    </p>
+  ) : (
+    <p class="alert alert-error" id="request-outcome">
+      {ct(lang, 'getPaid.expiredText', { at: formatInstant(r.expiresAt) })}
+    </p>
+  );
+}
+
+/** Everything about the request, whatever its status. */
+function RequestDetails(p: { lang: Lang; request: PaymentRequestItem }): SafeHtml {
+  const { lang, request: r } = p;
+  return (
+    <section class="card" aria-labelledby="details-title">
+      <h2 id="details-title">{ct(lang, 'getPaid.details')}</h2>
+      <dl class="facts">
+        <Fact label={ct(lang, 'getPaid.col.status')}>
+          <RequestStatusBadge lang={lang} status={r.status} id="request-status" />
+        </Fact>
+        <Fact label={ct(lang, 'getPaid.col.kind')}>{kindName(lang, r.kind)}</Fact>
+        <Fact label={ct(lang, 'getPaid.description')} id="request-description">
+          {r.description}
+        </Fact>
+        {r.kind === 'checkout' ? (
+          <Fact label={ct(lang, 'getPaid.sourceReference')} id="request-source-reference">
+            {r.sourceReferenceNumber ?? ''}
+          </Fact>
+        ) : null}
+        <Fact label={ct(lang, 'getPaid.apiReference')} id="request-reference">
+          <span class="reference">{r.referenceNumber}</span>
+        </Fact>
+        <Fact label={ct(lang, 'getPaid.timedAccount')}>
+          <span class="reference">{r.timedAccountNumber}</span>
+        </Fact>
+        <Fact label={ct(lang, 'getPaid.col.amount')}>
+          <Money minor={r.amountMinor} currencyCode={r.currencyCode} />
+        </Fact>
+        <Fact label={ct(lang, 'getPaid.created')}>
+          <time datetime={r.createdAt.toISOString()}>{formatInstant(r.createdAt)}</time>
+          <span class="sub">{ct(lang, 'getPaid.createdBy', { who: r.capturedBy })}</span>
+        </Fact>
+        <Fact label={ct(lang, 'getPaid.col.expires')}>
+          <time datetime={r.expiresAt.toISOString()}>{formatInstant(r.expiresAt)}</time>
+        </Fact>
+      </dl>
+    </section>
+  );
+}
+
 export interface RequestView {
   context: ConsoleContext;
   request: PaymentRequestItem;
@@ -370,82 +466,11 @@ export function RequestPage(v: RequestView): SafeHtml {
       <h1 id="request-title">{title}</h1>
       <Alerts notice={v.notice} />
       {r.status === 'open' ? (
-        <section class="card pay-card" aria-labelledby="pay-title">
-          <h2 id="pay-title">{ct(lang, r.kind === 'checkout' ? 'getPaid.shareTitle' : 'getPaid.giveTitle')}</h2>
-          {v.checkoutUrl ? (
-            <CopyField lang={lang} id="checkout-url" label={ct(lang, 'getPaid.linkLabel')} value={v.checkoutUrl} hint={ct(lang, 'getPaid.linkHint')} />
-          ) : null}
-          <dl class="pay-figures">
-            <div class="pay-figure">
-              <dt>{ct(lang, 'getPaid.timedAccount')}</dt>
-              <dd class="timed-account" id="timed-account">
-                {r.timedAccountNumber}
-              </dd>
-            </div>
-            <div class="pay-figure">
-              <dt>{ct(lang, 'getPaid.amountToPay')}</dt>
-              <dd class="pay-amount" id="pay-amount">
-                <Money minor={r.amountMinor} currencyCode={r.currencyCode} />
-              </dd>
-            </div>
-          </dl>
-          <p class="hint">{ct(lang, r.kind === 'checkout' ? 'getPaid.checkoutExact' : 'getPaid.exactAmount')}</p>
-          <Countdown lang={lang} expiresAt={r.expiresAt} secondsLeft={r.secondsLeft} />
-          {context.sandbox ? (
-            <p>
-              <a href={withQuery(SANDBOX_PAY_PATH, { timedAccount: r.timedAccountNumber })} id="pay-in-sandbox">
-                {ct(lang, 'getPaid.payInSandbox')}
-              </a>
-            </p>
-          ) : null}
-        </section>
-      ) : r.status === 'paid' ? (
-        <p class="alert alert-info" id="request-outcome">
-          {ct(lang, 'getPaid.paidText', { at: r.paidAt ? formatInstant(r.paidAt) : '' })}{' '}
-          {r.collectionReference ? (
-            <a href={collectionPath(r.collectionReference)} id="paid-collection">
-              {ct(lang, 'getPaid.seeCollection', { reference: r.collectionReference })}
-            </a>
-          ) : null}
-        </p>
+        <PayCard context={context} request={r} checkoutUrl={v.checkoutUrl} />
       ) : (
-        <p class="alert alert-error" id="request-outcome">
-          {ct(lang, 'getPaid.expiredText', { at: formatInstant(r.expiresAt) })}
-        </p>
+        <RequestOutcome lang={lang} request={r} />
       )}
-      <section class="card" aria-labelledby="details-title">
-        <h2 id="details-title">{ct(lang, 'getPaid.details')}</h2>
-        <dl class="facts">
-          <Fact label={ct(lang, 'getPaid.col.status')}>
-            <RequestStatusBadge lang={lang} status={r.status} id="request-status" />
-          </Fact>
-          <Fact label={ct(lang, 'getPaid.col.kind')}>{kindName(lang, r.kind)}</Fact>
-          <Fact label={ct(lang, 'getPaid.description')} id="request-description">
-            {r.description}
-          </Fact>
-          {r.kind === 'checkout' ? (
-            <Fact label={ct(lang, 'getPaid.sourceReference')} id="request-source-reference">
-              {r.sourceReferenceNumber ?? ''}
-            </Fact>
-          ) : null}
-          <Fact label={ct(lang, 'getPaid.apiReference')} id="request-reference">
-            <span class="reference">{r.referenceNumber}</span>
-          </Fact>
-          <Fact label={ct(lang, 'getPaid.timedAccount')}>
-            <span class="reference">{r.timedAccountNumber}</span>
-          </Fact>
-          <Fact label={ct(lang, 'getPaid.col.amount')}>
-            <Money minor={r.amountMinor} currencyCode={r.currencyCode} />
-          </Fact>
-          <Fact label={ct(lang, 'getPaid.created')}>
-            <time datetime={r.createdAt.toISOString()}>{formatInstant(r.createdAt)}</time>
-            <span class="sub">{ct(lang, 'getPaid.createdBy', { who: r.capturedBy })}</span>
-          </Fact>
-          <Fact label={ct(lang, 'getPaid.col.expires')}>
-            <time datetime={r.expiresAt.toISOString()}>{formatInstant(r.expiresAt)}</time>
-          </Fact>
-        </dl>
-      </section>
+      <RequestDetails lang={lang} request={r} />
       <p>
         <a href={GET_PAID_PATH} id="back-to-get-paid">
           {ct(lang, 'getPaid.back')}

@@ -7,11 +7,11 @@
 // GET  /console/get-paid/requests/:requestId — one of them; another merchant's is the 404 page.
 // Both actions run through runAction (one effect per form key, audited with the user): a refused
 // form is shown again with the user's input and a message per field.
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
 import { publicCheckoutUrl } from '../../../../http/base-url.ts';
-import { formField } from '../../../../http/html.ts';
-import type { RouteModule } from '../../../../http/types.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { render } from '../../../../lib/html/jsx.ts';
 import { randomUpperAlnum } from '../../../../lib/ids.ts';
 import { checkoutTargets, checkoutUrl, createCheckout } from '../../../checkout/service.ts';
@@ -40,9 +40,19 @@ import {
 } from '../pages/get-paid.tsx';
 import { at } from '../../kit/at.ts';
 import { checkoutProblems, requestProblems } from '../forms.ts';
+import { Form, PathId, pathId, Query, Text } from '../../kit/schemas.ts';
 import { amountMinorOf, fieldOfRefusal, shownAmount, valuesOf, type FormState } from '../../kit/forms.tsx';
 
 const CONFIG = { consoleAccess: 'user', consoleSection: 'getPaid' } as const;
+
+// The forms' fields, all text: requestProblems and checkoutProblems (forms.ts) refuse a wrong one
+// with its own message, shown beside it. `satisfies` keeps them the fields the pages show.
+const RequestBody = Form({ amount: Text(), description: Text(), reference: Text() } satisfies Record<RequestField, unknown>);
+const CheckoutBody = Form({ amount: Text(), description: Text(), sourceReference: Text(), successUrl: Text(), failureUrl: Text() } satisfies Record<CheckoutField, unknown>);
+/** The open list's cursor: listOpenRequests refuses one that is not its own (the 400 page). */
+const OpenQuery = Query({ after: Text() });
+/** Request ids are bigint (payment_requests.request_id), beyond PathNumber's int4: up to 15 digits. */
+const RequestParams = Type.Object({ requestId: PathId });
 
 /** A suggested reference for a new form (the user may type their own): E12's 5–25 alphanumerics. */
 const suggestedReference = () => `INV${randomUpperAlnum(9)}`;
@@ -80,66 +90,74 @@ function refusalState<K extends string>(context: ConsoleContext, err: unknown, n
   return { status: refusal.status, state: { values, errors: {}, message: refusal.message } };
 }
 
-const route: RouteModule = (scope, { deps }) => {
-  async function limitsFor(merchantAccountNumber: number): Promise<GetPaidLimits> {
-    const merchant = await findMerchant(deps.db, merchantAccountNumber);
-    if (!merchant) throw new Error(`the signed-in user's merchant ${merchantAccountNumber} does not exist`);
-    return {
-      currencyCode: merchant.currency_code,
-      minAmount: shownAmount(REQUEST_TO_PAY_LIMITS.amount.min),
-      maxAmount: shownAmount(REQUEST_TO_PAY_LIMITS.amount.max),
-      descriptionMaxLength: REQUEST_TO_PAY_LIMITS.descriptionMaxLength,
-      referenceMaxLength: REQUEST_TO_PAY_LIMITS.referenceMaxLength,
-      sourceReferenceMaxLength: CHECKOUT_LIMITS.sourceReferenceMaxLength,
-      urlMaxLength: CHECKOUT_LIMITS.urlMaxLength,
-      expiryMinutes: deps.config.timedAccountMinutes,
-    };
-  }
+/** What the forms tell people: the merchant's currency, the API's limits, how long a timed account lives. */
+async function limitsFor(deps: Deps, merchantAccountNumber: number): Promise<GetPaidLimits> {
+  const merchant = await findMerchant(deps.db, merchantAccountNumber);
+  if (!merchant) throw new Error(`the signed-in user's merchant ${merchantAccountNumber} does not exist`);
+  return {
+    currencyCode: merchant.currency_code,
+    minAmount: shownAmount(REQUEST_TO_PAY_LIMITS.amount.min),
+    maxAmount: shownAmount(REQUEST_TO_PAY_LIMITS.amount.max),
+    descriptionMaxLength: REQUEST_TO_PAY_LIMITS.descriptionMaxLength,
+    referenceMaxLength: REQUEST_TO_PAY_LIMITS.referenceMaxLength,
+    sourceReferenceMaxLength: CHECKOUT_LIMITS.sourceReferenceMaxLength,
+    urlMaxLength: CHECKOUT_LIMITS.urlMaxLength,
+    expiryMinutes: deps.config.timedAccountMinutes,
+  };
+}
 
-  /** The page with these forms (a refused one with its input and messages) and the first page of open ones. */
-  async function showPage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    forms: { request?: FormState<RequestField>; checkout?: FormState<CheckoutField> } = {},
-  ): Promise<FastifyReply> {
-    const context = consoleContext(request);
-    const merchantAccountNumber = context.user.merchantAccountNumber;
-    const after = request.method === 'GET' ? (formField(request.query, 'after') ?? '') : '';
-    const open = await listOpenRequests(deps.db, merchantAccountNumber, { after: after || undefined });
-    const html = page(
-      GetPaidPage({
-        context,
-        notice: request.method === 'GET' ? noticeOf(request, context.lang) : undefined,
-        request: forms.request ?? freshRequest(),
-        checkout: forms.checkout ?? freshCheckout(),
-        open,
-        after,
-        limits: await limitsFor(merchantAccountNumber),
-      }),
-    );
-    return sendHtml(reply, context, status, html);
-  }
+interface PageView {
+  /** A refused form, with its input and messages (the other one fresh). */
+  forms?: { request?: FormState<RequestField>; checkout?: FormState<CheckoutField> };
+  /** The open list's cursor (a GET's; a refused form's page shows the first page). */
+  after?: string;
+}
 
-  scope.get(at(GET_PAID_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** The page with its two forms and a page of open ones. */
+async function showPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, status: number, view: PageView = {}): Promise<FastifyReply> {
+  const context = consoleContext(request);
+  const merchantAccountNumber = context.user.merchantAccountNumber;
+  const after = view.after ?? '';
+  const forms = view.forms ?? {};
+  const open = await listOpenRequests(deps.db, merchantAccountNumber, { after: after || undefined });
+  const html = page(
+    GetPaidPage({
+      context,
+      notice: request.method === 'GET' ? noticeOf(request, context.lang) : undefined,
+      request: forms.request ?? freshRequest(),
+      checkout: forms.checkout ?? freshCheckout(),
+      open,
+      after,
+      limits: await limitsFor(deps, merchantAccountNumber),
+    }),
+  );
+  return sendHtml(reply, context, status, html);
+}
+
+/** GET /console/get-paid: the page, or (to htmx paging) the open list alone. */
+function getPaidPageRoute(scope: App, deps: Deps): void {
+  scope.get(at(GET_PAID_PATH), { schema: { querystring: OpenQuery }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
+    const after = request.query.after ?? '';
     // The same address answers the whole page or, to htmx, the list it swaps: caches must tell them apart.
     reply.header('vary', 'HX-Request, HX-Target, HX-History-Restore-Request');
     if (wantsOpenListOnly(request)) {
-      const after = formField(request.query, 'after') ?? '';
       // A refused cursor (a 400 AppError) is the console's error page, as for the other lists' addresses.
       const open = await listOpenRequests(deps.db, context.user.merchantAccountNumber, { after: after || undefined });
       return sendHtml(reply, context, 200, render(OpenRequests({ lang: context.lang, page: open, after, swapped: true })));
     }
-    return showPage(request, reply, 200);
+    return showPage(deps, request, reply, 200, { after });
   });
+}
 
-  scope.post(at(REQUESTS_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** POST /console/get-paid/requests: a request to pay; 303 to its page. */
+function requestToPayRoute(scope: App, deps: Deps): void {
+  scope.post(at(REQUESTS_PATH), { schema: { body: RequestBody }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, REQUEST_FIELDS);
     const problems = requestProblems(context.lang, values);
-    if (Object.keys(problems).length > 0) return showPage(request, reply, 400, { request: { values, errors: problems } });
+    if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { request: { values, errors: problems } } });
     try {
       const result = await runAction(deps, request, context, {
         action: 'payment_request.create',
@@ -161,16 +179,19 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const refused = refusalState(context, err, REQUEST_FIELDS, values);
-      return showPage(request, reply, refused.status, { request: refused.state });
+      return showPage(deps, request, reply, refused.status, { forms: { request: refused.state } });
     }
   });
+}
 
-  scope.post(at(CHECKOUTS_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** POST /console/get-paid/checkouts: a hosted checkout; 303 to its page, which shows the link. */
+function checkoutRoute(scope: App, deps: Deps): void {
+  scope.post(at(CHECKOUTS_PATH), { schema: { body: CheckoutBody }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, CHECKOUT_FIELDS);
     const problems = checkoutProblems(context.lang, values);
-    if (Object.keys(problems).length > 0) return showPage(request, reply, 400, { checkout: { values, errors: problems } });
+    if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { checkout: { values, errors: problems } } });
     try {
       const input = {
         merchantAccountNumber: user.merchantAccountNumber,
@@ -200,19 +221,28 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const refused = refusalState(context, err, CHECKOUT_FIELDS, values);
-      return showPage(request, reply, refused.status, { checkout: refused.state });
+      return showPage(deps, request, reply, refused.status, { forms: { checkout: refused.state } });
     }
   });
+}
 
-  scope.get(`${at(REQUESTS_PATH)}/:requestId`, { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** GET /console/get-paid/requests/:requestId: one request or checkout. */
+function requestPageRoute(scope: App, deps: Deps): void {
+  scope.get(`${at(REQUESTS_PATH)}/:requestId`, { schema: { params: RequestParams }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
-    const given = String((request.params as { requestId: string }).requestId);
-    const found = /^\d{1,15}$/.test(given) ? await findPaymentRequest(deps.db, context.user.merchantAccountNumber, Number(given)) : undefined;
+    const found = await findPaymentRequest(deps.db, context.user.merchantAccountNumber, pathId(request.params.requestId, () => new AppError('notFound')));
     // Unknown and another merchant's look the same: the console's 404 page (the scope's error handler).
     if (!found) throw new AppError('notFound');
     const link = found.paymentTransactionId ? checkoutUrl(publicCheckoutUrl(deps.config, request), found.paymentTransactionId) : undefined;
     return sendHtml(reply, context, 200, page(RequestPage({ context, request: found, checkoutUrl: link, notice: noticeOf(request, context.lang) })));
   });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  getPaidPageRoute(scope, deps);
+  requestToPayRoute(scope, deps);
+  checkoutRoute(scope, deps);
+  requestPageRoute(scope, deps);
 };
 
 export default route;

@@ -9,7 +9,7 @@ import { CONSOLE_PATH } from '../../kit/paths.ts';
 import { at } from '../../kit/at.ts';
 
 const route: RouteModule = (scope, { deps }) => {
-  scope.get(at(CONSOLE_PATH), { schema: { hide: true }, config: { consoleAccess: 'user', consoleSection: 'home' } }, async (request, reply) => {
+  scope.get(at(CONSOLE_PATH), { config: { consoleAccess: 'user', consoleSection: 'home' } }, async (request, reply) => {
     const context = consoleContext(request);
     const { user } = context;
     // The balances are read as the API's GET /merchants/accounts/get reads them (findMerchant), with

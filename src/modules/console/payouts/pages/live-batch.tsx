@@ -11,7 +11,7 @@
 // The texts of the strip are made by liveTexts for the page and for every event alike.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
-import type { BatchStatus } from '../../../disbursements/lifecycle.ts';
+import { BATCH, type BatchStatus } from '../../../disbursements/lifecycle.ts';
 import type { BatchItem } from '../queries.ts';
 import type { LiveFigures } from '../upload-queries.ts';
 import { ct } from '../texts.ts';
@@ -19,7 +19,7 @@ import { SECTION_PATHS } from '../../kit/paths.ts';
 import { moneyText } from '../../kit/display.tsx';
 
 /** Batches in these states change no more: their page is not live. */
-export const FINAL_BATCH_STATUSES: readonly BatchStatus[] = ['C', 'F', 'E', 'N', 'X'];
+export const FINAL_BATCH_STATUSES: readonly BatchStatus[] = [BATCH.completed, BATCH.failed, BATCH.error, BATCH.cancelled, BATCH.rejected];
 
 export const isFinalBatch = (status: BatchStatus) => FINAL_BATCH_STATUSES.includes(status);
 
@@ -66,10 +66,10 @@ export interface LiveTexts {
 
 /** `statusText`: the status's name as the page names it (payouts.tsx batchStatusName). */
 export function liveTexts(lang: Lang, f: LiveView, statusText: string): LiveTexts {
-  const paying = f.final > 0 || f.statusCode === 'T' || f.statusCode === 'C' || f.statusCode === 'F';
+  const paying = f.final > 0 || f.statusCode === BATCH.transferring || f.statusCode === BATCH.completed || f.statusCode === BATCH.failed;
   return {
     status: ct(lang, 'payoutActions.live.status', { status: statusText }),
-    summary: f.statusCode === 'Q' ? ct(lang, 'payoutActions.live.validating', { lines: f.entries }) : ct(lang, 'payoutActions.live.validated', { valid: f.valid, invalid: f.invalid }),
+    summary: f.statusCode === BATCH.queued ? ct(lang, 'payoutActions.live.validating', { lines: f.entries }) : ct(lang, 'payoutActions.live.validated', { valid: f.valid, invalid: f.invalid }),
     progress: paying
       ? ct(lang, 'payoutActions.live.progress', {
           final: f.final,
@@ -144,7 +144,7 @@ export function LiveBatch(p: { lang: Lang; view: LiveView; statusText: string; p
 export function BatchErrors(p: { lang: Lang; batchNumber: number; statusCode: BatchStatus; invalid: number }): SafeHtml | null {
   const { lang, batchNumber } = p;
   // Queued: the strip above says the lines are being checked; none is invalid yet.
-  if (p.statusCode === 'Q' || p.invalid === 0) return null;
+  if (p.statusCode === BATCH.queued || p.invalid === 0) return null;
   return (
     <section class="card batch-errors" id="batch-errors" aria-labelledby="batch-errors-title">
       <h2 id="batch-errors-title">{ct(lang, 'payoutActions.errors.title', { count: p.invalid })}</h2>

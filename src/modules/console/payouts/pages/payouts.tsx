@@ -1,21 +1,22 @@
-// The payouts pages (read-only in part 1): the batches with their progress and totals, one batch
-// with its header and its lines (searchable), and the single payouts. Every list is keyset paged;
-// its filters and pager are GET forms and links that htmx turns into a swap of the results region
-// (kit/lists.tsx). Figures come from payouts/queries.ts; statuses and errors are named in the page's
-// language (a line's error through the API's own message table: disbursements/service.ts lineError).
+// The payouts pages (read-only in part 1): the batches with their progress and totals, and one
+// batch with its header and its lines (searchable). The single payouts' list, which shows the same
+// rows (PayoutHead, PayoutCells), is with the other single-payout pages (single-payout.tsx). Every
+// list is keyset paged; its filters and pager are GET forms and links that htmx turns into a swap
+// of the results region (kit/lists.tsx). Figures come from payouts/queries.ts; statuses and errors
+// are named in the page's language (a line's error through the API's own message table:
+// disbursements/service.ts lineError).
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
-import type { BatchStatus } from '../../../disbursements/lifecycle.ts';
+import { BATCH, type BatchStatus } from '../../../disbursements/lifecycle.ts';
 import { lineError } from '../../../disbursements/service.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
-import { BATCH_STATUSES, LINE_STATUSES, type BatchDetail, type BatchItem, type BatchLine, type LineStatus, type PayoutItem, type SinglePayoutItem } from '../queries.ts';
+import { BATCH_STATUSES, LINE_STATUSES, type BatchDetail, type BatchItem, type BatchLine, type LineStatus, type PayoutItem } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { Cell, Choice, Money, Pager, Results, StatusBar, swapping, When, withQuery, type BarPart } from '../../kit/lists.tsx';
-import { BatchActions, NEW_SINGLE_PATH, singlePayoutPath, type ActionProblem } from './payout-actions.tsx';
-import { mayCapture } from '../actions.ts';
+import { BatchActions, type ActionProblem } from './payout-actions.tsx';
 import { BatchErrors, LIVE_REGION_ID, LiveBatch, liveViewOf } from './live-batch.tsx';
 import { UploadLink } from './upload.tsx';
 import { Alerts } from '../../kit/display.tsx';
@@ -32,7 +33,7 @@ export const REGIONS = { batches: 'batch-results', lines: 'line-results', single
 
 /** A batch status as E4 describes it, in `lang` (P reads differently at each level). */
 export function batchStatusName(lang: Lang, status: BatchStatus, levelNumber: number): string {
-  const key = status === 'P' ? `payouts.batchStatus.P${Math.min(Math.max(levelNumber, 1), 3)}` : `payouts.batchStatus.${status}`;
+  const key = status === BATCH.pending ? `payouts.batchStatus.P${Math.min(Math.max(levelNumber, 1), 3)}` : `payouts.batchStatus.${status}`;
   return ct(lang, key as TextKey);
 }
 
@@ -47,7 +48,7 @@ function StatusBadge(p: { kind: 'batch' | 'line'; code: string; text: string }):
   return <span class={`status status-${p.kind}-${p.code}`}>{p.text}</span>;
 }
 
-function Tabs(p: { lang: Lang; current: 'batches' | 'single' }): SafeHtml {
+export function Tabs(p: { lang: Lang; current: 'batches' | 'single' }): SafeHtml {
   return (
     <nav class="tabs" aria-label={ct(p.lang, 'payouts.kinds')}>
       <ul>
@@ -94,7 +95,7 @@ function Progress(p: { lang: Lang; batch: BatchItem }): SafeHtml {
     <div class="progress">
       <StatusBar parts={parts} />
       <span class="progress-summary">
-        {p.batch.statusCode === 'Q' ? ct(p.lang, 'payouts.validating', { lines: progress.entries }) : ct(p.lang, 'payouts.final', { final, valid: progress.valid, percent: progress.finalPercent })}
+        {p.batch.statusCode === BATCH.queued ? ct(p.lang, 'payouts.validating', { lines: progress.entries }) : ct(p.lang, 'payouts.final', { final, valid: progress.valid, percent: progress.finalPercent })}
       </span>
       <ul class="counts">
         {counts
@@ -177,7 +178,7 @@ export function BatchesResults(p: { lang: Lang; page: Page<BatchItem>; filter: B
 export function batchStatusOptions(lang: Lang): Array<[string, string]> {
   return [
     ['', ct(lang, 'payouts.allStatuses')],
-    ...BATCH_STATUSES.map((s): [string, string] => [s, s === 'P' ? ct(lang, 'payouts.batchStatus.P') : batchStatusName(lang, s, 1)]),
+    ...BATCH_STATUSES.map((s): [string, string] => [s, s === BATCH.pending ? ct(lang, 'payouts.batchStatus.P') : batchStatusName(lang, s, 1)]),
   ];
 }
 
@@ -236,123 +237,155 @@ function Fact(p: { id: string; label: string; children?: SafeHtml | string | num
   );
 }
 
-function BatchHeader(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
+/** The batch's facts: its status, authorisation and schedule, who took each step and when, and its error. */
+function BatchDetails(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
   const { lang, batch } = p;
   const dates = batch.dates;
+  return (
+    <section class="card" aria-labelledby="batch-facts-title">
+      <h2 id="batch-facts-title">{ct(lang, 'payouts.details')}</h2>
+      <dl class="facts">
+        <Fact id="status" label={ct(lang, 'payouts.col.status')}>
+          <StatusBadge kind="batch" code={batch.statusCode} text={batchStatusName(lang, batch.statusCode, batch.levelNumber)} />
+        </Fact>
+        <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
+          {ct(lang, `payouts.level.${Math.min(Math.max(batch.levelNumber, 1), 3)}` as TextKey)}
+        </Fact>
+        <Fact id="upload" label={ct(lang, 'payouts.uploadType')}>
+          {batch.uploadType}
+        </Fact>
+        <Fact id="schedule" label={ct(lang, 'payouts.schedule')}>
+          {batch.isBatchScheduled && batch.scheduledDate ? ct(lang, 'payouts.scheduledFor', { date: batch.scheduledDate }) : ct(lang, 'payouts.notScheduled')}
+        </Fact>
+        <Step lang={lang} id="captured" label={ct(lang, 'payouts.captured')} who={batch.capturedBy} at={batch.dateCaptured} />
+        <Step lang={lang} id="reviewed" label={ct(lang, 'payouts.reviewed')} who={batch.reviewedBy} at={dates.reviewed} />
+        <Step lang={lang} id="approved" label={ct(lang, 'payouts.approved')} who={batch.approvedBy} at={dates.approved} />
+        <Step
+          lang={lang}
+          id="rejected"
+          label={ct(lang, 'payouts.rejected')}
+          who={batch.rejectedBy}
+          at={dates.rejected}
+          extra={batch.rejectionReason ? <span class="sub">{ct(lang, 'payouts.reason', { reason: batch.rejectionReason })}</span> : null}
+        />
+        <Step lang={lang} id="cancelled" label={ct(lang, 'payouts.cancelled')} who={batch.cancelledBy} at={dates.cancelled} />
+        <Step lang={lang} id="transferred" label={ct(lang, 'payouts.transferred')} who={batch.transferredBy} at={batch.dateTransferred} />
+        <Step lang={lang} id="completed" label={ct(lang, 'payouts.completed')} who={null} at={batch.dateCompleted} />
+        {batch.errorMessage ? (
+          <Fact id="error" label={ct(lang, 'payouts.error')}>
+            <span class="error-text">{batch.errorMessage}</span>
+          </Fact>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
+function BatchTotals(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
+  const { lang, batch } = p;
   const currency = batch.currencyCode;
+  return (
+    <section class="card" aria-labelledby="batch-totals-title">
+      <h2 id="batch-totals-title">{ct(lang, 'payouts.totals')}</h2>
+      <dl class="facts totals">
+        <Fact id="total-amount" label={ct(lang, 'payouts.totalAmount')}>
+          <Money minor={batch.totals.amountMinor} currencyCode={currency} />
+        </Fact>
+        <Fact id="total-fees" label={ct(lang, 'payouts.col.fees')}>
+          <Money minor={batch.totals.feeMinor} currencyCode={currency} />
+        </Fact>
+        <Fact id="total-successful" label={ct(lang, 'payouts.successfulAmount')}>
+          <Money minor={batch.totals.successfulMinor} currencyCode={currency} />
+        </Fact>
+        <Fact id="total-failed" label={ct(lang, 'payouts.failedAmount')}>
+          <Money minor={batch.totals.failedMinor} currencyCode={currency} />
+        </Fact>
+        <Fact id="total-reversed" label={ct(lang, 'payouts.reversedAmount')}>
+          <Money minor={batch.totals.reversedMinor} currencyCode={currency} />
+        </Fact>
+      </dl>
+    </section>
+  );
+}
+
+/** The batch's lines counted by status: one row each, with their amount and fees. */
+function LineStatusTable(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
+  const { lang, batch } = p;
+  const currency = batch.currencyCode;
+  return (
+    <table class="stack-table compact" id="line-statuses">
+      <caption class="visually-hidden">{ct(lang, 'payouts.byStatus')}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{ct(lang, 'payouts.col.status')}</th>
+          <th scope="col" class="num">
+            {ct(lang, 'payouts.col.lines')}
+          </th>
+          <th scope="col" class="num">
+            {ct(lang, 'payouts.col.amount')}
+          </th>
+          <th scope="col" class="num">
+            {ct(lang, 'payouts.col.fees')}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {batch.lineStatuses.map((s) => (
+          <tr id={`line-status-${s.statusCode}`}>
+            <Cell row label={ct(lang, 'payouts.col.status')}>
+              <span class={`swatch ${BAR_KIND[s.statusCode]}`} aria-hidden="true" />
+              {lineStatusName(lang, s.statusCode)}
+            </Cell>
+            <Cell label={ct(lang, 'payouts.col.lines')} num>
+              {s.lines}
+            </Cell>
+            <Cell label={ct(lang, 'payouts.col.amount')} num>
+              <Money minor={s.amountMinor} currencyCode={currency} />
+            </Cell>
+            <Cell label={ct(lang, 'payouts.col.fees')} num>
+              <Money minor={s.feeMinor} currencyCode={currency} />
+            </Cell>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The batch's progress: a bar of its lines by status (final outcomes first, then open, stopped, invalid), its summary, the table. */
+function BatchByStatus(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
+  const { lang, batch } = p;
   const parts: BarPart[] = ['S', 'F', 'R', 'P', 'D', 'T', 'X', 'C', 'E']
     .map((code) => batch.lineStatuses.find((s) => s.statusCode === code))
     .filter((s) => s !== undefined)
     .map((s) => ({ kind: BAR_KIND[s.statusCode], count: s.lines }));
   return (
+    <section class="card card-wide" aria-labelledby="batch-progress-title">
+      <h2 id="batch-progress-title">{ct(lang, 'payouts.byStatus')}</h2>
+      <div class="progress">
+        <StatusBar parts={parts} />
+        <span class="progress-summary" id="batch-progress">
+          {batch.statusCode === BATCH.queued
+            ? ct(lang, 'payouts.validating', { lines: batch.progress.entries })
+            : ct(lang, 'payouts.final', { final: batch.progress.valid - batch.progress.notFinal, valid: batch.progress.valid, percent: batch.progress.finalPercent })}
+        </span>
+      </div>
+      {batch.lineStatuses.length === 0 ? (
+        <p class="empty">{ct(lang, 'payouts.noLinesYet')}</p>
+      ) : (
+        <LineStatusTable lang={lang} batch={batch} />
+      )}
+    </section>
+  );
+}
+
+/** What the batch page shows above its lines (redrawn live with them: the page's LIVE_REGION_ID). */
+function BatchHeader(p: { lang: Lang; batch: BatchDetail }): SafeHtml {
+  return (
     <div class="batch-header">
-      <section class="card" aria-labelledby="batch-facts-title">
-        <h2 id="batch-facts-title">{ct(lang, 'payouts.details')}</h2>
-        <dl class="facts">
-          <Fact id="status" label={ct(lang, 'payouts.col.status')}>
-            <StatusBadge kind="batch" code={batch.statusCode} text={batchStatusName(lang, batch.statusCode, batch.levelNumber)} />
-          </Fact>
-          <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
-            {ct(lang, `payouts.level.${Math.min(Math.max(batch.levelNumber, 1), 3)}` as TextKey)}
-          </Fact>
-          <Fact id="upload" label={ct(lang, 'payouts.uploadType')}>
-            {batch.uploadType}
-          </Fact>
-          <Fact id="schedule" label={ct(lang, 'payouts.schedule')}>
-            {batch.isBatchScheduled && batch.scheduledDate ? ct(lang, 'payouts.scheduledFor', { date: batch.scheduledDate }) : ct(lang, 'payouts.notScheduled')}
-          </Fact>
-          <Step lang={lang} id="captured" label={ct(lang, 'payouts.captured')} who={batch.capturedBy} at={batch.dateCaptured} />
-          <Step lang={lang} id="reviewed" label={ct(lang, 'payouts.reviewed')} who={batch.reviewedBy} at={dates.reviewed} />
-          <Step lang={lang} id="approved" label={ct(lang, 'payouts.approved')} who={batch.approvedBy} at={dates.approved} />
-          <Step
-            lang={lang}
-            id="rejected"
-            label={ct(lang, 'payouts.rejected')}
-            who={batch.rejectedBy}
-            at={dates.rejected}
-            extra={batch.rejectionReason ? <span class="sub">{ct(lang, 'payouts.reason', { reason: batch.rejectionReason })}</span> : null}
-          />
-          <Step lang={lang} id="cancelled" label={ct(lang, 'payouts.cancelled')} who={batch.cancelledBy} at={dates.cancelled} />
-          <Step lang={lang} id="transferred" label={ct(lang, 'payouts.transferred')} who={batch.transferredBy} at={batch.dateTransferred} />
-          <Step lang={lang} id="completed" label={ct(lang, 'payouts.completed')} who={null} at={batch.dateCompleted} />
-          {batch.errorMessage ? (
-            <Fact id="error" label={ct(lang, 'payouts.error')}>
-              <span class="error-text">{batch.errorMessage}</span>
-            </Fact>
-          ) : null}
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="batch-totals-title">
-        <h2 id="batch-totals-title">{ct(lang, 'payouts.totals')}</h2>
-        <dl class="facts totals">
-          <Fact id="total-amount" label={ct(lang, 'payouts.totalAmount')}>
-            <Money minor={batch.totals.amountMinor} currencyCode={currency} />
-          </Fact>
-          <Fact id="total-fees" label={ct(lang, 'payouts.col.fees')}>
-            <Money minor={batch.totals.feeMinor} currencyCode={currency} />
-          </Fact>
-          <Fact id="total-successful" label={ct(lang, 'payouts.successfulAmount')}>
-            <Money minor={batch.totals.successfulMinor} currencyCode={currency} />
-          </Fact>
-          <Fact id="total-failed" label={ct(lang, 'payouts.failedAmount')}>
-            <Money minor={batch.totals.failedMinor} currencyCode={currency} />
-          </Fact>
-          <Fact id="total-reversed" label={ct(lang, 'payouts.reversedAmount')}>
-            <Money minor={batch.totals.reversedMinor} currencyCode={currency} />
-          </Fact>
-        </dl>
-      </section>
-      <section class="card card-wide" aria-labelledby="batch-progress-title">
-        <h2 id="batch-progress-title">{ct(lang, 'payouts.byStatus')}</h2>
-        <div class="progress">
-          <StatusBar parts={parts} />
-          <span class="progress-summary" id="batch-progress">
-            {batch.statusCode === 'Q'
-              ? ct(lang, 'payouts.validating', { lines: batch.progress.entries })
-              : ct(lang, 'payouts.final', { final: batch.progress.valid - batch.progress.notFinal, valid: batch.progress.valid, percent: batch.progress.finalPercent })}
-          </span>
-        </div>
-        {batch.lineStatuses.length === 0 ? (
-          <p class="empty">{ct(lang, 'payouts.noLinesYet')}</p>
-        ) : (
-          <table class="stack-table compact" id="line-statuses">
-            <caption class="visually-hidden">{ct(lang, 'payouts.byStatus')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{ct(lang, 'payouts.col.status')}</th>
-                <th scope="col" class="num">
-                  {ct(lang, 'payouts.col.lines')}
-                </th>
-                <th scope="col" class="num">
-                  {ct(lang, 'payouts.col.amount')}
-                </th>
-                <th scope="col" class="num">
-                  {ct(lang, 'payouts.col.fees')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {batch.lineStatuses.map((s) => (
-                <tr id={`line-status-${s.statusCode}`}>
-                  <Cell row label={ct(lang, 'payouts.col.status')}>
-                    <span class={`swatch ${BAR_KIND[s.statusCode]}`} aria-hidden="true" />
-                    {lineStatusName(lang, s.statusCode)}
-                  </Cell>
-                  <Cell label={ct(lang, 'payouts.col.lines')} num>
-                    {s.lines}
-                  </Cell>
-                  <Cell label={ct(lang, 'payouts.col.amount')} num>
-                    <Money minor={s.amountMinor} currencyCode={currency} />
-                  </Cell>
-                  <Cell label={ct(lang, 'payouts.col.fees')} num>
-                    <Money minor={s.feeMinor} currencyCode={currency} />
-                  </Cell>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <BatchDetails lang={p.lang} batch={p.batch} />
+      <BatchTotals lang={p.lang} batch={p.batch} />
+      <BatchByStatus lang={p.lang} batch={p.batch} />
     </div>
   );
 }
@@ -386,7 +419,7 @@ function Outcome(p: { lang: Lang; item: PayoutItem }): SafeHtml {
 }
 
 /** The cells every payout list shows after its first one(s). */
-function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: string | null }): SafeHtml {
+export function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: string | null }): SafeHtml {
   const { lang, item } = p;
   const label = (key: TextKey) => ct(lang, key);
   return (
@@ -417,7 +450,7 @@ function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: string | n
   );
 }
 
-function PayoutHead(p: { lang: Lang; first: TextKey }): SafeHtml {
+export function PayoutHead(p: { lang: Lang; first: TextKey }): SafeHtml {
   const label = (key: TextKey) => ct(p.lang, key);
   return (
     <thead>
@@ -519,89 +552,6 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; line
         </p>
       </form>
       <LinesResults lang={lang} batchNumber={batch.batchNumber} page={p.lines} filter={p.filter} swapped={false} />
-    </Layout>
-  );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Single payouts
-
-/** Who a single payout waits for, while it waits. */
-function singleWaiting(lang: Lang, item: SinglePayoutItem): string | null {
-  if (item.stage === 'pending') return ct(lang, item.levelNumber === 3 ? 'payouts.awaitingReview' : 'payouts.awaitingApproval');
-  if (item.stage === 'reviewed') return ct(lang, 'payouts.awaitingApproval');
-  if (item.rejectedBy) return ct(lang, 'payouts.rejectedBy', { who: item.rejectedBy });
-  return null;
-}
-
-export function SingleResults(p: { lang: Lang; page: Page<SinglePayoutItem>; filter: LineFilterValues; swapped: boolean }): SafeHtml {
-  const { lang, page, filter } = p;
-  return (
-    <Results id={REGIONS.single} title={ct(lang, 'payouts.singleTab')} swapped={p.swapped}>
-      {page.items.length === 0 ? (
-        <p class="empty" id="single-empty">
-          {ct(lang, 'payouts.noSingles')}
-        </p>
-      ) : (
-        <table class="stack-table" id="single-table">
-          <caption class="visually-hidden">{ct(lang, 'payouts.singleCaption')}</caption>
-          <PayoutHead lang={lang} first="payouts.col.date" />
-          <tbody>
-            {page.items.map((item) => (
-              <tr id={`single-${item.transactionReferenceNumber}`} data-reference={item.transactionReferenceNumber}>
-                <Cell row label={ct(lang, 'payouts.col.date')}>
-                  <a href={singlePayoutPath(item.transactionReferenceNumber)}>
-                    <When at={item.dateCreated} lang={lang} />
-                  </a>
-                </Cell>
-                <PayoutCells lang={lang} item={item} extraStatus={singleWaiting(lang, item)} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pager
-        lang={lang}
-        label={ct(lang, 'payouts.singlePages')}
-        target={REGIONS.single}
-        firstUrl={withQuery(SINGLE_PAYOUTS_PATH, { search: filter.search, status: filter.status })}
-        nextUrl={page.next ? withQuery(SINGLE_PAYOUTS_PATH, { search: filter.search, status: filter.status, after: page.next }) : null}
-        onFirstPage={!filter.after}
-      />
-    </Results>
-  );
-}
-
-export function SinglePage(p: { context: ConsoleContext; page: Page<SinglePayoutItem>; filter: LineFilterValues }): SafeHtml {
-  const lang = p.context.lang;
-  return (
-    <Layout context={p.context} title={ct(lang, 'payouts.singleTab')} section="payouts">
-      <h1>{ct(lang, 'payouts.title')}</h1>
-      <Tabs lang={lang} current="single" />
-      {mayCapture(p.context.user.roleCode) ? (
-        <p>
-          <a class="button" href={NEW_SINGLE_PATH} id="new-single">
-            {ct(lang, 'payoutActions.newSingle')}
-          </a>
-        </p>
-      ) : null}
-      <p class="lead">{ct(lang, 'payouts.singleIntro')}</p>
-      <form class="filters card" method="get" action={SINGLE_PAYOUTS_PATH} {...swapping(SINGLE_PAYOUTS_PATH, REGIONS.single)} role="search" aria-label={ct(lang, 'payouts.searchSingles')}>
-        <div class="field field-grow">
-          <label for="single-search">{ct(lang, 'payouts.search')}</label>
-          <input type="search" id="single-search" name="search" value={p.filter.search ?? ''} maxlength="100" aria-describedby="single-search-hint" />
-        </div>
-        <Choice id="single-status" name="status" label={ct(lang, 'payouts.col.status')} value={p.filter.status} options={lineStatusOptions(lang)} />
-        <div class="filter-actions">
-          <button class="button" type="submit" id="single-filter-submit">
-            {ct(lang, 'payouts.apply')}
-          </button>
-        </div>
-        <p class="hint field-full" id="single-search-hint">
-          {ct(lang, 'payouts.searchHint')}
-        </p>
-      </form>
-      <SingleResults lang={lang} page={p.page} filter={p.filter} swapped={false} />
     </Layout>
   );
 }

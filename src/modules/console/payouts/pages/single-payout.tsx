@@ -1,20 +1,24 @@
 // Single payouts in the console (issue 19): the form that creates one (the fields of the API's
-// single/add, each refused with its own message, the user's input shown again) and one payout's
-// page, with its facts and the actions card (review, approve, reject while it awaits them).
+// single/add, each refused with its own message, the user's input shown again), one payout's
+// page, with its facts and the actions card (review, approve, reject while it awaits them), and
+// their list, in the rows of a batch's lines (payouts.tsx PayoutHead, PayoutCells).
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
+import type { Lang } from '../../../../http/i18n.ts';
+import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConnectorRow } from '../../../connectors/repository.ts';
 import type { PayoutRow } from '../../../disbursements/repository.ts';
 import { singleStage } from '../../../disbursements/lifecycle.ts';
 import { PayoutInputFields } from '../../../disbursements/schemas.ts';
 import { FormKey } from '../../kit/actions.tsx';
 import { singleVerdict } from '../../../disbursements/may-act.ts';
-import { SINGLE_ACTIONS } from '../actions.ts';
+import { mayCapture, SINGLE_ACTIONS } from '../actions.ts';
+import type { SinglePayoutItem } from '../queries.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
-import { Money, When } from '../../kit/lists.tsx';
-import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, type ActionProblem } from './payout-actions.tsx';
-import { lineStatusName, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from './payouts.tsx';
+import { Cell, Choice, Money, Pager, Results, swapping, When, withQuery } from '../../kit/lists.tsx';
+import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, singlePayoutPath, type ActionProblem } from './payout-actions.tsx';
+import { lineStatusName, lineStatusOptions, PayoutCells, PayoutHead, PAYOUTS_PATH, REGIONS, SINGLE_PAYOUTS_PATH, Tabs, type LineFilterValues } from './payouts.tsx';
 import { Alerts } from '../../kit/display.tsx';
 
 /** The form's fields: the API's own names (single/add). */
@@ -112,23 +116,68 @@ function TextField(p: { lang: ConsoleContext['lang']; name: SingleField; values:
   );
 }
 
+/** The connectors of one channel (wallets M, banks B), the one chosen selected. */
+function ConnectorGroup(p: { lang: ConsoleContext['lang']; connectors: ConnectorRow[]; channel: 'M' | 'B'; chosen: string }): SafeHtml {
+  return (
+    <optgroup label={ct(p.lang, p.channel === 'M' ? 'payoutActions.field.wallets' : 'payoutActions.field.banks')}>
+      {p.connectors
+        .filter((c) => c.channel_code === p.channel)
+        .map((c) => (
+          <option value={c.connector_id} selected={p.chosen === String(c.connector_id)}>
+            {c.connector_name}
+          </option>
+        ))}
+    </optgroup>
+  );
+}
+
+function ConnectorField(p: { lang: ConsoleContext['lang']; connectors: ConnectorRow[]; values: SingleFormValues; problem: FormProblem }): SafeHtml {
+  const { lang } = p;
+  return (
+    <Field
+      lang={lang}
+      name="connectorId"
+      problem={p.problem}
+      control={(describedBy, invalid) => (
+        <select id="connectorId" name="connectorId" required aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy || undefined}>
+          <option value="">{ct(lang, 'payoutActions.field.choose')}</option>
+          <ConnectorGroup lang={lang} connectors={p.connectors} channel="M" chosen={p.values.connectorId} />
+          <ConnectorGroup lang={lang} connectors={p.connectors} channel="B" chosen={p.values.connectorId} />
+        </select>
+      )}
+    />
+  );
+}
+
+/** Why the form was refused, at its top: the refusal that is no one field's, and a link to each refused field. */
+function FormErrors(p: { lang: ConsoleContext['lang']; problem: FormProblem; refused: SingleField[] }): SafeHtml | null {
+  const { lang, problem, refused } = p;
+  if (!problem.message && !refused.length) return null;
+  return (
+    <div class="alert alert-error" role="alert" id="form-error" tabindex="-1" autofocus>
+      {problem.message ? <p>{problem.message}</p> : null}
+      {refused.length ? (
+        <>
+          <p>{ct(lang, 'payoutActions.fixFields')}</p>
+          <ul>
+            {refused.map((f) => (
+              <li>
+                <a href={`#${f}`}>{ct(lang, LABELS[f])}</a>: {problem.fields[f] ?? ''}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
 export function SingleFormPage(p: { context: ConsoleContext; connectors: ConnectorRow[]; levelNumber: number; currencyCode: string; values: SingleFormValues; problem?: FormProblem }): SafeHtml {
   const { context, values } = p;
   const lang = context.lang;
   const problem = p.problem ?? { fields: {} };
   const title = ct(lang, 'payoutActions.newSingle');
   const refused = SINGLE_FIELDS.filter((f) => problem.fields[f]);
-  const group = (channel: 'M' | 'B') => (
-    <optgroup label={ct(lang, channel === 'M' ? 'payoutActions.field.wallets' : 'payoutActions.field.banks')}>
-      {p.connectors
-        .filter((c) => c.channel_code === channel)
-        .map((c) => (
-          <option value={c.connector_id} selected={values.connectorId === String(c.connector_id)}>
-            {c.connector_name}
-          </option>
-        ))}
-    </optgroup>
-  );
   return (
     <Layout context={context} title={refused.length || problem.message ? ct(lang, 'payoutActions.notSaved', { title }) : title} section="payouts" languageUrl={NEW_SINGLE_PATH}>
       <Breadcrumbs context={context} here={title} />
@@ -136,38 +185,11 @@ export function SingleFormPage(p: { context: ConsoleContext; connectors: Connect
       <p class="lead" id="level-text">
         {ct(lang, `payoutActions.level.${Math.min(Math.max(p.levelNumber, 1), 3)}` as TextKey)}
       </p>
-      {problem.message || refused.length ? (
-        <div class="alert alert-error" role="alert" id="form-error" tabindex="-1" autofocus>
-          {problem.message ? <p>{problem.message}</p> : null}
-          {refused.length ? (
-            <>
-              <p>{ct(lang, 'payoutActions.fixFields')}</p>
-              <ul>
-                {refused.map((f) => (
-                  <li>
-                    <a href={`#${f}`}>{ct(lang, LABELS[f])}</a>: {problem.fields[f] ?? ''}
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : null}
-        </div>
-      ) : null}
+      <FormErrors lang={lang} problem={problem} refused={refused} />
       <form method="post" action={NEW_SINGLE_PATH} class="card single-form" id="single-form" novalidate>
         <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
         <FormKey />
-        <Field
-          lang={lang}
-          name="connectorId"
-          problem={problem}
-          control={(describedBy, invalid) => (
-            <select id="connectorId" name="connectorId" required aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy || undefined}>
-              <option value="">{ct(lang, 'payoutActions.field.choose')}</option>
-              {group('M')}
-              {group('B')}
-            </select>
-          )}
-        />
+        <ConnectorField lang={lang} connectors={p.connectors} values={values} problem={problem} />
         <TextField lang={lang} name="beneficiaryAccountNumber" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.accountHint')} maxlength={MAX_LENGTHS.beneficiaryAccountNumber} inputmode="numeric" />
         <TextField lang={lang} name="beneficiaryName" values={values} problem={problem} maxlength={MAX_LENGTHS.beneficiaryName} autocomplete="name" />
         <TextField lang={lang} name="transactionAmount" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.amountHint', { currency: p.currencyCode })} inputmode="decimal" />
@@ -212,14 +234,71 @@ function Step(p: { id: string; label: string; who: string | null; at: Date | nul
   );
 }
 
+/** The payout's facts: its status (and whom it waits for), beneficiary, amounts, references, and who took each step. */
+function PayoutDetails(p: { lang: ConsoleContext['lang']; payout: PayoutRow }): SafeHtml {
+  const { lang, payout } = p;
+  const level = payout.level_number ?? 1;
+  const stage = singleStage(payout.status_code, payout.reviewed_by);
+  const waiting = stage === 'pending' ? (level === 3 ? 'payouts.awaitingReview' : 'payouts.awaitingApproval') : stage === 'reviewed' ? 'payouts.awaitingApproval' : null;
+  return (
+    <section class="card" aria-labelledby="payout-facts-title">
+      <h2 id="payout-facts-title">{ct(lang, 'payouts.details')}</h2>
+      <dl class="facts">
+        <Fact id="status" label={ct(lang, 'payouts.col.status')}>
+          <span class={`status status-line-${payout.status_code}`}>{lineStatusName(lang, payout.status_code)}</span>
+          {waiting ? <span class="sub">{ct(lang, waiting)}</span> : null}
+        </Fact>
+        <Fact id="beneficiary" label={ct(lang, 'payouts.col.beneficiary')}>
+          <span class="beneficiary-name">{payout.beneficiary_name}</span>
+          <span class="sub">{payout.beneficiary_account_number}</span>
+        </Fact>
+        <Fact id="connector" label={ct(lang, 'payouts.col.connector')}>
+          {payout.connector_name ?? String(payout.connector_id)}
+        </Fact>
+        <Fact id="amount" label={ct(lang, 'payouts.col.amount')}>
+          <Money minor={payout.amount_minor} currencyCode={payout.currency_code} />
+        </Fact>
+        <Fact id="fee" label={ct(lang, 'payouts.col.fee')}>
+          <Money minor={payout.fee_minor} currencyCode={payout.currency_code} />
+        </Fact>
+        <Fact id="reference" label={ct(lang, 'payoutActions.yourReference')}>
+          {payout.source_reference_number}
+        </Fact>
+        {payout.transaction_description ? (
+          <Fact id="description" label={ct(lang, 'payoutActions.description')}>
+            {payout.transaction_description}
+          </Fact>
+        ) : null}
+        <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
+          {ct(lang, `payouts.level.${Math.min(Math.max(level, 1), 3)}` as TextKey)}
+        </Fact>
+        <Step lang={lang} id="captured" label={ct(lang, 'payouts.captured')} who={payout.captured_by} at={payout.created_at} />
+        <Step lang={lang} id="reviewed" label={ct(lang, 'payouts.reviewed')} who={payout.reviewed_by} at={payout.date_reviewed} />
+        <Step lang={lang} id="approved" label={ct(lang, 'payouts.approved')} who={payout.approved_by} at={payout.date_approved} />
+        <Step
+          lang={lang}
+          id="rejected"
+          label={ct(lang, 'payouts.rejected')}
+          who={payout.rejected_by}
+          at={payout.date_rejected}
+          extra={payout.rejection_reason ? ct(lang, 'payouts.reason', { reason: payout.rejection_reason }) : null}
+        />
+        {payout.response_code || payout.response_message ? (
+          <Fact id="outcome" label={ct(lang, 'payouts.col.outcome')}>
+            {[payout.response_code, payout.response_message].filter(Boolean).join(' ')}
+          </Fact>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
 export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow; problem?: ActionProblem; notice?: string }): SafeHtml {
   const { context, payout } = p;
   const lang = context.lang;
   const reference = payout.transaction_reference_number;
   const title = ct(lang, 'payoutActions.payoutTitle', { reference });
   const level = payout.level_number ?? 1;
-  const stage = singleStage(payout.status_code, payout.reviewed_by);
-  const waiting = stage === 'pending' ? (level === 3 ? 'payouts.awaitingReview' : 'payouts.awaitingApproval') : stage === 'reviewed' ? 'payouts.awaitingApproval' : null;
   const facts = { statusCode: payout.status_code, levelNumber: level, capturedBy: payout.captured_by, reviewedBy: payout.reviewed_by };
   return (
     <Layout context={context} title={title} section="payouts" languageUrl={`${SINGLE_PAYOUTS_PATH}/${reference}`}>
@@ -233,56 +312,90 @@ export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow
         path={(action) => singleActionPath(reference, action)}
         problem={p.problem}
       />
-      <section class="card" aria-labelledby="payout-facts-title">
-        <h2 id="payout-facts-title">{ct(lang, 'payouts.details')}</h2>
-        <dl class="facts">
-          <Fact id="status" label={ct(lang, 'payouts.col.status')}>
-            <span class={`status status-line-${payout.status_code}`}>{lineStatusName(lang, payout.status_code)}</span>
-            {waiting ? <span class="sub">{ct(lang, waiting)}</span> : null}
-          </Fact>
-          <Fact id="beneficiary" label={ct(lang, 'payouts.col.beneficiary')}>
-            <span class="beneficiary-name">{payout.beneficiary_name}</span>
-            <span class="sub">{payout.beneficiary_account_number}</span>
-          </Fact>
-          <Fact id="connector" label={ct(lang, 'payouts.col.connector')}>
-            {payout.connector_name ?? String(payout.connector_id)}
-          </Fact>
-          <Fact id="amount" label={ct(lang, 'payouts.col.amount')}>
-            <Money minor={payout.amount_minor} currencyCode={payout.currency_code} />
-          </Fact>
-          <Fact id="fee" label={ct(lang, 'payouts.col.fee')}>
-            <Money minor={payout.fee_minor} currencyCode={payout.currency_code} />
-          </Fact>
-          <Fact id="reference" label={ct(lang, 'payoutActions.yourReference')}>
-            {payout.source_reference_number}
-          </Fact>
-          {payout.transaction_description ? (
-            <Fact id="description" label={ct(lang, 'payoutActions.description')}>
-              {payout.transaction_description}
-            </Fact>
-          ) : null}
-          <Fact id="level" label={ct(lang, 'payouts.authorisation')}>
-            {ct(lang, `payouts.level.${Math.min(Math.max(level, 1), 3)}` as TextKey)}
-          </Fact>
-          <Step lang={lang} id="captured" label={ct(lang, 'payouts.captured')} who={payout.captured_by} at={payout.created_at} />
-          <Step lang={lang} id="reviewed" label={ct(lang, 'payouts.reviewed')} who={payout.reviewed_by} at={payout.date_reviewed} />
-          <Step lang={lang} id="approved" label={ct(lang, 'payouts.approved')} who={payout.approved_by} at={payout.date_approved} />
-          <Step
-            lang={lang}
-            id="rejected"
-            label={ct(lang, 'payouts.rejected')}
-            who={payout.rejected_by}
-            at={payout.date_rejected}
-            extra={payout.rejection_reason ? ct(lang, 'payouts.reason', { reason: payout.rejection_reason }) : null}
-          />
-          {payout.response_code || payout.response_message ? (
-            <Fact id="outcome" label={ct(lang, 'payouts.col.outcome')}>
-              {[payout.response_code, payout.response_message].filter(Boolean).join(' ')}
-            </Fact>
-          ) : null}
-        </dl>
-      </section>
+      <PayoutDetails lang={lang} payout={payout} />
     </Layout>
   );
 }
 
+// ---------------------------------------------------------------------------------------------
+// Their list (read-only, part 1: payouts/routes/payouts.ts)
+
+/** Who a single payout waits for, while it waits. */
+function singleWaiting(lang: Lang, item: SinglePayoutItem): string | null {
+  if (item.stage === 'pending') return ct(lang, item.levelNumber === 3 ? 'payouts.awaitingReview' : 'payouts.awaitingApproval');
+  if (item.stage === 'reviewed') return ct(lang, 'payouts.awaitingApproval');
+  if (item.rejectedBy) return ct(lang, 'payouts.rejectedBy', { who: item.rejectedBy });
+  return null;
+}
+
+export function SingleResults(p: { lang: Lang; page: Page<SinglePayoutItem>; filter: LineFilterValues; swapped: boolean }): SafeHtml {
+  const { lang, page, filter } = p;
+  return (
+    <Results id={REGIONS.single} title={ct(lang, 'payouts.singleTab')} swapped={p.swapped}>
+      {page.items.length === 0 ? (
+        <p class="empty" id="single-empty">
+          {ct(lang, 'payouts.noSingles')}
+        </p>
+      ) : (
+        <table class="stack-table" id="single-table">
+          <caption class="visually-hidden">{ct(lang, 'payouts.singleCaption')}</caption>
+          <PayoutHead lang={lang} first="payouts.col.date" />
+          <tbody>
+            {page.items.map((item) => (
+              <tr id={`single-${item.transactionReferenceNumber}`} data-reference={item.transactionReferenceNumber}>
+                <Cell row label={ct(lang, 'payouts.col.date')}>
+                  <a href={singlePayoutPath(item.transactionReferenceNumber)}>
+                    <When at={item.dateCreated} lang={lang} />
+                  </a>
+                </Cell>
+                <PayoutCells lang={lang} item={item} extraStatus={singleWaiting(lang, item)} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Pager
+        lang={lang}
+        label={ct(lang, 'payouts.singlePages')}
+        target={REGIONS.single}
+        firstUrl={withQuery(SINGLE_PAYOUTS_PATH, { search: filter.search, status: filter.status })}
+        nextUrl={page.next ? withQuery(SINGLE_PAYOUTS_PATH, { search: filter.search, status: filter.status, after: page.next }) : null}
+        onFirstPage={!filter.after}
+      />
+    </Results>
+  );
+}
+
+export function SinglePage(p: { context: ConsoleContext; page: Page<SinglePayoutItem>; filter: LineFilterValues }): SafeHtml {
+  const lang = p.context.lang;
+  return (
+    <Layout context={p.context} title={ct(lang, 'payouts.singleTab')} section="payouts">
+      <h1>{ct(lang, 'payouts.title')}</h1>
+      <Tabs lang={lang} current="single" />
+      {mayCapture(p.context.user.roleCode) ? (
+        <p>
+          <a class="button" href={NEW_SINGLE_PATH} id="new-single">
+            {ct(lang, 'payoutActions.newSingle')}
+          </a>
+        </p>
+      ) : null}
+      <p class="lead">{ct(lang, 'payouts.singleIntro')}</p>
+      <form class="filters card" method="get" action={SINGLE_PAYOUTS_PATH} {...swapping(SINGLE_PAYOUTS_PATH, REGIONS.single)} role="search" aria-label={ct(lang, 'payouts.searchSingles')}>
+        <div class="field field-grow">
+          <label for="single-search">{ct(lang, 'payouts.search')}</label>
+          <input type="search" id="single-search" name="search" value={p.filter.search ?? ''} maxlength="100" aria-describedby="single-search-hint" />
+        </div>
+        <Choice id="single-status" name="status" label={ct(lang, 'payouts.col.status')} value={p.filter.status} options={lineStatusOptions(lang)} />
+        <div class="filter-actions">
+          <button class="button" type="submit" id="single-filter-submit">
+            {ct(lang, 'payouts.apply')}
+          </button>
+        </div>
+        <p class="hint field-full" id="single-search-hint">
+          {ct(lang, 'payouts.searchHint')}
+        </p>
+      </form>
+      <SingleResults lang={lang} page={p.page} filter={p.filter} swapped={false} />
+    </Layout>
+  );
+}

@@ -7,14 +7,14 @@
 // A refusal (four eyes, role, balance, limits, a page whose batch or payout has moved on) shows the
 // same page again with the service's message in the user's language, as 403, 402 or 409 (a stale
 // page: the API's E916); another merchant's batch or payout is the console's 404 page.
-import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
 import type { Lang, MessageKey } from '../../../../http/i18n.ts';
-import type { Deps, RouteModule } from '../../../../http/types.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { formatMajor, parseMinor, toMinor } from '../../../../lib/money.ts';
 import { listConnectors } from '../../../connectors/repository.ts';
-import type { BatchAction } from '../../../disbursements/lifecycle.ts';
+import { PAYOUT, type BatchAction } from '../../../disbursements/lifecycle.ts';
 import { findPayout } from '../../../disbursements/repository.ts';
 import { MAX_PAYOUT_AMOUNT } from '../../../disbursements/schemas.ts';
 import { actOnBatch, actOnSinglePayout, addSinglePayout, transferFunds } from '../../../disbursements/service.ts';
@@ -29,13 +29,27 @@ import { actionOfSlug, NEW_SINGLE_PATH, REASON_MAX_LENGTH, singlePayoutPath, typ
 import { batchPath, BatchPage, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../pages/payouts.tsx';
 import { MAX_LENGTHS, SINGLE_FIELDS, SingleFormPage, SinglePayoutPage, type FormProblem, type SingleField, type SingleFormValues } from '../pages/single-payout.tsx';
 import { at } from '../../kit/at.ts';
+import { Form, PathNumber, pathNumber, Text } from '../../kit/schemas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
 
 /** Batch numbers are positive int4; references 12 alphanumerics (anything else names nothing: 404). */
-const BATCH_NUMBER = /^[1-9]\d{0,9}$/;
-const REFERENCE = /^[A-Za-z0-9]{12}$/;
-const INT4_MAX = 2_147_483_647;
+const Reference = Type.String({ pattern: '^[A-Za-z0-9]{12}$' });
+/** The action is a slug (actionOfSlug): one that names no action is a 404 too, from the route. */
+const BatchActionParams = Type.Object({ batchNumber: PathNumber, action: Type.String() });
+const PayoutParams = Type.Object({ reference: Reference });
+const PayoutActionParams = Type.Object({ reference: Reference, action: Type.String() });
+/** An action's form: only reject's has a field (its reason); the others carry the token and the form key. */
+const ActionForm = Form({ reason: Text() });
+/** The single-payout form: SINGLE_FIELDS, each checked by formProblems with its own message. */
+const SingleForm = Form({
+  connectorId: Text(),
+  beneficiaryAccountNumber: Text(),
+  beneficiaryName: Text(),
+  transactionAmount: Text(),
+  sourceReferenceNumber: Text(),
+  transactionDescription: Text(),
+});
 
 const notFound = () => new AppError('notFound');
 
@@ -52,8 +66,8 @@ function problemOf(err: unknown, lang: Lang): { status: number; message: string;
 }
 
 /** The reject form's reason, trimmed; a ConsoleRefusal naming the field when it is missing or too long. */
-function reasonOf(lang: Lang, body: unknown): string {
-  const reason = (formField(body, 'reason') ?? '').trim();
+function reasonOf(lang: Lang, given: string | undefined): string {
+  const reason = (given ?? '').trim();
   const message = reason === '' ? ct(lang, 'payoutActions.reasonRequired') : reason.length > REASON_MAX_LENGTH ? ct(lang, 'payoutActions.tooLong', { length: reason.length, max: REASON_MAX_LENGTH }) : '';
   if (message) throw new ConsoleRefusal(400, message, { reason: message });
   return reason;
@@ -80,8 +94,9 @@ const FIELD_OF_DETAIL: Partial<Record<MessageKey, SingleField>> = {
   'detail.amountOutOfRange': 'transactionAmount',
 };
 
-function formValues(body: unknown): SingleFormValues {
-  return Object.fromEntries(SINGLE_FIELDS.map((f) => [f, (formField(body, f) ?? '').trim()])) as SingleFormValues;
+/** The form's fields as sent, trimmed (a missing one as empty). */
+function formValues(body: Partial<SingleFormValues>): SingleFormValues {
+  return Object.fromEntries(SINGLE_FIELDS.map((f) => [f, (body[f] ?? '').trim()])) as SingleFormValues;
 }
 
 /** The fields the form got wrong, by name, each with its message (the API's own limits). */
@@ -113,31 +128,28 @@ async function sendSingleForm(deps: Deps, reply: FastifyReply, context: ConsoleC
   return sendHtml(reply, context, status, page(html));
 }
 
-const route: RouteModule = (scope, { deps }) => {
-  /** The batch page again, with why the action was refused. */
-  async function sendBatchPage(reply: FastifyReply, context: ConsoleContext, batchNumber: number, status: number, problem: ActionProblem): Promise<FastifyReply> {
-    const merchant = context.user.merchantAccountNumber;
-    const view = await batchPageView(deps.db, merchant, batchNumber);
-    if (!view) throw notFound();
-    const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, ...view, filter: {}, actionProblem: problem });
-    return sendHtml(reply, context, status, page(html));
-  }
+// ---------------------------------------------------------------------------------------------
+// A batch's actions
 
-  async function sendPayoutPage(reply: FastifyReply, context: ConsoleContext, reference: string, status: number, extra: { problem?: ActionProblem; notice?: string }): Promise<FastifyReply> {
-    const payout = REFERENCE.test(reference) ? await findPayout(deps.db, context.user.merchantAccountNumber, reference, { single: true }) : undefined;
-    if (!payout) throw notFound();
-    return sendHtml(reply, context, status, page(SinglePayoutPage({ context, payout, ...extra })));
-  }
+/** The batch page again, with why the action was refused. */
+async function sendBatchPage(deps: Deps, reply: FastifyReply, context: ConsoleContext, batchNumber: number, status: number, problem: ActionProblem): Promise<FastifyReply> {
+  const merchant = context.user.merchantAccountNumber;
+  const view = await batchPageView(deps.db, merchant, batchNumber);
+  if (!view) throw notFound();
+  const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, ...view, filter: {}, actionProblem: problem });
+  return sendHtml(reply, context, status, page(html));
+}
 
-  scope.post(`${at(PAYOUTS_PATH)}/batches/:batchNumber/:action`, { schema: { hide: true }, config }, async (request, reply) => {
+/** POST /console/payouts/batches/:batchNumber/(review|approve|transfer-funds|reject|cancel). */
+function batchAction(scope: App, deps: Deps): void {
+  scope.post(`${at(PAYOUTS_PATH)}/batches/:batchNumber/:action`, { schema: { params: BatchActionParams, body: ActionForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const params = request.params as { batchNumber: string; action: string };
-    const action = actionOfSlug(params.action);
-    if (!action || !BATCH_NUMBER.test(params.batchNumber) || Number(params.batchNumber) > INT4_MAX) throw notFound();
-    const batchNumber = Number(params.batchNumber);
-    const typed = action === 'reject' ? formField(request.body, 'reason') : undefined;
+    const action = actionOfSlug(request.params.action);
+    const batchNumber = pathNumber(request.params.batchNumber);
+    if (!action || batchNumber === undefined) throw notFound();
+    const typed = action === 'reject' ? request.body.reason : undefined;
     try {
-      const reason = action === 'reject' ? reasonOf(context.lang, request.body) : undefined;
+      const reason = action === 'reject' ? reasonOf(context.lang, request.body.reason) : undefined;
       const result = await runAction(deps, request, context, {
         action: `batch.${auditVerb(action)}`,
         run: async (tx) => {
@@ -150,65 +162,87 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const problem = problemOf(err, context.lang);
-      return sendBatchPage(reply, context, batchNumber, problem.status, { action, message: problem.message, reason: typed, reasonError: problem.fields.reason });
+      return sendBatchPage(deps, reply, context, batchNumber, problem.status, { action, message: problem.message, reason: typed, reasonError: problem.fields.reason });
     }
   });
+}
 
-  scope.get(at(NEW_SINGLE_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+// ---------------------------------------------------------------------------------------------
+// A new single payout
+
+/** Adds the payout (runAction: once per form key); where to go next: its page, saying whether it awaits approval. */
+async function addPayout(deps: Deps, request: FastifyRequest, context: ConsoleContext, values: SingleFormValues): Promise<string> {
+  const result = await runAction(deps, request, context, {
+    action: 'payout.add',
+    run: async (tx) => {
+      const payout = await addSinglePayout(tx, {
+        merchantAccountNumber: context.user.merchantAccountNumber,
+        connectorId: Number(values.connectorId),
+        beneficiaryAccountNumber: values.beneficiaryAccountNumber,
+        beneficiaryName: values.beneficiaryName,
+        transactionAmount: values.transactionAmount.replace(/[,\s]/g, ''),
+        sourceReferenceNumber: values.sourceReferenceNumber,
+        transactionDescription: values.transactionDescription,
+        capturedBy: context.user.emailAddress,
+      });
+      const reference = payout.transaction_reference_number;
+      const notice = payout.status_code === PAYOUT.pending ? 'notice.payoutActions.singleAwaiting' : 'notice.payoutActions.singleSent';
+      return { outcome: { location: withNotice(singlePayoutPath(reference), notice) }, detail: { reference, amountMinor: payout.amount_minor } };
+    },
+  });
+  return result.outcome.location;
+}
+
+/** GET and POST /console/payouts/single/new: the form, and the payout it adds. */
+function newSingle(scope: App, deps: Deps): void {
+  scope.get(at(NEW_SINGLE_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
     if (!mayCapture(context.user.roleCode)) throw new AppError('forbidden');
     return sendSingleForm(deps, reply, context, 200, formValues({}));
   });
 
-  scope.post(at(NEW_SINGLE_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(at(NEW_SINGLE_PATH), { schema: { body: SingleForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     if (!mayCapture(context.user.roleCode)) throw new AppError('forbidden');
     const values = formValues(request.body);
     const fields = formProblems(context.lang, values);
     if (Object.keys(fields).length > 0) return sendSingleForm(deps, reply, context, 400, values, { fields });
     try {
-      const result = await runAction(deps, request, context, {
-        action: 'payout.add',
-        run: async (tx) => {
-          const payout = await addSinglePayout(tx, {
-            merchantAccountNumber: context.user.merchantAccountNumber,
-            connectorId: Number(values.connectorId),
-            beneficiaryAccountNumber: values.beneficiaryAccountNumber,
-            beneficiaryName: values.beneficiaryName,
-            transactionAmount: values.transactionAmount.replace(/[,\s]/g, ''),
-            sourceReferenceNumber: values.sourceReferenceNumber,
-            transactionDescription: values.transactionDescription,
-            capturedBy: context.user.emailAddress,
-          });
-          const reference = payout.transaction_reference_number;
-          const notice = payout.status_code === 'P' ? 'notice.payoutActions.singleAwaiting' : 'notice.payoutActions.singleSent';
-          return { outcome: { location: withNotice(singlePayoutPath(reference), notice) }, detail: { reference, amountMinor: payout.amount_minor } };
-        },
-      });
-      return redirect(request, reply, result.outcome.location);
+      return redirect(request, reply, await addPayout(deps, request, context, values));
     } catch (err) {
       const problem = problemOf(err, context.lang);
       const field = problem.detailKey ? FIELD_OF_DETAIL[problem.detailKey] : undefined;
       return sendSingleForm(deps, reply, context, problem.status, values, field ? { fields: { [field]: problem.message } } : { message: problem.message, fields: {} });
     }
   });
+}
 
-  scope.get(`${at(SINGLE_PAYOUTS_PATH)}/:reference`, { schema: { hide: true }, config }, async (request, reply) => {
+// ---------------------------------------------------------------------------------------------
+// One single payout
+
+/** The payout's page (another merchant's, or a batch's line, is not found), with a notice or why an action was refused. */
+async function sendPayoutPage(deps: Deps, reply: FastifyReply, context: ConsoleContext, reference: string, status: number, extra: { problem?: ActionProblem; notice?: string }): Promise<FastifyReply> {
+  const payout = await findPayout(deps.db, context.user.merchantAccountNumber, reference, { single: true });
+  if (!payout) throw notFound();
+  return sendHtml(reply, context, status, page(SinglePayoutPage({ context, payout, ...extra })));
+}
+
+/** GET /console/payouts/single/:reference, and POST …/:reference/(review|approve|reject). */
+function singlePayout(scope: App, deps: Deps): void {
+  scope.get(`${at(SINGLE_PAYOUTS_PATH)}/:reference`, { schema: { params: PayoutParams }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const { reference } = request.params as { reference: string };
-    return sendPayoutPage(reply, context, reference, 200, { notice: noticeOf(request, context.lang) });
+    return sendPayoutPage(deps, reply, context, request.params.reference, 200, { notice: noticeOf(request, context.lang) });
   });
 
-  scope.post(`${at(SINGLE_PAYOUTS_PATH)}/:reference/:action`, { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(`${at(SINGLE_PAYOUTS_PATH)}/:reference/:action`, { schema: { params: PayoutActionParams, body: ActionForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const params = request.params as { reference: string; action: string };
-    const action = actionOfSlug(params.action);
-    if (!action || !(SINGLE_ACTIONS as readonly BatchAction[]).includes(action) || !REFERENCE.test(params.reference)) throw notFound();
+    const action = actionOfSlug(request.params.action);
+    if (!action || !(SINGLE_ACTIONS as readonly BatchAction[]).includes(action)) throw notFound();
     const single = action as (typeof SINGLE_ACTIONS)[number];
-    const reference = params.reference.toUpperCase();
-    const typed = action === 'reject' ? formField(request.body, 'reason') : undefined;
+    const reference = request.params.reference.toUpperCase();
+    const typed = action === 'reject' ? request.body.reason : undefined;
     try {
-      const reason = action === 'reject' ? reasonOf(context.lang, request.body) : undefined;
+      const reason = action === 'reject' ? reasonOf(context.lang, request.body.reason) : undefined;
       const result = await runAction(deps, request, context, {
         action: `payout.${action}`,
         run: async (tx) => {
@@ -219,8 +253,14 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const problem = problemOf(err, context.lang);
-      return sendPayoutPage(reply, context, reference, problem.status, { problem: { action, message: problem.message, reason: typed, reasonError: problem.fields.reason } });
+      return sendPayoutPage(deps, reply, context, reference, problem.status, { problem: { action, message: problem.message, reason: typed, reasonError: problem.fields.reason } });
     }
   });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  batchAction(scope, deps);
+  newSingle(scope, deps);
+  singlePayout(scope, deps);
 };
 export default route;

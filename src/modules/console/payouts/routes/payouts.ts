@@ -16,11 +16,10 @@ import {
   PAYOUTS_PATH,
   REGIONS,
   SINGLE_PAYOUTS_PATH,
-  SinglePage,
-  SingleResults,
   type BatchFilterValues,
   type LineFilterValues,
 } from '../pages/payouts.tsx';
+import { SinglePage, SingleResults } from '../pages/single-payout.tsx';
 import { at } from '../../kit/at.ts';
 import { given, PathNumber, pathNumber, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';

@@ -20,7 +20,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, problemFromAppError } from '../../../../http/errors.ts';
 import { formField } from '../../../../http/html.ts';
-import type { App, RouteModule } from '../../../../http/types.ts';
+import type { Lang } from '../../../../http/i18n.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { fieldMessages } from '../../../../http/validation.ts';
 import { EXAMPLE_PAYOUTS } from '../../../disbursements/docs.ts';
 import { csvDocument, FILE_COLUMNS, FileValidationError, readBatchFile, type FileType } from '../../../disbursements/files.ts';
@@ -38,7 +39,7 @@ import { errorsCsvPath, errorsWorkbookPath } from '../pages/live-batch.tsx';
 import { batchPath } from '../pages/payouts.tsx';
 import { megabytes, mayUpload, RefusalPage, TEMPLATE_PATH, UPLOAD_PATH, UploadPage, type UploadFormProps } from '../pages/upload.tsx';
 import { at } from '../../kit/at.ts';
-import { batchNumberParam, liveBatchRoutes } from '../live-batch.ts';
+import { BatchParams, batchNumberOf, liveBatchRoutes } from '../live-batch.ts';
 import { readMultipart, type UploadedFile } from '../../kit/multipart.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
@@ -84,21 +85,30 @@ export function lineProblems(lang: ConsoleContext['lang'], err: FileValidationEr
   return problems;
 }
 
-const route: RouteModule = (scope, { deps }) => {
-  const limitBytes = deps.config.batchBodyLimitBytes;
-  const names = cookieNames(deps.config.mode);
+/** What the form shows besides its context and limits: the values sent and why they were refused. */
+type FormState = Omit<UploadFormProps, 'context' | 'limitBytes' | 'scheduleMaxDays'>;
+type UploadValues = { scheduledDate: string };
 
-  const show = (reply: FastifyReply, context: ConsoleContext, status: number, form: Omit<UploadFormProps, 'context' | 'limitBytes' | 'scheduleMaxDays'> = {}) =>
-    sendHtml(reply, context, status, page(UploadPage({ context, limitBytes, scheduleMaxDays: deps.config.scheduleMaxDays, ...form })));
-  const forbidden = (reply: FastifyReply, context: ConsoleContext) => sendHtml(reply, context, 403, page(ErrorPage({ context, status: 403, kind: 'forbidden' })));
+function showForm(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, form: FormState = {}): FastifyReply {
+  return sendHtml(reply, context, status, page(UploadPage({ context, limitBytes: deps.config.batchBodyLimitBytes, scheduleMaxDays: deps.config.scheduleMaxDays, ...form })));
+}
 
-  scope.get(at(UPLOAD_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+function sendForbidden(reply: FastifyReply, context: ConsoleContext): FastifyReply {
+  return sendHtml(reply, context, 403, page(ErrorPage({ context, status: 403, kind: 'forbidden' })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The form and its template
+
+/** GET /console/payouts/upload (the form) and /console/payouts/upload/template.csv. */
+function uploadForm(scope: App, deps: Deps): void {
+  scope.get(at(UPLOAD_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
-    if (!mayUpload(context.user.roleCode)) return forbidden(reply, context);
-    return show(reply, context, 200);
+    if (!mayUpload(context.user.roleCode)) return sendForbidden(reply, context);
+    return showForm(deps, reply, context, 200);
   });
 
-  scope.get(at(TEMPLATE_PATH), { schema: { hide: true }, config }, async (_request, reply) => {
+  scope.get(at(TEMPLATE_PATH), { config }, async (_request, reply) => {
     const rows = EXAMPLE_PAYOUTS.map((line) => FILE_COLUMNS.map((column) => String(line[column])));
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
@@ -106,6 +116,118 @@ const route: RouteModule = (scope, { deps }) => {
       .header('cache-control', 'no-store')
       .send(csvDocument(FILE_COLUMNS, rows));
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The upload
+
+/**
+ * The form's file and date, checked before the file is read: the file with its type, or the form
+ * again with why (413 too large, 415 not CSV or XLSX, 400 missing, empty or a date that is not one).
+ */
+function checkedForm(lang: Lang, limitBytes: number, file: UploadedFile | 'tooLarge' | undefined, values: UploadValues): { file: UploadedFile; type: FileType } | { status: number; form: FormState } {
+  const { scheduledDate } = values;
+  if (file === 'tooLarge' || (file && file.bytes.length > limitBytes)) return { status: 413, form: { values, errors: { file: ct(lang, 'payoutActions.upload.tooLarge', { megabytes: megabytes(limitBytes) }) } } };
+  const errors: { file?: string; scheduledDate?: string } = {};
+  if (scheduledDate !== '' && !fitsDateInput(scheduledDate)) errors.scheduledDate = ct(lang, 'payoutActions.upload.dateFormat');
+  const type = file ? fileTypeOf(file.filename) : undefined;
+  if (!file || (file.filename === '' && file.bytes.length === 0)) errors.file = ct(lang, 'payoutActions.upload.fileRequired');
+  else if (!type) return { status: 415, form: { values, errors: { ...errors, file: ct(lang, 'payoutActions.upload.wrongType', { name: file.filename }) } } };
+  else if (file.bytes.length === 0) errors.file = ct(lang, 'payoutActions.upload.fileEmpty', { name: file.filename });
+  if (errors.file || errors.scheduledDate || !file || !type) return { status: 400, form: { values, errors } };
+  return { file, type };
+}
+
+/** Stores the batch with its validation job (runAction: once per form key); where to go next: its page. */
+async function storeBatch(
+  deps: Deps,
+  request: FastifyRequest,
+  context: ConsoleContext,
+  upload: { file: UploadedFile; type: FileType; transactions: Awaited<ReturnType<typeof readBatchFile>>; scheduledDate: string },
+): Promise<string> {
+  const { user } = context;
+  const { file, type, transactions, scheduledDate } = upload;
+  const result = await runAction(deps, request, context, {
+    action: UPLOAD_ACTION,
+    run: async (tx) => {
+      const accepted = await submitBatch(deps, tx, {
+        merchantAccountNumber: user.merchantAccountNumber,
+        isBatchScheduled: scheduledDate !== '',
+        scheduledDate: scheduledDate === '' ? null : scheduledDate,
+        capturedBy: user.emailAddress,
+        uploadType: type,
+        transactions,
+      });
+      return {
+        outcome: { location: withNotice(batchPath(accepted.batchNumber), 'notice.payoutActions.uploaded') },
+        detail: { fileName: file.filename, fileType: type, lines: transactions.length, batchNumber: accepted.batchNumber },
+      };
+    },
+  });
+  return result.outcome.location;
+}
+
+/** A refused upload: the form again, with why (by field where the refusal says which), in the refusal's status. */
+function refuse(deps: Deps, reply: FastifyReply, context: ConsoleContext, err: unknown, values: UploadValues, stage: 'file' | 'scheduledDate'): FastifyReply {
+  const { lang } = context;
+  if (err instanceof FileValidationError) return showForm(deps, reply, context, 400, { values, lineProblems: lineProblems(lang, err) });
+  if (err instanceof ConsoleRefusal) return showForm(deps, reply, context, err.status, { values, message: err.message });
+  if (err instanceof AppError && err.kind === 'unavailable') {
+    // Other files are being read (files.ts: a few reader threads at once): try again shortly.
+    for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+    return showForm(deps, reply, context, 503, { values, message: ct(lang, 'payoutActions.upload.busy') });
+  }
+  const refusal = refusalOf(err, lang);
+  if (!refusal) throw err;
+  const message = [refusal.message, ...refusal.fields].join(' ');
+  if (stage === 'file') return showForm(deps, reply, context, refusal.status, { values, errors: { file: message } });
+  // After the file was read: the scheduled date (scheduledDateOf), or the merchant (inactive).
+  const aboutDate = err instanceof AppError && err.detailKey?.startsWith('detail.scheduledDate');
+  return showForm(deps, reply, context, refusal.status, aboutDate ? { values, errors: { scheduledDate: message } } : { values, message });
+}
+
+/** The upload's handler: the form checked, a form sent again answered, the file read, the batch stored. */
+async function upload(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const context = consoleContext(request);
+  const { lang, user } = context;
+  const limitBytes = deps.config.batchBodyLimitBytes;
+  if (!mayUpload(user.roleCode)) return sendForbidden(reply, context);
+  // The multipart body is its text fields (the parser below): read as a form, not by a schema.
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const values = { scheduledDate: (formField(body, 'scheduledDate') ?? '').trim() };
+  const checked = checkedForm(lang, limitBytes, uploadedFiles.get(body), values);
+  if ('status' in checked) return showForm(deps, reply, context, checked.status, checked.form);
+  const { file, type } = checked;
+
+  // A form sent again (a double click, Back and submit): its batch, without reading the file again.
+  const formKey = formField(body, FORM_KEY_FIELD) ?? '';
+  const spent = UUID.test(formKey) ? await spentFormKey(deps.db, user.merchantAccountNumber, formKey) : undefined;
+  if (spent) {
+    if (spent.userId === user.userId && spent.action === UPLOAD_ACTION) return redirect(request, reply, spent.outcome.location);
+    return showForm(deps, reply, context, 409, { values, message: ct(lang, 'action.staleForm') });
+  }
+
+  let transactions;
+  try {
+    transactions = await readBatchFile(type, file.bytes.toString('base64'), limitBytes);
+  } catch (err) {
+    return refuse(deps, reply, context, err, values, 'file');
+  }
+  try {
+    return redirect(request, reply, await storeBatch(deps, request, context, { file, type, transactions, scheduledDate: values.scheduledDate }));
+  } catch (err) {
+    return refuse(deps, reply, context, err, values, 'scheduledDate');
+  }
+}
+
+/**
+ * POST /console/payouts/upload, multipart/form-data: its body is parsed by this route alone
+ * (kit/multipart.ts), not by the scope's urlencoded parser nor a schema, and only once the session
+ * is known.
+ */
+function uploadRoute(scope: App, deps: Deps): void {
+  const limitBytes = deps.config.batchBodyLimitBytes;
+  const names = cookieNames(deps.config.mode);
 
   /** Before the body is read: a request without a signed-in session goes to sign in (as the scope would send it after). */
   const signedInFirst = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -113,82 +235,6 @@ const route: RouteModule = (scope, { deps }) => {
     if (found.kind === 'active') return;
     if (found.kind === 'ended') reply.header('set-cookie', cookieHeader(deps, 'session', '', 0));
     return redirect(request, reply, `${SIGN_IN_PATH}?${found.kind === 'ended' ? 'expired=1' : 'from=console'}`);
-  };
-
-  const upload = async (request: FastifyRequest, reply: FastifyReply) => {
-    const context = consoleContext(request);
-    const { lang, user } = context;
-    if (!mayUpload(user.roleCode)) return forbidden(reply, context);
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const scheduledDate = (formField(body, 'scheduledDate') ?? '').trim();
-    const values = { scheduledDate };
-    const file = uploadedFiles.get(body);
-    const mb = megabytes(limitBytes);
-
-    if (file === 'tooLarge' || (file && file.bytes.length > limitBytes)) return show(reply, context, 413, { values, errors: { file: ct(lang, 'payoutActions.upload.tooLarge', { megabytes: mb }) } });
-    const errors: { file?: string; scheduledDate?: string } = {};
-    if (scheduledDate !== '' && !fitsDateInput(scheduledDate)) errors.scheduledDate = ct(lang, 'payoutActions.upload.dateFormat');
-    const type = file ? fileTypeOf(file.filename) : undefined;
-    if (!file || (file.filename === '' && file.bytes.length === 0)) errors.file = ct(lang, 'payoutActions.upload.fileRequired');
-    else if (!type) return show(reply, context, 415, { values, errors: { ...errors, file: ct(lang, 'payoutActions.upload.wrongType', { name: file.filename }) } });
-    else if (file.bytes.length === 0) errors.file = ct(lang, 'payoutActions.upload.fileEmpty', { name: file.filename });
-    if (errors.file || errors.scheduledDate || !file || !type) return show(reply, context, 400, { values, errors });
-
-    // A form sent again (a double click, Back and submit): its batch, without reading the file again.
-    const formKey = formField(body, FORM_KEY_FIELD) ?? '';
-    const spent = UUID.test(formKey) ? await spentFormKey(deps.db, user.merchantAccountNumber, formKey) : undefined;
-    if (spent) {
-      if (spent.userId === user.userId && spent.action === UPLOAD_ACTION) return redirect(request, reply, spent.outcome.location);
-      return show(reply, context, 409, { values, message: ct(lang, 'action.staleForm') });
-    }
-
-    let transactions;
-    try {
-      transactions = await readBatchFile(type, file.bytes.toString('base64'), limitBytes);
-    } catch (err) {
-      return refuse(reply, context, err, values, 'file');
-    }
-    try {
-      const result = await runAction(deps, request, context, {
-        action: UPLOAD_ACTION,
-        run: async (tx) => {
-          const accepted = await submitBatch(deps, tx, {
-            merchantAccountNumber: user.merchantAccountNumber,
-            isBatchScheduled: scheduledDate !== '',
-            scheduledDate: scheduledDate === '' ? null : scheduledDate,
-            capturedBy: user.emailAddress,
-            uploadType: type,
-            transactions,
-          });
-          return {
-            outcome: { location: withNotice(batchPath(accepted.batchNumber), 'notice.payoutActions.uploaded') },
-            detail: { fileName: file.filename, fileType: type, lines: transactions.length, batchNumber: accepted.batchNumber },
-          };
-        },
-      });
-      return redirect(request, reply, result.outcome.location);
-    } catch (err) {
-      return refuse(reply, context, err, values, 'scheduledDate');
-    }
-  };
-
-  /** A refused upload: the form again, with why (by field where the refusal says which), in the refusal's status. */
-  const refuse = (reply: FastifyReply, context: ConsoleContext, err: unknown, values: { scheduledDate: string }, stage: 'file' | 'scheduledDate') => {
-    const { lang } = context;
-    if (err instanceof FileValidationError) return show(reply, context, 400, { values, lineProblems: lineProblems(lang, err) });
-    if (err instanceof ConsoleRefusal) return show(reply, context, err.status, { values, message: err.message });
-    if (err instanceof AppError && err.kind === 'unavailable') {
-      // Other files are being read (files.ts: a few reader threads at once): try again shortly.
-      for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-      return show(reply, context, 503, { values, message: ct(lang, 'payoutActions.upload.busy') });
-    }
-    const refusal = refusalOf(err, lang);
-    if (!refusal) throw err;
-    const message = [refusal.message, ...refusal.fields].join(' ');
-    if (stage === 'file') return show(reply, context, refusal.status, { values, errors: { file: message } });
-    // After the file was read: the scheduled date (scheduledDateOf), or the merchant (inactive).
-    const aboutDate = err instanceof AppError && err.detailKey?.startsWith('detail.scheduledDate');
-    return show(reply, context, refusal.status, aboutDate ? { values, errors: { scheduledDate: message } } : { values, message });
   };
 
   void scope.register(async (child: App) => {
@@ -202,18 +248,23 @@ const route: RouteModule = (scope, { deps }) => {
       else if (parsed.file) uploadedFiles.set(parsed.fields, parsed.file);
       return parsed.fields;
     });
-    child.post(at(UPLOAD_PATH), { schema: { hide: true }, config, onRequest: signedInFirst }, upload);
+    child.post(at(UPLOAD_PATH), { config, onRequest: signedInFirst }, (request, reply) => upload(deps, request, reply));
   });
+}
 
-  // The error workbook (and CSV) of a batch: the API's downloadErrors document, in the user's language.
+// ---------------------------------------------------------------------------------------------
+// A batch's invalid lines
+
+/** GET /console/payouts/batches/:batchNumber/errors.xlsx (and .csv): the API's downloadErrors document, in the user's language. */
+function errorDocuments(scope: App, deps: Deps): void {
   for (const [type, path, contentType] of [
     ['XLSX', errorsWorkbookPath, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
     ['CSV', errorsCsvPath, 'text/csv; charset=utf-8'],
   ] as const) {
     const extension = type.toLowerCase();
-    scope.get(`${at(SECTION_PATHS.payouts)}/batches/:batchNumber/errors.${extension}`, { schema: { hide: true }, config }, async (request, reply) => {
+    scope.get(`${at(SECTION_PATHS.payouts)}/batches/:batchNumber/errors.${extension}`, { schema: { params: BatchParams }, config }, async (request, reply) => {
       const context = consoleContext(request);
-      const batchNumber = batchNumberParam(request);
+      const batchNumber = batchNumberOf(request.params);
       try {
         const file = await batchErrorsDocument(deps, context.lang, context.user.merchantAccountNumber, batchNumber, type);
         return reply
@@ -231,7 +282,12 @@ const route: RouteModule = (scope, { deps }) => {
       }
     });
   }
+}
 
+const route: RouteModule = (scope, { deps }) => {
+  uploadForm(scope, deps);
+  uploadRoute(scope, deps);
+  errorDocuments(scope, deps);
   liveBatchRoutes(scope, deps);
 };
 export default route;

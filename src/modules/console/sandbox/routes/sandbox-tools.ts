@@ -7,10 +7,10 @@
 // GET  /console/sandbox/payments/:transactionReferenceNumber — what a payment made, with the
 //      collection balance right after it; another merchant's reference is the 404 page.
 // Each action runs through runAction (audited as sandbox.<verb>, once per form key).
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
-import type { RouteModule } from '../../../../http/types.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { payPaymentAccount, payTimedAccount } from '../../../collections/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
@@ -34,9 +34,19 @@ import {
   type SimulateField,
 } from '../pages/sandbox-tools.tsx';
 import { at } from '../../kit/at.ts';
-import { amountMinorOf, amountProblem, connectorProblem, fieldOfRefusal, shownAmount, valuesOf, type FormState, type Problems } from '../../kit/forms.tsx';
+import { amountMinorOf, amountProblem, connectorProblem, fieldOfRefusal, shownAmount, valuesOf, withoutEmpty, type FormState } from '../../kit/forms.tsx';
+import { Form, Query, Text } from '../../kit/schemas.ts';
 
 const CONFIG = { consoleAccess: 'user', consoleSection: 'sandbox' } as const;
+
+// The forms' fields, all text: the routes refuse a wrong one with its own message, shown beside it.
+// `satisfies` keeps them the fields the page shows.
+const SimulateBody = Form({ amount: Text(), connector: Text() } satisfies Record<SimulateField, unknown>);
+const PayBody = Form({ timedAccount: Text(), connector: Text() } satisfies Record<PayField, unknown>);
+/** A timed account to preselect: any text (one that is not open is simply not preselected). */
+const SandboxQuery = Query({ timedAccount: Text() });
+/** Any text: a reference that is not one is looked up and not found (the 404 page). */
+const PaymentParams = Type.Object({ transactionReferenceNumber: Type.String() });
 
 function refusalState<K extends string>(context: ConsoleContext, err: unknown, names: readonly K[], values: Record<K, string>): { status: number; state: FormState<K> } {
   if (err instanceof ConsoleRefusal) return { status: err.status, state: { values, errors: err.fields as Partial<Record<K, string>>, message: err.message } };
@@ -52,50 +62,57 @@ function timedAccountProblem(context: ConsoleContext, text: string): string | un
   return SANDBOX_LIMITS.timedAccountPattern.test(text) ? undefined : ct(context.lang, 'sandboxTools.error.timedAccount');
 }
 
-const withoutEmpty = <K extends string>(problems: Problems<K>): Problems<K> =>
-  Object.fromEntries(Object.entries(problems).filter(([, message]) => message !== undefined)) as Problems<K>;
+interface PageView {
+  /** A refused form, with its input and messages (the other one fresh). */
+  forms?: { simulate?: FormState<SimulateField>; pay?: FormState<PayField> };
+  /** A GET's ?timedAccount=, preselected when it is among the open ones. */
+  chosen?: string;
+}
 
-const route: RouteModule = (scope, { deps }) => {
-  async function showPage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    forms: { simulate?: FormState<SimulateField>; pay?: FormState<PayField> } = {},
-  ): Promise<FastifyReply> {
-    const context = consoleContext(request);
-    const merchantAccountNumber = context.user.merchantAccountNumber;
-    const merchant = await findMerchant(deps.db, merchantAccountNumber);
-    if (!merchant) throw new Error(`the signed-in user's merchant ${merchantAccountNumber} does not exist`);
-    const open = await listOpenRequests(deps.db, merchantAccountNumber, { limit: OFFERED_REQUESTS });
-    const chosen = request.method === 'GET' ? (formField(request.query, 'timedAccount') ?? '').trim() : '';
-    const html = page(
-      SandboxPage({
-        context,
-        notice: request.method === 'GET' ? noticeOf(request, context.lang) : undefined,
-        simulate: forms.simulate ?? { values: { amount: '', connector: '' }, errors: {} },
-        // A timed account named in the address is preselected only when it is among the open ones.
-        pay: forms.pay ?? { values: { timedAccount: open.items.some((r) => r.timedAccountNumber === chosen) ? chosen : '', connector: '' }, errors: {} },
-        connectors: await collectionConnectors(deps.db),
-        open: open.items,
-        paymentAccountNumber: merchant.payment_account_number,
-        currencyCode: merchant.currency_code,
-        minAmount: shownAmount(SANDBOX_LIMITS.amount.min),
-        maxAmount: shownAmount(SANDBOX_LIMITS.amount.max),
-        payoutTimeoutSeconds: deps.config.payoutTimeoutSeconds,
-        payoutReversalSeconds: deps.config.payoutReversalSeconds,
-      }),
-    );
-    return sendHtml(reply, context, status, html);
-  }
+/** The page with its two forms, the connectors to pay from and the open timed accounts. */
+async function showPage(deps: Deps, request: FastifyRequest, reply: FastifyReply, status: number, view: PageView = {}): Promise<FastifyReply> {
+  const context = consoleContext(request);
+  const merchantAccountNumber = context.user.merchantAccountNumber;
+  const merchant = await findMerchant(deps.db, merchantAccountNumber);
+  if (!merchant) throw new Error(`the signed-in user's merchant ${merchantAccountNumber} does not exist`);
+  const open = await listOpenRequests(deps.db, merchantAccountNumber, { limit: OFFERED_REQUESTS });
+  const chosen = view.chosen ?? '';
+  const forms = view.forms ?? {};
+  const html = page(
+    SandboxPage({
+      context,
+      notice: request.method === 'GET' ? noticeOf(request, context.lang) : undefined,
+      simulate: forms.simulate ?? { values: { amount: '', connector: '' }, errors: {} },
+      // A timed account named in the address is preselected only when it is among the open ones.
+      pay: forms.pay ?? { values: { timedAccount: open.items.some((r) => r.timedAccountNumber === chosen) ? chosen : '', connector: '' }, errors: {} },
+      connectors: await collectionConnectors(deps.db),
+      open: open.items,
+      paymentAccountNumber: merchant.payment_account_number,
+      currencyCode: merchant.currency_code,
+      minAmount: shownAmount(SANDBOX_LIMITS.amount.min),
+      maxAmount: shownAmount(SANDBOX_LIMITS.amount.max),
+      payoutTimeoutSeconds: deps.config.payoutTimeoutSeconds,
+      payoutReversalSeconds: deps.config.payoutReversalSeconds,
+    }),
+  );
+  return sendHtml(reply, context, status, html);
+}
 
-  scope.get(at(SANDBOX_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => showPage(request, reply, 200));
+/** GET /console/sandbox: the tools. */
+function sandboxPageRoute(scope: App, deps: Deps): void {
+  scope.get(at(SANDBOX_PATH), { schema: { querystring: SandboxQuery }, config: CONFIG }, async (request, reply) =>
+    showPage(deps, request, reply, 200, { chosen: (request.query.timedAccount ?? '').trim() }),
+  );
+}
 
-  scope.post(at(CUSTOMER_PAYMENT_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** POST /console/sandbox/customer-payments: a customer pays the merchant's payment account (E11's service). */
+function customerPaymentRoute(scope: App, deps: Deps): void {
+  scope.post(at(CUSTOMER_PAYMENT_PATH), { schema: { body: SimulateBody }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, SIMULATE_FIELDS);
     const problems = withoutEmpty<SimulateField>({ amount: amountProblem(context.lang, values.amount, SANDBOX_LIMITS.amount), connector: connectorProblem(context.lang, values.connector) });
-    if (Object.keys(problems).length > 0) return showPage(request, reply, 400, { simulate: { values, errors: problems } });
+    if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { simulate: { values, errors: problems } } });
     try {
       const result = await runAction(deps, request, context, {
         action: 'sandbox.simulate_payment',
@@ -126,16 +143,19 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const refused = refusalState(context, err, SIMULATE_FIELDS, values);
-      return showPage(request, reply, refused.status, { simulate: refused.state });
+      return showPage(deps, request, reply, refused.status, { forms: { simulate: refused.state } });
     }
   });
+}
 
-  scope.post(at(TIMED_PAYMENT_PATH), { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** POST /console/sandbox/timed-account-payments: a customer pays an open timed account what it asks (addFakeTransaction's service). */
+function timedPaymentRoute(scope: App, deps: Deps): void {
+  scope.post(at(TIMED_PAYMENT_PATH), { schema: { body: PayBody }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, PAY_FIELDS);
     const problems = withoutEmpty<PayField>({ timedAccount: timedAccountProblem(context, values.timedAccount), connector: connectorProblem(context.lang, values.connector) });
-    if (Object.keys(problems).length > 0) return showPage(request, reply, 400, { pay: { values, errors: problems } });
+    if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { pay: { values, errors: problems } } });
     try {
       const result = await runAction(deps, request, context, {
         action: 'sandbox.pay_timed_account',
@@ -168,16 +188,26 @@ const route: RouteModule = (scope, { deps }) => {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const refused = refusalState(context, err, PAY_FIELDS, values);
-      return showPage(request, reply, refused.status, { pay: refused.state });
+      return showPage(deps, request, reply, refused.status, { forms: { pay: refused.state } });
     }
   });
+}
 
-  scope.get(`${at(PAYMENTS_PATH)}/:transactionReferenceNumber`, { schema: { hide: true }, config: CONFIG }, async (request, reply) => {
+/** GET /console/sandbox/payments/:transactionReferenceNumber: what a payment made. */
+function paymentResultRoute(scope: App, deps: Deps): void {
+  scope.get(`${at(PAYMENTS_PATH)}/:transactionReferenceNumber`, { schema: { params: PaymentParams }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
-    const reference = String((request.params as { transactionReferenceNumber: string }).transactionReferenceNumber).toUpperCase();
+    const reference = request.params.transactionReferenceNumber.toUpperCase();
     const result = await paymentResult(deps.db, context.user.merchantAccountNumber, reference);
     if (!result) throw new AppError('notFound', 'detail.collectionNotFound', { transactionReferenceNumber: reference.slice(0, 40) });
     return sendHtml(reply, context, 200, page(PaymentResultPage({ context, result, notice: noticeOf(request, context.lang) })));
   });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  sandboxPageRoute(scope, deps);
+  customerPaymentRoute(scope, deps);
+  timedPaymentRoute(scope, deps);
+  paymentResultRoute(scope, deps);
 };
 export default route;

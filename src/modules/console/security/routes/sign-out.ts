@@ -8,7 +8,8 @@ import { deleteSession } from '../../kit/session-store.ts';
 import { at } from '../../kit/at.ts';
 
 const route: RouteModule = (scope, { deps }) => {
-  scope.post(at(SIGN_OUT_PATH), { schema: { hide: true }, config: { consoleAccess: 'user', consoleBeforeTwoFactor: true } }, async (request, reply) => {
+  // No body is declared: the form carries its CSRF token only, which the scope checks (kit/http.ts).
+  scope.post(at(SIGN_OUT_PATH), { config: { consoleAccess: 'user', consoleBeforeTwoFactor: true } }, async (request, reply) => {
     const { user } = consoleContext(request);
     const session = sessionOf(request)!;
     await withTransaction(deps.db, async (tx) => {

@@ -5,6 +5,7 @@
 // a time, held by a partial unique index) and the page says which one is active.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
+import { SETTLEMENT_ACCOUNT, type SettlementAccountStatus } from '../../../settlement/service.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
@@ -26,7 +27,8 @@ export interface AccountItem {
   accountName: string;
   connectorId: number;
   connectorName: string;
-  statusCode: 'A' | 'I';
+  /** Never deleted: a deleted account is not shown. */
+  statusCode: Exclude<SettlementAccountStatus, typeof SETTLEMENT_ACCOUNT.deleted>;
   capturedBy: string;
   dateCreated: Date;
   modifiedBy: string | null;
@@ -39,17 +41,14 @@ export interface BankOption {
   connectorName: string;
 }
 
-/** The fields of the add and change forms: the names they post. */
-export const ACCOUNT_FIELD_NAMES = ['connectorId', 'accountNumber', 'accountName'] as const;
-
 export interface AccountFormLimits {
   /** The most digits an account number has (the input takes a few more: spaces and dashes people copy). */
   numberMax: number;
   nameMax: number;
 }
 
-function StatusBadge(p: { lang: Lang; status: 'A' | 'I' }): SafeHtml {
-  return <span class={p.status === 'A' ? 'badge badge-ok' : 'badge admin-badge-off'}>{ct(p.lang, p.status === 'A' ? 'settlement.status.A' : 'settlement.status.I')}</span>;
+function StatusBadge(p: { lang: Lang; status: AccountItem['statusCode'] }): SafeHtml {
+  return <span class={p.status === SETTLEMENT_ACCOUNT.active ? 'badge badge-ok' : 'badge admin-badge-off'}>{ct(p.lang, p.status === SETTLEMENT_ACCOUNT.active ? 'settlement.status.A' : 'settlement.status.I')}</span>;
 }
 
 /** A button of an account's row: a form of its own (CSRF token, form key), named for that account. */
@@ -122,6 +121,75 @@ export interface SettlementPageProps {
   addForm: FormState;
 }
 
+/** What can be done to an account: change or deactivate the active one; activate or delete an inactive one. */
+function AccountActions(p: { context: ConsoleContext; account: AccountItem }): SafeHtml {
+  const { context, account: a } = p;
+  const lang = context.lang;
+  return (
+    <div class="settlement-actions" role="group" aria-label={ct(lang, 'settlement.actionsFor', { number: a.accountNumber })}>
+      {a.statusCode === SETTLEMENT_ACCOUNT.active ? (
+        <a class="link-button" href={editAccountPath(a.accountId)} id={`edit-${a.accountId}`}>
+          {ct(lang, 'settlement.edit')}
+          <span class="visually-hidden"> {ct(lang, 'settlement.accountHidden', { number: a.accountNumber })}</span>
+        </a>
+      ) : null}
+      {a.statusCode === SETTLEMENT_ACCOUNT.active ? (
+        <RowAction context={context} account={a} verb="deactivate" label="settlement.deactivate" />
+      ) : (
+        <RowAction context={context} account={a} verb="activate" label="settlement.activate" />
+      )}
+      {a.statusCode === SETTLEMENT_ACCOUNT.inactive ? <RowAction context={context} account={a} verb="delete" label="settlement.delete" danger /> : null}
+    </div>
+  );
+}
+
+/** The merchant's accounts, one row each with its state, its history and its buttons. */
+function AccountsTable(p: { context: ConsoleContext; accounts: AccountItem[] }): SafeHtml {
+  const { context } = p;
+  const lang = context.lang;
+  const label = (key: TextKey) => ct(lang, key);
+  return (
+    <table class="stack-table settlement-table" id="accounts-table">
+      <caption class="visually-hidden">{label('settlement.caption')}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{label('settlement.col.account')}</th>
+          <th scope="col">{label('settlement.col.bank')}</th>
+          <th scope="col">{label('settlement.col.status')}</th>
+          <th scope="col">{label('settlement.col.added')}</th>
+          <th scope="col">{label('settlement.col.changed')}</th>
+          <th scope="col">{label('settlement.col.actions')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {p.accounts.map((a) => (
+          <tr id={`account-${a.accountId}`} data-account-id={a.accountId} data-status={a.statusCode}>
+            <Cell row label={label('settlement.col.account')}>
+              <span class="reference">{a.accountNumber}</span>
+              <span class="sub">{a.accountName}</span>
+            </Cell>
+            <Cell label={label('settlement.col.bank')}>{a.connectorName}</Cell>
+            <Cell label={label('settlement.col.status')}>
+              <StatusBadge lang={lang} status={a.statusCode} />
+            </Cell>
+            <Cell label={label('settlement.col.added')}>
+              <When at={a.dateCreated} lang={lang} />
+              <span class="sub">{ct(lang, 'settlement.by', { who: a.capturedBy })}</span>
+            </Cell>
+            <Cell label={label('settlement.col.changed')}>
+              {a.dateModified ? <When at={a.dateModified} lang={lang} /> : <span class="muted">{label('settlement.never')}</span>}
+              {a.modifiedBy ? <span class="sub">{ct(lang, 'settlement.by', { who: a.modifiedBy })}</span> : null}
+            </Cell>
+            <Cell label={label('settlement.col.actions')}>
+              <AccountActions context={context} account={a} />
+            </Cell>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function SettlementPage(p: SettlementPageProps): SafeHtml {
   const { context, accounts } = p;
   const lang = context.lang;
@@ -136,57 +204,7 @@ export function SettlementPage(p: SettlementPageProps): SafeHtml {
           {label('settlement.none')}
         </p>
       ) : (
-        <table class="stack-table settlement-table" id="accounts-table">
-          <caption class="visually-hidden">{label('settlement.caption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{label('settlement.col.account')}</th>
-              <th scope="col">{label('settlement.col.bank')}</th>
-              <th scope="col">{label('settlement.col.status')}</th>
-              <th scope="col">{label('settlement.col.added')}</th>
-              <th scope="col">{label('settlement.col.changed')}</th>
-              <th scope="col">{label('settlement.col.actions')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {accounts.map((a) => (
-              <tr id={`account-${a.accountId}`} data-account-id={a.accountId} data-status={a.statusCode}>
-                <Cell row label={label('settlement.col.account')}>
-                  <span class="reference">{a.accountNumber}</span>
-                  <span class="sub">{a.accountName}</span>
-                </Cell>
-                <Cell label={label('settlement.col.bank')}>{a.connectorName}</Cell>
-                <Cell label={label('settlement.col.status')}>
-                  <StatusBadge lang={lang} status={a.statusCode} />
-                </Cell>
-                <Cell label={label('settlement.col.added')}>
-                  <When at={a.dateCreated} lang={lang} />
-                  <span class="sub">{ct(lang, 'settlement.by', { who: a.capturedBy })}</span>
-                </Cell>
-                <Cell label={label('settlement.col.changed')}>
-                  {a.dateModified ? <When at={a.dateModified} lang={lang} /> : <span class="muted">{label('settlement.never')}</span>}
-                  {a.modifiedBy ? <span class="sub">{ct(lang, 'settlement.by', { who: a.modifiedBy })}</span> : null}
-                </Cell>
-                <Cell label={label('settlement.col.actions')}>
-                  <div class="settlement-actions" role="group" aria-label={ct(lang, 'settlement.actionsFor', { number: a.accountNumber })}>
-                    {a.statusCode === 'A' ? (
-                      <a class="link-button" href={editAccountPath(a.accountId)} id={`edit-${a.accountId}`}>
-                        {label('settlement.edit')}
-                        <span class="visually-hidden"> {ct(lang, 'settlement.accountHidden', { number: a.accountNumber })}</span>
-                      </a>
-                    ) : null}
-                    {a.statusCode === 'A' ? (
-                      <RowAction context={context} account={a} verb="deactivate" label="settlement.deactivate" />
-                    ) : (
-                      <RowAction context={context} account={a} verb="activate" label="settlement.activate" />
-                    )}
-                    {a.statusCode === 'I' ? <RowAction context={context} account={a} verb="delete" label="settlement.delete" danger /> : null}
-                  </div>
-                </Cell>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <AccountsTable context={context} accounts={accounts} />
       )}
       <section class="card" aria-labelledby="add-title" id="add-account">
         <h2 id="add-title">{label('settlement.addTitle')}</h2>

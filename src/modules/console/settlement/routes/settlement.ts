@@ -10,22 +10,21 @@
 // one transaction with its audit entry 'settlement_account.<verb>'. The service's refusals are
 // shown on the page (the one-active rule names the active account); another merchant's account is
 // the 404 page.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
 import type { Lang } from '../../../../http/i18n.ts';
-import type { Deps, RouteModule } from '../../../../http/types.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { listConnectors } from '../../../connectors/repository.ts';
 import { AccountName, BankAccountNumber } from '../../../settlement/schemas.ts';
-import { activate, addAccount, deactivate, deleteAccount, getAccount, listAccounts, updateAccount, type SettlementRow } from '../../../settlement/service.ts';
+import { activate, addAccount, deactivate, deleteAccount, getAccount, listAccounts, SETTLEMENT_ACCOUNT, updateAccount, type SettlementRow } from '../../../settlement/service.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { EMPTY_FORM, type FormState } from '../../kit/admin-forms.tsx';
 import {
-  ACCOUNT_FIELD_NAMES,
   accountActionPath,
   ADD_ACCOUNT_PATH,
   editAccountPath,
@@ -38,6 +37,7 @@ import {
   type BankOption,
 } from '../pages/settlement.tsx';
 import { at } from '../../kit/at.ts';
+import { Form, PathNumber, pathNumber, Text } from '../../kit/schemas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'settlement' } as const;
 
@@ -46,8 +46,14 @@ const NUMBER_PATTERN = new RegExp(BankAccountNumber.pattern ?? '^[0-9]{10,16}$',
 const NUMBER_MAX = Number(/\{\d+,(\d+)\}/.exec(BankAccountNumber.pattern ?? '')?.[1] ?? 16);
 const NAME_MAX = AccountName.maxLength ?? 100;
 const LIMITS: AccountFormLimits = { numberMax: NUMBER_MAX, nameMax: NAME_MAX };
+
+// What each route reads (kit/schemas.ts): the shape only. The fields' own checks stay in
+// checkAccount, so that each gets its own message on the form.
 /** Account ids are positive int4 (settlement_accounts.account_id). */
-const ACCOUNT_ID = /^[1-9]\d{0,9}$/;
+const AccountParams = Type.Object({ accountId: PathNumber });
+const AccountForm = Form({ connectorId: Text(), accountNumber: Text(), accountName: Text() });
+/** The activate, deactivate and delete buttons post the token and the form key only. */
+const ButtonForm = Form({});
 
 function item(s: SettlementRow): AccountItem {
   return {
@@ -56,7 +62,7 @@ function item(s: SettlementRow): AccountItem {
     accountName: s.account_name,
     connectorId: s.connector_id,
     connectorName: s.connector_name,
-    statusCode: s.status_code === 'A' ? 'A' : 'I',
+    statusCode: s.status_code === SETTLEMENT_ACCOUNT.active ? SETTLEMENT_ACCOUNT.active : SETTLEMENT_ACCOUNT.inactive,
     capturedBy: s.captured_by,
     dateCreated: s.date_created,
     modifiedBy: s.modified_by,
@@ -69,15 +75,18 @@ async function banks(deps: Deps): Promise<BankOption[]> {
   return (await listConnectors(deps.db, { activeInstitutionsOnly: true })).filter((c) => c.channel_code === 'B').map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
 }
 
-function accountIdOf(request: FastifyRequest): number {
-  const given = String((request.params as { accountId: string }).accountId);
-  if (!ACCOUNT_ID.test(given) || Number(given) > 2_147_483_647) throw new AppError('notFound', 'detail.settlementNotFound', { accountId: given.slice(0, 12) });
-  return Number(given);
+/** The account a path names; beyond int4 it names none (the 404 page). */
+function accountIdOf(given: string): number {
+  const accountId = pathNumber(given);
+  if (accountId === undefined) throw new AppError('notFound', 'detail.settlementNotFound', { accountId: given.slice(0, 12) });
+  return accountId;
 }
 
+type AccountValues = Record<'connectorId' | 'accountNumber' | 'accountName', string>;
+
 /** The form's values as typed. */
-function accountValues(body: unknown): Record<string, string> {
-  return Object.fromEntries(ACCOUNT_FIELD_NAMES.map((name) => [name, formField(body, name) ?? '']));
+function accountValues(body: Static<typeof AccountForm>): AccountValues {
+  return { connectorId: body.connectorId ?? '', accountNumber: body.accountNumber ?? '', accountName: body.accountName ?? '' };
 }
 
 interface AccountInput {
@@ -90,7 +99,7 @@ interface AccountInput {
  * The add and change forms' fields as the service takes them, or the message of each field that is
  * not (the API's formats; the service checks the bank again: active, a bank).
  */
-function checkAccount(lang: Lang, values: Record<string, string>, offered: readonly BankOption[]): { input: AccountInput } | { errors: Record<string, string> } {
+function checkAccount(lang: Lang, values: AccountValues, offered: readonly BankOption[]): { input: AccountInput } | { errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const bank = values.connectorId.trim();
   if (bank === '') errors.connectorId = ct(lang, 'settlement.error.bankMissing');
@@ -118,28 +127,30 @@ function refusedForm(err: unknown, lang: Lang, values: Record<string, string>): 
   return { status: refusal.status, state: { values, errors: {}, message: refusal.message } };
 }
 
-const route: RouteModule = (scope, { deps }) => {
-  const sendList = async (reply: FastifyReply, context: ConsoleContext, status: number, p: { notice?: string; error?: string; addForm?: FormState }) => {
-    const accounts = (await listAccounts(deps.db, context.user.merchantAccountNumber)).map(item);
-    return sendHtml(
-      reply,
-      context,
-      status,
-      page(SettlementPage({ context, accounts, banks: await banks(deps), limits: LIMITS, notice: p.notice, error: p.error, addForm: p.addForm ?? EMPTY_FORM })),
-    );
-  };
+async function sendList(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, shown: { notice?: string; error?: string; addForm?: FormState }): Promise<FastifyReply> {
+  const accounts = (await listAccounts(deps.db, context.user.merchantAccountNumber)).map(item);
+  return sendHtml(
+    reply,
+    context,
+    status,
+    page(SettlementPage({ context, accounts, banks: await banks(deps), limits: LIMITS, notice: shown.notice, error: shown.error, addForm: shown.addForm ?? EMPTY_FORM })),
+  );
+}
 
-  scope.get(at(SETTLEMENT_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+function accountList(scope: App, deps: Deps): void {
+  scope.get(at(SETTLEMENT_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
-    return sendList(reply, context, 200, { notice: noticeOf(request, context.lang) });
+    return sendList(deps, reply, context, 200, { notice: noticeOf(request, context.lang) });
   });
+}
 
-  scope.post(at(ADD_ACCOUNT_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+function addForm(scope: App, deps: Deps): void {
+  scope.post(at(ADD_ACCOUNT_PATH), { schema: { body: AccountForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const { lang, user } = context;
     const values = accountValues(request.body);
     const checked = checkAccount(lang, values, await banks(deps));
-    if ('errors' in checked) return sendList(reply, context, 400, { addForm: { values, errors: checked.errors } });
+    if ('errors' in checked) return sendList(deps, reply, context, 400, { addForm: { values, errors: checked.errors } });
     try {
       const result = await runAction(deps, request, context, {
         action: 'settlement_account.add',
@@ -155,69 +166,76 @@ const route: RouteModule = (scope, { deps }) => {
     } catch (err) {
       const refused = refusedForm(err, lang, values);
       if (!refused) throw err;
-      return sendList(reply, context, refused.status, { addForm: refused.state });
+      return sendList(deps, reply, context, refused.status, { addForm: refused.state });
     }
   });
+}
 
-  /** An account's button: `act` in runAction, 404 for an account that is not this merchant's; a refusal is shown at the top of the list. */
-  const accountAction = (
-    verb: Exclude<AccountVerb, 'update'>,
-    notice: Extract<TextKey, `notice.${string}`>,
-    act: (tx: pg.PoolClient, merchantAccountNumber: number, accountId: number, by: string) => Promise<void>,
-  ) => {
-    scope.post(at(accountActionPath(':accountId', verb)), { schema: { hide: true }, config }, async (request, reply) => {
-      const context = consoleContext(request);
-      const merchant = context.user.merchantAccountNumber;
-      const accountId = accountIdOf(request);
-      // Whether the account is this merchant's is asked inside the action (getAccount: 404), not
-      // before it: a second submission of a delete finds the account gone, and must be answered
-      // with the first one's outcome (runAction replays it before running anything).
-      try {
-        const result = await runAction(deps, request, context, {
-          action: `settlement_account.${verb}`,
-          run: async (tx) => {
-            const account = await getAccount(tx, merchant, accountId);
-            await act(tx, merchant, accountId, context.user.emailAddress);
-            return { outcome: { location: withNotice(SETTLEMENT_PATH, notice) }, detail: { accountId, accountNumber: account.account_number } };
-          },
-        });
-        return redirect(request, reply, result.outcome.location);
-      } catch (err) {
-        const refused = refusedForm(err, context.lang, {});
-        // An account gone in between (deleted by another administrator): the 404 page.
-        if (!refused || refused.status === 404) throw err;
-        return sendList(reply, context, refused.status, { error: refused.state.message });
-      }
-    });
-  };
-
-  accountAction('activate', 'notice.settlement.activated', (tx, merchant, accountId, by) => activate(deps, merchant, accountId, by, tx));
-  accountAction('deactivate', 'notice.settlement.deactivated', (tx, merchant, accountId, by) => deactivate(deps, merchant, accountId, by, tx));
-  accountAction('delete', 'notice.settlement.deleted', (tx, merchant, accountId, by) => deleteAccount(deps, merchant, accountId, by, tx));
-
-  // ---------------------------------------------------------------------------------------------
-  // Change the active account
-
-  const sendEdit = async (reply: FastifyReply, context: ConsoleContext, status: number, account: SettlementRow, state: FormState) =>
-    sendHtml(reply, context, status, page(EditAccountPage({ context, account: item(account), banks: await banks(deps), limits: LIMITS, state })));
-
-  scope.get(at(editAccountPath(':accountId')), { schema: { hide: true }, config }, async (request, reply) => {
+/** An account's button: `act` in runAction, 404 for an account that is not this merchant's; a refusal is shown at the top of the list. */
+function accountAction(
+  scope: App,
+  deps: Deps,
+  verb: Exclude<AccountVerb, 'update'>,
+  notice: Extract<TextKey, `notice.${string}`>,
+  act: (tx: pg.PoolClient, merchantAccountNumber: number, accountId: number, by: string) => Promise<void>,
+): void {
+  scope.post(at(accountActionPath(':accountId', verb)), { schema: { params: AccountParams, body: ButtonForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const account = await getAccount(deps.db, context.user.merchantAccountNumber, accountIdOf(request));
+    const merchant = context.user.merchantAccountNumber;
+    const accountId = accountIdOf(request.params.accountId);
+    // Whether the account is this merchant's is asked inside the action (getAccount: 404), not
+    // before it: a second submission of a delete finds the account gone, and must be answered
+    // with the first one's outcome (runAction replays it before running anything).
+    try {
+      const result = await runAction(deps, request, context, {
+        action: `settlement_account.${verb}`,
+        run: async (tx) => {
+          const account = await getAccount(tx, merchant, accountId);
+          await act(tx, merchant, accountId, context.user.emailAddress);
+          return { outcome: { location: withNotice(SETTLEMENT_PATH, notice) }, detail: { accountId, accountNumber: account.account_number } };
+        },
+      });
+      return redirect(request, reply, result.outcome.location);
+    } catch (err) {
+      const refused = refusedForm(err, context.lang, {});
+      // An account gone in between (deleted by another administrator): the 404 page.
+      if (!refused || refused.status === 404) throw err;
+      return sendList(deps, reply, context, refused.status, { error: refused.state.message });
+    }
+  });
+}
+
+function accountButtons(scope: App, deps: Deps): void {
+  accountAction(scope, deps, 'activate', 'notice.settlement.activated', (tx, merchant, accountId, by) => activate(deps, merchant, accountId, by, tx));
+  accountAction(scope, deps, 'deactivate', 'notice.settlement.deactivated', (tx, merchant, accountId, by) => deactivate(deps, merchant, accountId, by, tx));
+  accountAction(scope, deps, 'delete', 'notice.settlement.deleted', (tx, merchant, accountId, by) => deleteAccount(deps, merchant, accountId, by, tx));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Change the active account
+
+async function sendEdit(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, account: SettlementRow, state: FormState): Promise<FastifyReply> {
+  return sendHtml(reply, context, status, page(EditAccountPage({ context, account: item(account), banks: await banks(deps), limits: LIMITS, state })));
+}
+
+function editForm(scope: App, deps: Deps): void {
+  scope.get(at(editAccountPath(':accountId')), { schema: { params: AccountParams }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const account = await getAccount(deps.db, context.user.merchantAccountNumber, accountIdOf(request.params.accountId));
     const values = { connectorId: String(account.connector_id), accountNumber: account.account_number, accountName: account.account_name };
-    return sendEdit(reply, context, 200, account, { values, errors: {} });
+    return sendEdit(deps, reply, context, 200, account, { values, errors: {} });
   });
 
-  scope.post(at(accountActionPath(':accountId', 'update')), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.post(at(accountActionPath(':accountId', 'update')), { schema: { params: AccountParams, body: AccountForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const { lang, user } = context;
-    const accountId = accountIdOf(request);
+    const accountId = accountIdOf(request.params.accountId);
     const account = await getAccount(deps.db, user.merchantAccountNumber, accountId);
     const values = accountValues(request.body);
     // The account's own bank may be an alias the list does not offer: it stays choosable.
     const offered = [...(await banks(deps)), { connectorId: account.connector_id, connectorName: account.connector_name }];
     const checked = checkAccount(lang, values, offered);
-    if ('errors' in checked) return sendEdit(reply, context, 400, account, { values, errors: checked.errors });
+    if ('errors' in checked) return sendEdit(deps, reply, context, 400, account, { values, errors: checked.errors });
     try {
       const result = await runAction(deps, request, context, {
         action: 'settlement_account.update',
@@ -233,8 +251,15 @@ const route: RouteModule = (scope, { deps }) => {
     } catch (err) {
       const refused = refusedForm(err, lang, values);
       if (!refused || refused.status === 404) throw err;
-      return sendEdit(reply, context, refused.status, account, refused.state);
+      return sendEdit(deps, reply, context, refused.status, account, refused.state);
     }
   });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  accountList(scope, deps);
+  addForm(scope, deps);
+  accountButtons(scope, deps);
+  editForm(scope, deps);
 };
 export default route;

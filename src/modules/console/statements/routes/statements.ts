@@ -7,8 +7,7 @@
 // streamStatementCsv): nothing is buffered here, backpressure reaches the database, and when the
 // client goes away Fastify destroys the stream, which closes the export's pooled connection.
 import { once } from 'node:events';
-import type { FastifyRequest } from 'fastify';
-import { formField } from '../../../../http/html.ts';
+import type { Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../../../http/types.ts';
 import { MAX_RANGE_DAYS } from '../../../analytics/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
@@ -17,12 +16,16 @@ import { consoleContext, type ConsoleContext } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
 import { MOVEMENTS_REGION, MovementsResults, STATEMENTS_CSV_PATH, STATEMENTS_PATH, StatementsPage, type PeriodForm } from '../pages/statements.tsx';
 import { at } from '../../kit/at.ts';
+import { given, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'statements' } as const;
 const DAY_MS = 86_400_000;
 /** Longer than any day a person types; what is echoed back in the form is cut to it. */
 const MAX_DAY_CHARS = 10;
+
+/** The period as typed (periodOf checks it, with its own messages) and the movements' cursor. */
+const PeriodQuery = Query({ from: Text(), to: Text(), after: Text() });
 
 const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
@@ -39,12 +42,10 @@ type Period = { ok: true; from: string; to: string } | { ok: false; form: Period
  * The period the query asks for: both days absent is this month so far (UTC); one absent is
  * refused like a wrong one (the form always sends both).
  */
-function periodOf(request: FastifyRequest, context: ConsoleContext, now: Date): Period {
-  const fromGiven = formField(request.query, 'from');
-  const toGiven = formField(request.query, 'to');
-  if (fromGiven === undefined && toGiven === undefined) return { ok: true, from: `${utcDay(now).slice(0, 8)}01`, to: utcDay(now) };
-  const from = (fromGiven ?? '').trim().slice(0, MAX_DAY_CHARS);
-  const to = (toGiven ?? '').trim().slice(0, MAX_DAY_CHARS);
+function periodOf(query: Static<typeof PeriodQuery>, context: ConsoleContext, now: Date): Period {
+  if (query.from === undefined && query.to === undefined) return { ok: true, from: `${utcDay(now).slice(0, 8)}01`, to: utcDay(now) };
+  const from = (query.from ?? '').trim().slice(0, MAX_DAY_CHARS);
+  const to = (query.to ?? '').trim().slice(0, MAX_DAY_CHARS);
   const lang = context.lang;
   const refuse = (field: 'from' | 'to', message: string): Period => ({ ok: false, form: { from, to, problem: { field, message } } });
   if (!isDay(from)) return refuse('from', ct(lang, 'statements.badFrom'));
@@ -68,12 +69,12 @@ export function csvFileName(merchantAccountNumber: number, merchantName: string,
 }
 
 const route: RouteModule = (scope, { deps }) => {
-  scope.get(at(STATEMENTS_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(at(STATEMENTS_PATH), { schema: { querystring: PeriodQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const merchant = context.user.merchantAccountNumber;
-    const period = periodOf(request, context, deps.clock.now());
+    const period = periodOf(request.query, context, deps.clock.now());
     if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
-    const after = formField(request.query, 'after') || undefined;
+    const after = given(request.query.after);
     const query = { from: period.from, to: period.to, after };
     if (wantsRegion(request, MOVEMENTS_REGION)) {
       // A page of movements needs only the currency, not the summary's sums.
@@ -87,9 +88,9 @@ const route: RouteModule = (scope, { deps }) => {
     return sendListPage(reply, context, 200, StatementsPage({ context, form, maxDays: MAX_RANGE_DAYS, shown: { summary, movements, query } }));
   });
 
-  scope.get(at(STATEMENTS_CSV_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+  scope.get(at(STATEMENTS_CSV_PATH), { schema: { querystring: PeriodQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const period = periodOf(request, context, deps.clock.now());
+    const period = periodOf(request.query, context, deps.clock.now());
     if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
     const { merchantAccountNumber, merchantName } = context.user;
     const csv = streamStatementCsv(deps.db, merchantAccountNumber, period.from, period.to);

@@ -14,7 +14,7 @@ import { Layout } from '../../kit/layout.tsx';
 import { TEAM_MESSAGES } from '../texts.ts';
 import { fitsDateInput, type FilterProblem } from '../../kit/display.tsx';
 import { Cell, Pager, Results, swapping, When, withQuery } from '../../kit/lists.tsx';
-import { AUDIT_PATH, TEAM_PATH } from './team.tsx';
+import { AUDIT_PATH, TeamBreadcrumbs } from './team.tsx';
 
 /** The region htmx swaps (the route answers it alone when htmx asks for it). */
 export const AUDIT_REGION = 'audit-results';
@@ -41,8 +41,6 @@ export interface AuditFilterValues {
   /** Rows per page: not in the form, kept when an address carries it. */
   limit: string;
 }
-
-export const AUDIT_FILTER_NAMES = ['user', 'action', 'from', 'to', 'limit'] as const satisfies ReadonlyArray<keyof AuditFilterValues>;
 
 export function auditUrl(values: AuditFilterValues, after?: string): string {
   return withQuery(AUDIT_PATH, { ...values, after });
@@ -208,62 +206,71 @@ function DayField(p: { lang: Lang; name: 'from' | 'to'; label: TextKey; value: s
   );
 }
 
+/** The user filter: the merchant's users, and a value given that is none of them (shown as typed). */
+function UserFilter(p: { lang: Lang; value: string; users: UserChoice[]; problem?: FilterProblem }): SafeHtml {
+  const { lang, value } = p;
+  const known = value === '' || p.users.some((u) => u.userId === value.toLowerCase());
+  return (
+    <div class="field audit-choice">
+      <label for="audit-user">{ct(lang, 'team.filterUser')}</label>
+      <select id="audit-user" name="user" aria-describedby="audit-user-hint" {...invalidProps(p.problem, 'user')}>
+        <option value="">{ct(lang, 'team.anyone')}</option>
+        {p.users.map((u) => (
+          <option value={u.userId} selected={u.userId === value.toLowerCase()}>
+            {`${u.name} (${u.emailAddress})`}
+          </option>
+        ))}
+        {known ? null : (
+          <option value={value} selected>
+            {value}
+          </option>
+        )}
+      </select>
+      <p class="hint" id="audit-user-hint">
+        {ct(lang, 'team.filterUserHint')}
+      </p>
+    </div>
+  );
+}
+
+/** The action filter: the actions the console names, and a value given that is none of them (shown as typed). */
+function ActionFilter(p: { lang: Lang; value: string; problem?: FilterProblem }): SafeHtml {
+  const { lang, value } = p;
+  const known = value === '' || KNOWN_ACTIONS.includes(value);
+  return (
+    <div class="field audit-choice">
+      <label for="audit-action">{ct(lang, 'team.filterAction')}</label>
+      <select id="audit-action" name="action" {...invalidProps(p.problem, 'action')}>
+        <option value="">{ct(lang, 'team.anyAction')}</option>
+        {KNOWN_ACTIONS.map((code) => (
+          <option value={code} selected={code === value}>
+            {actionLabel(lang, code)}
+          </option>
+        ))}
+        {known ? null : (
+          <option value={value} selected>
+            {value}
+          </option>
+        )}
+      </select>
+    </div>
+  );
+}
+
 export function AuditPage(p: { context: ConsoleContext; values: AuditFilterValues; after: string; users: UserChoice[]; result: { page: Page<AuditItem> } | { problem: FilterProblem } }): SafeHtml {
   const { context, values } = p;
   const lang = context.lang;
   const label = (key: TextKey) => ct(lang, key);
   const problem = 'problem' in p.result ? p.result.problem : undefined;
-  const userKnown = values.user === '' || p.users.some((u) => u.userId === values.user.toLowerCase());
-  const actionKnown = values.action === '' || KNOWN_ACTIONS.includes(values.action);
   return (
     <Layout context={context} title={label('team.auditTitle')} section="team">
-      <nav class="breadcrumbs" aria-label={label('team.breadcrumbs')}>
-        <ol>
-          <li>
-            <a href={TEAM_PATH}>{label('team.title')}</a>
-          </li>
-          <li aria-current="page">{label('team.auditTitle')}</li>
-        </ol>
-      </nav>
+      <TeamBreadcrumbs lang={lang} current={label('team.auditTitle')} />
       <h1>{label('team.auditTitle')}</h1>
       <p class="lead">{label('team.auditIntro')}</p>
       <form class="card filter-form" id="audit-filters" role="search" aria-label={label('filter.legend')} method="get" action={AUDIT_PATH} {...swapping(AUDIT_PATH, AUDIT_REGION)}>
         <div class="filter-grid">
-          <div class="field audit-choice">
-            <label for="audit-user">{label('team.filterUser')}</label>
-            <select id="audit-user" name="user" aria-describedby="audit-user-hint" {...invalidProps(problem, 'user')}>
-              <option value="">{label('team.anyone')}</option>
-              {p.users.map((u) => (
-                <option value={u.userId} selected={u.userId === values.user.toLowerCase()}>
-                  {`${u.name} (${u.emailAddress})`}
-                </option>
-              ))}
-              {userKnown ? null : (
-                <option value={values.user} selected>
-                  {values.user}
-                </option>
-              )}
-            </select>
-            <p class="hint" id="audit-user-hint">
-              {label('team.filterUserHint')}
-            </p>
-          </div>
-          <div class="field audit-choice">
-            <label for="audit-action">{label('team.filterAction')}</label>
-            <select id="audit-action" name="action" {...invalidProps(problem, 'action')}>
-              <option value="">{label('team.anyAction')}</option>
-              {KNOWN_ACTIONS.map((code) => (
-                <option value={code} selected={code === values.action}>
-                  {actionLabel(lang, code)}
-                </option>
-              ))}
-              {actionKnown ? null : (
-                <option value={values.action} selected>
-                  {values.action}
-                </option>
-              )}
-            </select>
-          </div>
+          <UserFilter lang={lang} value={values.user} users={p.users} problem={problem} />
+          <ActionFilter lang={lang} value={values.action} problem={problem} />
           <DayField lang={lang} name="from" label="filter.from" value={values.from} problem={problem} />
           <DayField lang={lang} name="to" label="filter.to" value={values.to} problem={problem} />
         </div>

@@ -5,6 +5,7 @@
 // the signed-in user as the actor.
 import { h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
+import { USER, type UserStatus } from '../../../users/repository.ts';
 import type { TeamMember } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { roleName } from '../../kit/i18n.ts';
@@ -37,8 +38,8 @@ function fullName(u: Pick<TeamMember, 'firstName' | 'lastName'>): string {
   return `${u.firstName} ${u.lastName}`;
 }
 
-function StatusBadge(p: { lang: Lang; status: 'A' | 'C' }): SafeHtml {
-  return <span class={p.status === 'A' ? 'badge badge-ok' : 'badge admin-badge-off'}>{ct(p.lang, p.status === 'A' ? 'team.status.A' : 'team.status.C')}</span>;
+function StatusBadge(p: { lang: Lang; status: UserStatus }): SafeHtml {
+  return <span class={p.status === USER.active ? 'badge badge-ok' : 'badge admin-badge-off'}>{ct(p.lang, p.status === USER.active ? 'team.status.A' : 'team.status.C')}</span>;
 }
 
 /**
@@ -58,7 +59,7 @@ function PasswordState(p: { lang: Lang; user: TeamMember }): SafeHtml {
       </span>
     );
   }
-  if (user.statusCode === 'A') return <span class="badge badge-warn">{ct(lang, 'team.invitationExpired')}</span>;
+  if (user.statusCode === USER.active) return <span class="badge badge-warn">{ct(lang, 'team.invitationExpired')}</span>;
   return <span class="badge admin-badge-off">{ct(lang, 'team.passwordNotSet')}</span>;
 }
 
@@ -68,6 +69,20 @@ function TwoFactor(p: { lang: Lang; on: boolean }): SafeHtml {
 
 function LastSignIn(p: { lang: Lang; at: Date | null }): SafeHtml {
   return p.at ? <When at={p.at} lang={p.lang} /> : <span class="muted">{ct(p.lang, 'team.never')}</span>;
+}
+
+/** The way back to the team from one of its pages: `current` names the page. */
+export function TeamBreadcrumbs(p: { lang: Lang; current: string }): SafeHtml {
+  return (
+    <nav class="breadcrumbs" aria-label={ct(p.lang, 'team.breadcrumbs')}>
+      <ol>
+        <li>
+          <a href={TEAM_PATH}>{ct(p.lang, 'team.title')}</a>
+        </li>
+        <li aria-current="page">{p.current}</li>
+      </ol>
+    </nav>
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,10 +183,139 @@ export interface UserPageProps {
   refused?: { form: UserVerb; state: FormState };
 }
 
-export function UserPage(p: UserPageProps): SafeHtml {
+/** What the team knows of the user: contact, role, state, sign-in, and who added and changed them. */
+function UserDetails(p: { lang: Lang; user: TeamMember }): SafeHtml {
+  const { lang, user } = p;
+  const label = (key: TextKey) => ct(lang, key);
+  return (
+    <section class="card" aria-labelledby="details-title">
+      <h2 id="details-title">{label('team.details')}</h2>
+      <dl class="facts">
+        <Fact id="email" label={label('team.email')}>
+          {user.emailAddress}
+        </Fact>
+        <Fact id="phone" label={label('team.phone')}>
+          {user.phoneNumber}
+        </Fact>
+        <Fact id="role" label={label('team.role')}>
+          {roleName(lang, user.roleCode, user.roleName)}
+        </Fact>
+        <Fact id="status" label={label('team.status')}>
+          <StatusBadge lang={lang} status={user.statusCode} />
+        </Fact>
+        <Fact id="password" label={label('team.password')}>
+          <PasswordState lang={lang} user={user} />
+        </Fact>
+        <Fact id="two-factor" label={label('team.twoFactor')}>
+          <TwoFactor lang={lang} on={user.twoFactor} />
+        </Fact>
+        <Fact id="last-sign-in" label={label('team.lastSignIn')}>
+          <LastSignIn lang={lang} at={user.lastSignInAt} />
+        </Fact>
+        <Fact id="added" label={label('team.added')}>
+          <Step lang={lang} who={user.capturedBy} at={user.dateCreated} />
+        </Fact>
+        {user.dateModified || user.modifiedBy ? (
+          <Fact id="changed" label={label('team.changed')}>
+            <Step lang={lang} who={user.modifiedBy} at={user.dateModified} />
+          </Fact>
+        ) : null}
+      </dl>
+      <p class="team-after">
+        <a href={`${AUDIT_PATH}?user=${user.userId}`} id="user-audit-link">
+          {label('team.auditOfUser')}
+        </a>
+      </p>
+    </section>
+  );
+}
+
+/** The role form; the signed-in user's own role is not changed here (they would lock themselves out). */
+function RoleCard(p: { context: ConsoleContext; user: TeamMember; roles: readonly RoleOption[]; self: boolean; state?: FormState }): SafeHtml {
+  const { context, user, state } = p;
+  const lang = context.lang;
+  const label = (key: TextKey) => ct(lang, key);
+  return (
+    <section class="card" aria-labelledby="role-title">
+      <h2 id="role-title">{label('team.roleTitle')}</h2>
+      {p.self ? (
+        <p id="own-role">{label('team.ownRole')}</p>
+      ) : (
+        <form method="post" action={userActionPath(user.userId, 'role')} id="role-form" novalidate>
+          <ActionFields context={context} />
+          {state ? <FormProblems id="role-problems" title={label('team.problems')} state={state} fieldIds={{ roleId: 'role-select' }} /> : null}
+          <SelectField
+            id="role-select"
+            name="roleId"
+            label={ct(lang, 'team.roleOf', { name: fullName(user) })}
+            hint={label('team.roleHint')}
+            value={state?.values.roleId ?? user.roleCode}
+            options={roleOptions(lang, p.roles)}
+            error={state?.errors.roleId}
+            required
+          />
+          <button class="button" type="submit" id="change-role">
+            {label('team.changeRole')}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** A new invitation, for an active user who has not set a password yet. */
+function InvitationCard(p: { context: ConsoleContext; user: TeamMember }): SafeHtml {
+  const { context, user } = p;
+  const lang = context.lang;
+  return (
+    <section class="card" aria-labelledby="invitation-title">
+      <h2 id="invitation-title">{ct(lang, 'team.invitationTitle')}</h2>
+      <p>{ct(lang, 'team.invitationText', { name: fullName(user) })}</p>
+      <form method="post" action={userActionPath(user.userId, 'reinvite')} id="reinvite-form">
+        <ActionFields context={context} />
+        <button class="button" type="submit" id="reinvite">
+          {ct(lang, 'team.reinvite')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** Close an active user, or activate a closed one; not the signed-in user themselves. */
+function AccessCard(p: { context: ConsoleContext; user: TeamMember; self: boolean }): SafeHtml {
   const { context, user } = p;
   const lang = context.lang;
   const label = (key: TextKey) => ct(lang, key);
+  const name = fullName(user);
+  return (
+    <section class="card" aria-labelledby="access-title">
+      <h2 id="access-title">{label('team.accessTitle')}</h2>
+      {p.self ? (
+        <p id="own-close">{label('team.ownClose')}</p>
+      ) : user.statusCode === USER.active ? (
+        <form method="post" action={userActionPath(user.userId, 'close')} id="close-form">
+          <ActionFields context={context} />
+          <p>{ct(lang, 'team.closeText', { name })}</p>
+          <button class="button admin-danger" type="submit" id="close-user">
+            {label('team.close')}
+          </button>
+        </form>
+      ) : (
+        <form method="post" action={userActionPath(user.userId, 'activate')} id="activate-form">
+          <ActionFields context={context} />
+          <p>{ct(lang, 'team.closedText', { name })}</p>
+          <button class="button" type="submit" id="activate-user">
+            {label('team.activate')}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+export function UserPage(p: UserPageProps): SafeHtml {
+  const { context, user } = p;
+  const lang = context.lang;
   const name = fullName(user);
   const self = user.userId === context.user.userId;
   const roleState = p.refused?.form === 'role' ? p.refused.state : undefined;
@@ -180,120 +324,17 @@ export function UserPage(p: UserPageProps): SafeHtml {
   const topError = p.refused && (p.refused.form !== 'role' || self) ? p.refused.state.message : undefined;
   return (
     <Layout context={context} title={name} section="team" languageUrl={userPath(user.userId)}>
-      <nav class="breadcrumbs" aria-label={label('team.breadcrumbs')}>
-        <ol>
-          <li>
-            <a href={TEAM_PATH}>{label('team.title')}</a>
-          </li>
-          <li aria-current="page">{name}</li>
-        </ol>
-      </nav>
+      <TeamBreadcrumbs lang={lang} current={name} />
       <h1 id="user-title">
         {name}
-        {self ? <span class="chip">{label('team.you')}</span> : null}
+        {self ? <span class="chip">{ct(lang, 'team.you')}</span> : null}
       </h1>
       <Alerts notice={p.notice} error={topError} />
       <div class="team-user">
-        <section class="card" aria-labelledby="details-title">
-          <h2 id="details-title">{label('team.details')}</h2>
-          <dl class="facts">
-            <Fact id="email" label={label('team.email')}>
-              {user.emailAddress}
-            </Fact>
-            <Fact id="phone" label={label('team.phone')}>
-              {user.phoneNumber}
-            </Fact>
-            <Fact id="role" label={label('team.role')}>
-              {roleName(lang, user.roleCode, user.roleName)}
-            </Fact>
-            <Fact id="status" label={label('team.status')}>
-              <StatusBadge lang={lang} status={user.statusCode} />
-            </Fact>
-            <Fact id="password" label={label('team.password')}>
-              <PasswordState lang={lang} user={user} />
-            </Fact>
-            <Fact id="two-factor" label={label('team.twoFactor')}>
-              <TwoFactor lang={lang} on={user.twoFactor} />
-            </Fact>
-            <Fact id="last-sign-in" label={label('team.lastSignIn')}>
-              <LastSignIn lang={lang} at={user.lastSignInAt} />
-            </Fact>
-            <Fact id="added" label={label('team.added')}>
-              <Step lang={lang} who={user.capturedBy} at={user.dateCreated} />
-            </Fact>
-            {user.dateModified || user.modifiedBy ? (
-              <Fact id="changed" label={label('team.changed')}>
-                <Step lang={lang} who={user.modifiedBy} at={user.dateModified} />
-              </Fact>
-            ) : null}
-          </dl>
-          <p class="team-after">
-            <a href={`${AUDIT_PATH}?user=${user.userId}`} id="user-audit-link">
-              {label('team.auditOfUser')}
-            </a>
-          </p>
-        </section>
-
-        <section class="card" aria-labelledby="role-title">
-          <h2 id="role-title">{label('team.roleTitle')}</h2>
-          {self ? (
-            <p id="own-role">{label('team.ownRole')}</p>
-          ) : (
-            <form method="post" action={userActionPath(user.userId, 'role')} id="role-form" novalidate>
-              <ActionFields context={context} />
-              {roleState ? <FormProblems id="role-problems" title={label('team.problems')} state={roleState} fieldIds={{ roleId: 'role-select' }} /> : null}
-              <SelectField
-                id="role-select"
-                name="roleId"
-                label={ct(lang, 'team.roleOf', { name })}
-                hint={label('team.roleHint')}
-                value={roleState?.values.roleId ?? user.roleCode}
-                options={roleOptions(lang, p.roles)}
-                error={roleState?.errors.roleId}
-                required
-              />
-              <button class="button" type="submit" id="change-role">
-                {label('team.changeRole')}
-              </button>
-            </form>
-          )}
-        </section>
-
-        {user.statusCode === 'A' && !user.isPasswordSet ? (
-          <section class="card" aria-labelledby="invitation-title">
-            <h2 id="invitation-title">{label('team.invitationTitle')}</h2>
-            <p>{ct(lang, 'team.invitationText', { name })}</p>
-            <form method="post" action={userActionPath(user.userId, 'reinvite')} id="reinvite-form">
-              <ActionFields context={context} />
-              <button class="button" type="submit" id="reinvite">
-                {label('team.reinvite')}
-              </button>
-            </form>
-          </section>
-        ) : null}
-
-        <section class="card" aria-labelledby="access-title">
-          <h2 id="access-title">{label('team.accessTitle')}</h2>
-          {self ? (
-            <p id="own-close">{label('team.ownClose')}</p>
-          ) : user.statusCode === 'A' ? (
-            <form method="post" action={userActionPath(user.userId, 'close')} id="close-form">
-              <ActionFields context={context} />
-              <p>{ct(lang, 'team.closeText', { name })}</p>
-              <button class="button admin-danger" type="submit" id="close-user">
-                {label('team.close')}
-              </button>
-            </form>
-          ) : (
-            <form method="post" action={userActionPath(user.userId, 'activate')} id="activate-form">
-              <ActionFields context={context} />
-              <p>{ct(lang, 'team.closedText', { name })}</p>
-              <button class="button" type="submit" id="activate-user">
-                {label('team.activate')}
-              </button>
-            </form>
-          )}
-        </section>
+        <UserDetails lang={lang} user={user} />
+        <RoleCard context={context} user={user} roles={p.roles} self={self} state={roleState} />
+        {user.statusCode === USER.active && !user.isPasswordSet ? <InvitationCard context={context} user={user} /> : null}
+        <AccessCard context={context} user={user} self={self} />
       </div>
     </Layout>
   );
@@ -311,82 +352,84 @@ export const INVITE_FIELDS = {
   roleId: 'invite-role',
 } as const;
 
-export function InvitePage(p: { context: ConsoleContext; roles: readonly RoleOption[]; state: FormState; invitationHours: number; nameMax: number; emailMax: number }): SafeHtml {
-  const { context, state } = p;
-  const lang = context.lang;
+/** The person's names, address and phone number (the role is chosen below them). */
+function InviteFields(p: { lang: Lang; state: FormState; nameMax: number; emailMax: number }): SafeHtml {
+  const { lang, state } = p;
   const label = (key: TextKey) => ct(lang, key);
   const value = (name: keyof typeof INVITE_FIELDS) => state.values[name] ?? '';
   const refused = Boolean(state.message) || Object.keys(state.errors).length > 0;
   return (
+    <div class="admin-grid">
+      <TextField
+        id={INVITE_FIELDS.firstName}
+        name="firstName"
+        label={label('team.firstName')}
+        value={value('firstName')}
+        error={state.errors.firstName}
+        autocomplete="off"
+        maxlength={p.nameMax}
+        required
+        autofocus={!refused}
+      />
+      <TextField
+        id={INVITE_FIELDS.lastName}
+        name="lastName"
+        label={label('team.lastName')}
+        value={value('lastName')}
+        error={state.errors.lastName}
+        autocomplete="off"
+        maxlength={p.nameMax}
+        required
+      />
+      <TextField
+        id={INVITE_FIELDS.emailAddress}
+        name="emailAddress"
+        type="email"
+        label={label('team.email')}
+        hint={label('team.emailHint')}
+        value={value('emailAddress')}
+        error={state.errors.emailAddress}
+        autocomplete="off"
+        maxlength={p.emailMax}
+        required
+      />
+      <TextField
+        id={INVITE_FIELDS.phoneNumber}
+        name="phoneNumber"
+        type="tel"
+        label={label('team.phone')}
+        hint={label('team.phoneHint')}
+        value={value('phoneNumber')}
+        error={state.errors.phoneNumber}
+        autocomplete="off"
+        inputmode="tel"
+        maxlength={20}
+        required
+      />
+    </div>
+  );
+}
+
+export function InvitePage(p: { context: ConsoleContext; roles: readonly RoleOption[]; state: FormState; invitationHours: number; nameMax: number; emailMax: number }): SafeHtml {
+  const { context, state } = p;
+  const lang = context.lang;
+  const label = (key: TextKey) => ct(lang, key);
+  return (
     <Layout context={context} title={label('team.inviteTitle')} section="team" languageUrl={INVITE_PATH}>
-      <nav class="breadcrumbs" aria-label={label('team.breadcrumbs')}>
-        <ol>
-          <li>
-            <a href={TEAM_PATH}>{label('team.title')}</a>
-          </li>
-          <li aria-current="page">{label('team.inviteTitle')}</li>
-        </ol>
-      </nav>
+      <TeamBreadcrumbs lang={lang} current={label('team.inviteTitle')} />
       <h1>{label('team.inviteTitle')}</h1>
       <p class="lead">{ct(lang, 'team.inviteIntro', { hours: p.invitationHours })}</p>
       <form class="card admin-form" method="post" action={INVITE_PATH} id="invite-form" novalidate>
         <ActionFields context={context} />
         <FormProblems id="invite-problems" title={label('team.problems')} state={state} fieldIds={INVITE_FIELDS} />
-        <div class="admin-grid">
-          <TextField
-            id={INVITE_FIELDS.firstName}
-            name="firstName"
-            label={label('team.firstName')}
-            value={value('firstName')}
-            error={state.errors.firstName}
-            autocomplete="off"
-            maxlength={p.nameMax}
-            required
-            autofocus={!refused}
-          />
-          <TextField
-            id={INVITE_FIELDS.lastName}
-            name="lastName"
-            label={label('team.lastName')}
-            value={value('lastName')}
-            error={state.errors.lastName}
-            autocomplete="off"
-            maxlength={p.nameMax}
-            required
-          />
-          <TextField
-            id={INVITE_FIELDS.emailAddress}
-            name="emailAddress"
-            type="email"
-            label={label('team.email')}
-            hint={label('team.emailHint')}
-            value={value('emailAddress')}
-            error={state.errors.emailAddress}
-            autocomplete="off"
-            maxlength={p.emailMax}
-            required
-          />
-          <TextField
-            id={INVITE_FIELDS.phoneNumber}
-            name="phoneNumber"
-            type="tel"
-            label={label('team.phone')}
-            hint={label('team.phoneHint')}
-            value={value('phoneNumber')}
-            error={state.errors.phoneNumber}
-            autocomplete="off"
-            inputmode="tel"
-            maxlength={20}
-            required
-          />
-        </div>
+        <InviteFields lang={lang} state={state} nameMax={p.nameMax} emailMax={p.emailMax} />
         <SelectField
           id={INVITE_FIELDS.roleId}
           name="roleId"
           label={label('team.role')}
           hint={label('team.roleHelp')}
           placeholder={label('team.roleChoose')}
-          value={value('roleId')}
+          value={state.values.roleId ?? ''}
           options={roleOptions(lang, p.roles)}
           error={state.errors.roleId}
           required

@@ -10,14 +10,14 @@
 // Each POST runs through runAction (actions.tsx): once per form key, in one transaction with the
 // service's writes and the audit entry 'user.<verb>' naming the user acted on. The signed-in user is
 // the actor (capturedBy, modifiedBy, changedBy). A user of another merchant is the 404 page.
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { publicBaseUrl } from '../../../../http/base-url.ts';
 import { AppError } from '../../../../http/errors.ts';
-import { formField } from '../../../../http/html.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import { Email } from '../../../../http/schemas.ts';
-import type { Deps, RouteModule } from '../../../../http/types.ts';
+import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { actorProblem } from '../../../../lib/actor.ts';
 import { findUser, listRoles } from '../../../users/repository.ts';
 import { NAME_MAX_LENGTH, PersonName, PhoneNumber } from '../../../users/schemas.ts';
@@ -28,13 +28,24 @@ import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../k
 import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
 import { EMPTY_FORM, type FormState } from '../../kit/admin-forms.tsx';
-import { AUDIT_FILTER_NAMES, AUDIT_REGION, AuditPage, AuditResults, type AuditFilterValues } from '../pages/audit-log.tsx';
+import { AUDIT_REGION, AuditPage, AuditResults, type AuditFilterValues } from '../pages/audit-log.tsx';
 import { filterProblem } from '../../kit/display.tsx';
 import { AUDIT_PATH, INVITE_PATH, InvitePage, TEAM_PATH, TeamPage, userActionPath, UserPage, userPath, type RoleOption, type UserVerb } from '../pages/team.tsx';
 import { at } from '../../kit/at.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
+import { Form, Query, Text } from '../../kit/schemas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'team' } as const;
+
+// What each route reads (kit/schemas.ts): the shape only. The fields' own checks stay below, so that
+// each gets its own message on the form.
+/** A user id: any text (teamMember answers undefined, the 404 page, for one that is not a user id). */
+const UserParams = Type.Object({ userId: Type.String() });
+const InviteForm = Form({ firstName: Text(), lastName: Text(), emailAddress: Text(), phoneNumber: Text(), roleId: Text() });
+const RoleForm = Form({ roleId: Text() });
+/** The reinvite, close and activate buttons post the token and the form key only. */
+const ButtonForm = Form({});
+const AuditQuery = Query({ user: Text(), action: Text(), from: Text(), to: Text(), limit: Text(), after: Text() });
 
 // The API's own limits and formats (users/schemas.ts, http/schemas.ts), checked here first so that
 // each field gets its own message; the service checks again.
@@ -49,14 +60,6 @@ const length = (text: string) => [...text].length;
 
 async function roleOptions(deps: Deps): Promise<RoleOption[]> {
   return (await listRoles(deps.db)).map((r) => ({ code: r.role_code, name: r.role_name }));
-}
-
-function field(body: unknown, name: string): string {
-  return formField(body, name) ?? '';
-}
-
-function userIdParam(request: FastifyRequest): string {
-  return String((request.params as { userId: string }).userId);
 }
 
 function userNotFound(userId: string): AppError {
@@ -115,125 +118,159 @@ function refuseSelf(context: ConsoleContext, userId: string, message: TextKey): 
   if (userId.toLowerCase() === context.user.userId.toLowerCase()) throw new ConsoleRefusal(403, ct(context.lang, message));
 }
 
-const route: RouteModule = (scope, { deps }) => {
-  // ---------------------------------------------------------------------------------------------
-  // The team
+// ---------------------------------------------------------------------------------------------
+// The team
 
-  scope.get(at(TEAM_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+function teamList(scope: App, deps: Deps): void {
+  scope.get(at(TEAM_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
     const members = await teamMembers(deps.db, context.user.merchantAccountNumber, deps.clock.now());
     const more = members.length > TEAM_MAX_USERS;
     return sendHtml(reply, context, 200, page(TeamPage({ context, members: members.slice(0, TEAM_MAX_USERS), more, maxUsers: TEAM_MAX_USERS, notice: noticeOf(request, context.lang) })));
   });
+}
 
-  // ---------------------------------------------------------------------------------------------
-  // Invite
+// ---------------------------------------------------------------------------------------------
+// Invite
 
-  const sendInvitePage = async (reply: FastifyReply, context: ConsoleContext, status: number, state: FormState) =>
-    sendHtml(
-      reply,
-      context,
-      status,
-      page(InvitePage({ context, roles: await roleOptions(deps), state, invitationHours: deps.config.invitationHours, nameMax: NAME_MAX_LENGTH, emailMax: EMAIL_MAX })),
-    );
+async function sendInvitePage(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, state: FormState): Promise<FastifyReply> {
+  return sendHtml(
+    reply,
+    context,
+    status,
+    page(InvitePage({ context, roles: await roleOptions(deps), state, invitationHours: deps.config.invitationHours, nameMax: NAME_MAX_LENGTH, emailMax: EMAIL_MAX })),
+  );
+}
 
-  scope.get(at(INVITE_PATH), { schema: { hide: true }, config }, async (request, reply) => sendInvitePage(reply, consoleContext(request), 200, EMPTY_FORM));
+/** The invitation's fields as the form sent them (shown back as typed when refused). */
+type InviteValues = Record<'firstName' | 'lastName' | 'emailAddress' | 'phoneNumber' | 'roleId', string>;
 
-  scope.post(at(INVITE_PATH), { schema: { hide: true }, config }, async (request, reply) => {
+/**
+ * The invitation as the service takes it (names and address trimmed, the phone number without its
+ * spaces and dashes), or the message of each field that is not.
+ */
+function checkInvitation(lang: Lang, values: InviteValues, roles: readonly RoleOption[]): { input: InviteValues } | { errors: Record<string, string> } {
+  const input: InviteValues = {
+    firstName: values.firstName.trim(),
+    lastName: values.lastName.trim(),
+    emailAddress: values.emailAddress.trim(),
+    phoneNumber: phoneOf(values.phoneNumber),
+    roleId: values.roleId,
+  };
+  const errors: Record<string, string> = {};
+  const problems: Array<[string, string | undefined]> = [
+    ['firstName', nameProblem(lang, input.firstName, 'team.error.firstNameMissing')],
+    ['lastName', nameProblem(lang, input.lastName, 'team.error.lastNameMissing')],
+    ['emailAddress', emailProblem(lang, input.emailAddress)],
+    ['phoneNumber', input.phoneNumber === '' ? ct(lang, 'team.error.phoneMissing') : PHONE_PATTERN.test(input.phoneNumber) ? undefined : ct(lang, 'team.error.phoneInvalid')],
+    ['roleId', roleProblem(lang, input.roleId, roles)],
+  ];
+  for (const [name, message] of problems) if (message) errors[name] = message;
+  return Object.keys(errors).length > 0 ? { errors } : { input };
+}
+
+/** Adds the user and sends their invitation (runAction: once per form key); where to go next. */
+async function sendInvitation(deps: Deps, request: FastifyRequest, context: ConsoleContext, input: InviteValues): Promise<string> {
+  const { user } = context;
+  const result = await runAction(deps, request, context, {
+    action: 'user.invite',
+    run: async (tx) => {
+      const organisationId = await organisationOf(tx, user.merchantAccountNumber);
+      const userId = await addUser(deps, { organisationId, merchantAccountNumber: user.merchantAccountNumber, ...input, capturedBy: user.emailAddress }, publicBaseUrl(deps.config, request), tx);
+      return { outcome: { location: withNotice(userPath(userId), 'notice.team.invited') }, detail: { userId, emailAddress: input.emailAddress, role: input.roleId } };
+    },
+  });
+  return result.outcome.location;
+}
+
+function invite(scope: App, deps: Deps): void {
+  scope.get(at(INVITE_PATH), { config }, async (request, reply) => sendInvitePage(deps, reply, consoleContext(request), 200, EMPTY_FORM));
+
+  scope.post(at(INVITE_PATH), { schema: { body: InviteForm }, config }, async (request, reply) => {
     const context = consoleContext(request);
-    const { lang, user } = context;
-    const values = {
-      firstName: field(request.body, 'firstName'),
-      lastName: field(request.body, 'lastName'),
-      emailAddress: field(request.body, 'emailAddress'),
-      phoneNumber: field(request.body, 'phoneNumber'),
-      roleId: field(request.body, 'roleId'),
+    const { body } = request;
+    const values: InviteValues = {
+      firstName: body.firstName ?? '',
+      lastName: body.lastName ?? '',
+      emailAddress: body.emailAddress ?? '',
+      phoneNumber: body.phoneNumber ?? '',
+      roleId: body.roleId ?? '',
     };
-    const firstName = values.firstName.trim();
-    const lastName = values.lastName.trim();
-    const emailAddress = values.emailAddress.trim();
-    const phoneNumber = phoneOf(values.phoneNumber);
-    const roles = await roleOptions(deps);
-    const errors: Record<string, string> = {};
-    const problems: Array<[string, string | undefined]> = [
-      ['firstName', nameProblem(lang, firstName, 'team.error.firstNameMissing')],
-      ['lastName', nameProblem(lang, lastName, 'team.error.lastNameMissing')],
-      ['emailAddress', emailProblem(lang, emailAddress)],
-      ['phoneNumber', phoneNumber === '' ? ct(lang, 'team.error.phoneMissing') : PHONE_PATTERN.test(phoneNumber) ? undefined : ct(lang, 'team.error.phoneInvalid')],
-      ['roleId', roleProblem(lang, values.roleId, roles)],
-    ];
-    for (const [name, message] of problems) if (message) errors[name] = message;
-    if (Object.keys(errors).length > 0) return sendInvitePage(reply, context, 400, { values, errors });
+    const checked = checkInvitation(context.lang, values, await roleOptions(deps));
+    if ('errors' in checked) return sendInvitePage(deps, reply, context, 400, { values, errors: checked.errors });
     try {
-      const result = await runAction(deps, request, context, {
-        action: 'user.invite',
-        run: async (tx) => {
-          const organisationId = await organisationOf(tx, user.merchantAccountNumber);
-          const userId = await addUser(
-            deps,
-            { organisationId, merchantAccountNumber: user.merchantAccountNumber, firstName, lastName, emailAddress, phoneNumber, roleId: values.roleId, capturedBy: user.emailAddress },
-            publicBaseUrl(deps.config, request),
-            tx,
-          );
-          return { outcome: { location: withNotice(userPath(userId), 'notice.team.invited') }, detail: { userId, emailAddress, role: values.roleId } };
-        },
-      });
-      return redirect(request, reply, result.outcome.location);
+      return redirect(request, reply, await sendInvitation(deps, request, context, checked.input));
     } catch (err) {
-      const refused = refusedForm(err, lang, values);
+      const refused = refusedForm(err, context.lang, values);
       if (!refused) throw err;
-      return sendInvitePage(reply, context, refused.status, refused.state);
+      return sendInvitePage(deps, reply, context, refused.status, refused.state);
     }
   });
+}
 
-  // ---------------------------------------------------------------------------------------------
-  // One user
+// ---------------------------------------------------------------------------------------------
+// One user
 
-  /** The user's page, or the 404 page (the scope's error handler) for a user who is not this merchant's. */
-  const sendUserPage = async (request: FastifyRequest, reply: FastifyReply, context: ConsoleContext, status: number, refused?: { form: UserVerb; state: FormState }) => {
-    const userId = userIdParam(request);
-    const member = await teamMember(deps.db, context.user.merchantAccountNumber, userId, deps.clock.now());
-    if (!member) throw userNotFound(userId);
-    const notice = refused ? undefined : noticeOf(request, context.lang);
-    return sendHtml(reply, context, status, page(UserPage({ context, user: member, roles: await roleOptions(deps), notice, refused })));
-  };
+/** The user's page, or the 404 page (the scope's error handler) for a user who is not this merchant's. */
+async function sendUserPage(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ConsoleContext,
+  shown: { userId: string; status: number; refused?: { form: UserVerb; state: FormState } },
+): Promise<FastifyReply> {
+  const member = await teamMember(deps.db, context.user.merchantAccountNumber, shown.userId, deps.clock.now());
+  if (!member) throw userNotFound(shown.userId);
+  const notice = shown.refused ? undefined : noticeOf(request, context.lang);
+  return sendHtml(reply, context, shown.status, page(UserPage({ context, user: member, roles: await roleOptions(deps), notice, refused: shown.refused })));
+}
 
-  scope.get(`${at(TEAM_PATH)}/users/:userId`, { schema: { hide: true }, config }, async (request, reply) => sendUserPage(request, reply, consoleContext(request), 200));
+function userPage(scope: App, deps: Deps): void {
+  scope.get(`${at(TEAM_PATH)}/users/:userId`, { schema: { params: UserParams }, config }, async (request, reply) =>
+    sendUserPage(deps, request, reply, consoleContext(request), { userId: request.params.userId, status: 200 }),
+  );
+}
 
-  /**
-   * A POST of one user's page: refused with the 404 page for another merchant's user (before any
-   * form check), else `act` in runAction; a refusal re-renders the page with its message.
-   */
-  const userAction = (verb: UserVerb, act: (request: FastifyRequest, context: ConsoleContext, userId: string, values: Record<string, string>) => Promise<string>, values: (body: unknown) => Record<string, string> = () => ({})) => {
-    scope.post(at(userActionPath(':userId', verb)), { schema: { hide: true }, config }, async (request, reply) => {
-      const context = consoleContext(request);
-      const userId = userIdParam(request);
-      if (!(await teamMember(deps.db, context.user.merchantAccountNumber, userId, deps.clock.now()))) throw userNotFound(userId);
-      const given = values(request.body);
-      try {
-        return redirect(request, reply, await act(request, context, userId.toLowerCase(), given));
-      } catch (err) {
-        const refused = refusedForm(err, context.lang, given);
-        // A user gone in between (they are never deleted: a bug) is not a form's refusal.
-        if (!refused || refused.status === 404) throw err;
-        return sendUserPage(request, reply, context, refused.status, { form: verb, state: refused.state });
-      }
-    });
-  };
+/** What one of a user's forms does, in runAction: where to go next. `userId` is in lower case. */
+type UserAct = (context: ConsoleContext, userId: string) => Promise<string>;
 
-  /** The user, locked until the action's transaction ends (the service locks it again: the same transaction). */
-  async function lockedUser(tx: pg.PoolClient, merchantAccountNumber: number, userId: string) {
-    const found = await findUser(tx, merchantAccountNumber, userId, { lock: 'for update' });
-    if (!found) throw userNotFound(userId);
-    return found;
+/**
+ * A POST of one user's page: refused with the 404 page for another merchant's user (before any
+ * form check), else `act`; a refusal re-renders the page with its message and the form's `values`.
+ */
+async function userAction(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: { verb: UserVerb; userId: string; values?: Record<string, string> },
+  act: UserAct,
+): Promise<FastifyReply> {
+  const context = consoleContext(request);
+  const { verb, userId, values = {} } = form;
+  if (!(await teamMember(deps.db, context.user.merchantAccountNumber, userId, deps.clock.now()))) throw userNotFound(userId);
+  try {
+    return redirect(request, reply, await act(context, userId.toLowerCase()));
+  } catch (err) {
+    const refused = refusedForm(err, context.lang, values);
+    // A user gone in between (they are never deleted: a bug) is not a form's refusal.
+    if (!refused || refused.status === 404) throw err;
+    return sendUserPage(deps, request, reply, context, { userId, status: refused.status, refused: { form: verb, state: refused.state } });
   }
+}
 
-  userAction(
-    'role',
-    async (request, context, userId, values) => {
+/** The user, locked until the action's transaction ends (the service locks it again: the same transaction). */
+async function lockedUser(tx: pg.PoolClient, merchantAccountNumber: number, userId: string) {
+  const found = await findUser(tx, merchantAccountNumber, userId, { lock: 'for update' });
+  if (!found) throw userNotFound(userId);
+  return found;
+}
+
+function changeRole(scope: App, deps: Deps): void {
+  scope.post(at(userActionPath(':userId', 'role')), { schema: { params: UserParams, body: RoleForm }, config }, async (request, reply) => {
+    const roleId = request.body.roleId ?? '';
+    return userAction(deps, request, reply, { verb: 'role', userId: request.params.userId, values: { roleId } }, async (context, userId) => {
       refuseSelf(context, userId, 'team.error.selfRole');
-      const roles = await roleOptions(deps);
-      const problem = roleProblem(context.lang, values.roleId, roles);
+      const problem = roleProblem(context.lang, roleId, await roleOptions(deps));
       if (problem) throw new ConsoleRefusal(400, problem, { roleId: problem });
       const result = await runAction(deps, request, context, {
         action: 'user.change_role',
@@ -243,95 +280,128 @@ const route: RouteModule = (scope, { deps }) => {
           // The update API takes the whole user: everything but the role stays as it is.
           await updateMerchantUser(
             deps,
-            { merchantAccountNumber: merchant, userId, firstName: before.first_name, lastName: before.last_name, phoneNumber: before.phone_number, roleId: values.roleId, modifiedBy: context.user.emailAddress },
+            { merchantAccountNumber: merchant, userId, firstName: before.first_name, lastName: before.last_name, phoneNumber: before.phone_number, roleId, modifiedBy: context.user.emailAddress },
             tx,
           );
           return {
             outcome: { location: withNotice(userPath(userId), 'notice.team.roleChanged') },
-            detail: { userId, emailAddress: before.email_address, fromRole: before.role_code, toRole: values.roleId },
+            detail: { userId, emailAddress: before.email_address, fromRole: before.role_code, toRole: roleId },
           };
         },
       });
       return result.outcome.location;
-    },
-    (body) => ({ roleId: field(body, 'roleId') }),
-  );
-
-  userAction('reinvite', async (request, context, userId) => {
-    const result = await runAction(deps, request, context, {
-      action: 'user.reinvite',
-      run: async (tx) => {
-        const emailAddress = await reinviteMerchantUser(deps, context.user.merchantAccountNumber, userId, publicBaseUrl(deps.config, request), tx);
-        return { outcome: { location: withNotice(userPath(userId), 'notice.team.reinvited') }, detail: { userId, emailAddress } };
-      },
     });
-    return result.outcome.location;
   });
+}
 
-  userAction('close', async (request, context, userId) => {
-    refuseSelf(context, userId, 'team.error.selfClose');
-    const result = await runAction(deps, request, context, {
-      action: 'user.close',
-      run: async (tx) => {
-        const merchant = context.user.merchantAccountNumber;
-        const target = await lockedUser(tx, merchant, userId);
-        // Also revokes their invitations and deletes their console sessions, in this transaction:
-        // their next request goes to the sign-in page.
-        await closeMerchantUser(deps, merchant, userId, { changedBy: context.user.emailAddress }, tx);
-        return { outcome: { location: withNotice(userPath(userId), 'notice.team.closed') }, detail: { userId, emailAddress: target.email_address } };
-      },
-    });
-    return result.outcome.location;
-  });
-
-  userAction('activate', async (request, context, userId) => {
-    const result = await runAction(deps, request, context, {
-      action: 'user.activate',
-      run: async (tx) => {
-        const merchant = context.user.merchantAccountNumber;
-        const target = await lockedUser(tx, merchant, userId);
-        await activateMerchantUser(deps, merchant, userId, { changedBy: context.user.emailAddress }, tx);
-        return { outcome: { location: withNotice(userPath(userId), 'notice.team.activated') }, detail: { userId, emailAddress: target.email_address } };
-      },
-    });
-    return result.outcome.location;
-  });
-
-  // ---------------------------------------------------------------------------------------------
-  // The audit log
-
-  /** The data function's field names → the form's, with their labels (for a refused filter's message). */
-  const AUDIT_FIELDS = {
-    userId: { name: 'user', label: 'team.filterUser' },
-    action: { name: 'action', label: 'team.filterAction' },
-    fromDate: { name: 'from', label: 'filter.from' },
-    toDate: { name: 'to', label: 'filter.to' },
-    limit: { name: 'limit', label: 'filter.limit' },
-  } as const;
-
-  scope.get(at(AUDIT_PATH), { schema: { hide: true }, config }, async (request, reply) => {
-    const context = consoleContext(request);
-    const merchant = context.user.merchantAccountNumber;
-    const values = Object.fromEntries(AUDIT_FILTER_NAMES.map((name) => [name, (formField(request.query, name) ?? '').trim()])) as unknown as AuditFilterValues;
-    const after = formField(request.query, 'after') ?? '';
-    let result: Parameters<typeof AuditResults>[0]['result'];
-    try {
-      const found = await listAuditEntries(deps.db, merchant, {
-        userId: values.user || undefined,
-        action: values.action || undefined,
-        fromDate: values.from || undefined,
-        toDate: values.to || undefined,
-        after: after || undefined,
-        limit: values.limit === '' ? undefined : Number(values.limit),
+function reinvite(scope: App, deps: Deps): void {
+  scope.post(at(userActionPath(':userId', 'reinvite')), { schema: { params: UserParams, body: ButtonForm }, config }, async (request, reply) =>
+    userAction(deps, request, reply, { verb: 'reinvite', userId: request.params.userId }, async (context, userId) => {
+      const result = await runAction(deps, request, context, {
+        action: 'user.reinvite',
+        run: async (tx) => {
+          const emailAddress = await reinviteMerchantUser(deps, context.user.merchantAccountNumber, userId, publicBaseUrl(deps.config, request), tx);
+          return { outcome: { location: withNotice(userPath(userId), 'notice.team.reinvited') }, detail: { userId, emailAddress } };
+        },
       });
-      result = { page: found };
-    } catch (err) {
-      // A refused filter (AppError 'validation', 400) is shown back with its message; anything else is rethrown.
-      result = { problem: filterProblem({ lang: context.lang, ct }, err, AUDIT_FIELDS, { ...values }) };
-    }
+      return result.outcome.location;
+    }),
+  );
+}
+
+function closeUser(scope: App, deps: Deps): void {
+  scope.post(at(userActionPath(':userId', 'close')), { schema: { params: UserParams, body: ButtonForm }, config }, async (request, reply) =>
+    userAction(deps, request, reply, { verb: 'close', userId: request.params.userId }, async (context, userId) => {
+      refuseSelf(context, userId, 'team.error.selfClose');
+      const result = await runAction(deps, request, context, {
+        action: 'user.close',
+        run: async (tx) => {
+          const merchant = context.user.merchantAccountNumber;
+          const target = await lockedUser(tx, merchant, userId);
+          // Also revokes their invitations and deletes their console sessions, in this transaction:
+          // their next request goes to the sign-in page.
+          await closeMerchantUser(deps, merchant, userId, { changedBy: context.user.emailAddress }, tx);
+          return { outcome: { location: withNotice(userPath(userId), 'notice.team.closed') }, detail: { userId, emailAddress: target.email_address } };
+        },
+      });
+      return result.outcome.location;
+    }),
+  );
+}
+
+function activateUser(scope: App, deps: Deps): void {
+  scope.post(at(userActionPath(':userId', 'activate')), { schema: { params: UserParams, body: ButtonForm }, config }, async (request, reply) =>
+    userAction(deps, request, reply, { verb: 'activate', userId: request.params.userId }, async (context, userId) => {
+      const result = await runAction(deps, request, context, {
+        action: 'user.activate',
+        run: async (tx) => {
+          const merchant = context.user.merchantAccountNumber;
+          const target = await lockedUser(tx, merchant, userId);
+          await activateMerchantUser(deps, merchant, userId, { changedBy: context.user.emailAddress }, tx);
+          return { outcome: { location: withNotice(userPath(userId), 'notice.team.activated') }, detail: { userId, emailAddress: target.email_address } };
+        },
+      });
+      return result.outcome.location;
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The audit log
+
+/** The data function's field names → the form's, with their labels (for a refused filter's message). */
+const AUDIT_FIELDS = {
+  userId: { name: 'user', label: 'team.filterUser' },
+  action: { name: 'action', label: 'team.filterAction' },
+  fromDate: { name: 'from', label: 'filter.from' },
+  toDate: { name: 'to', label: 'filter.to' },
+  limit: { name: 'limit', label: 'filter.limit' },
+} as const;
+
+/** The filters as the query string gave them, trimmed ('' when absent): shown back as sent. */
+function auditFilterValues(query: Static<typeof AuditQuery>): AuditFilterValues {
+  const value = (name: keyof AuditFilterValues) => (query[name] ?? '').trim();
+  return { user: value('user'), action: value('action'), from: value('from'), to: value('to'), limit: value('limit') };
+}
+
+/** A page of the log, or the problem of a refused filter (AppError 'validation', 400: shown back with its message). */
+async function auditResult(deps: Deps, context: ConsoleContext, values: AuditFilterValues, after: string): Promise<Parameters<typeof AuditResults>[0]['result']> {
+  try {
+    const found = await listAuditEntries(deps.db, context.user.merchantAccountNumber, {
+      userId: values.user || undefined,
+      action: values.action || undefined,
+      fromDate: values.from || undefined,
+      toDate: values.to || undefined,
+      after: after || undefined,
+      limit: values.limit === '' ? undefined : Number(values.limit),
+    });
+    return { page: found };
+  } catch (err) {
+    // Anything but a refused filter is rethrown.
+    return { problem: filterProblem({ lang: context.lang, ct }, err, AUDIT_FIELDS, { ...values }) };
+  }
+}
+
+function auditLog(scope: App, deps: Deps): void {
+  scope.get(at(AUDIT_PATH), { schema: { querystring: AuditQuery }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const values = auditFilterValues(request.query);
+    const after = request.query.after ?? '';
+    const result = await auditResult(deps, context, values, after);
     if (wantsRegion(request, AUDIT_REGION)) return sendRegion(reply, context, AuditResults({ lang: context.lang, values, after, result, swapped: true }));
-    const users = await userChoices(deps.db, merchant);
+    const users = await userChoices(deps.db, context.user.merchantAccountNumber);
     return sendListPage(reply, context, 'problem' in result ? 400 : 200, AuditPage({ context, values, after, users, result }));
   });
+}
+
+const route: RouteModule = (scope, { deps }) => {
+  teamList(scope, deps);
+  invite(scope, deps);
+  userPage(scope, deps);
+  changeRole(scope, deps);
+  reinvite(scope, deps);
+  closeUser(scope, deps);
+  activateUser(scope, deps);
+  auditLog(scope, deps);
 };
 export default route;
