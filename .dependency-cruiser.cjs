@@ -1,5 +1,5 @@
 // The import rules of src/, checked by dependency-cruiser: `npm run depcheck` for people,
-// test/architecture.test.ts in `npm test`. The layers:
+// test/process/architecture.test.ts in `npm test`. The layers:
 //   src/lib, src/db, src/http, src/jobs   shared: they know no module
 //   src/module.ts                         what a module presents (ModuleDefinition): shared too
 //   src/modules/<name>/                   one feature each; src/modules/<name>/index.ts presents it

@@ -1,12 +1,12 @@
 // What the console's browser tests share: Debian's Chromium through playwright-core (skipped with a
 // notice where it is missing; CI installs it), axe-core injected into a page (no serious or critical
 // violation), screenshots at 375 and 1440 px into test-artifacts/ (git-ignored) for a person to look
-// at, and a watch on messages about the Content-Security-Policy.
+// at, a watch on messages about the Content-Security-Policy, and a user signed in through the form.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type net from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { ROOT, type TestApp } from './helpers.ts';
 
@@ -41,6 +41,32 @@ export function watchCsp(page: Page, into: string[]): void {
     if (/Content Security Policy|Refused to/i.test(msg.text())) into.push(msg.text());
   });
   page.on('pageerror', (err) => into.push(`page error: ${err.message}`));
+}
+
+/** Signs `user` in through the console's sign-in form (by mouse) and waits for the console's home. */
+export async function signIn(page: Page, origin: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${origin}/console/sign-in`);
+  await page.fill('#email', user.email);
+  await page.fill('#password', user.password);
+  await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
+}
+
+/**
+ * A browser of its own for `user` (a context at a phone's width unless `options` says otherwise)
+ * with a page signed in through the form; `csp`, when given, collects what the page logs about the
+ * Content-Security-Policy and its script errors (watchCsp) from its first request on.
+ */
+export async function signedInPage(
+  browser: Browser,
+  origin: string,
+  user: { email: string; password: string },
+  { csp, ...options }: BrowserContextOptions & { csp?: string[] } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, ...options });
+  const page = await context.newPage();
+  if (csp) watchCsp(page, csp);
+  await signIn(page, origin, user);
+  return { context, page };
 }
 
 /** axe-core on `url`, opened in a new page of `context` (answering `status`, when given). */

@@ -1,5 +1,5 @@
 // Money-moving operations through the real API and the real jobs (called directly, never by a
-// background worker), shared by test/ledger-verify.test.ts and test/money-invariants.test.ts, and
+// background worker), shared by test/ledger/verify.test.ts and test/ledger/money-invariants.test.ts, and
 // the E8 line builder the disbursement tests share.
 // Amounts are integer tambala here and cross the API as exact 2-decimal strings.
 import type { LightMyRequestResponse } from 'fastify';

@@ -1,5 +1,5 @@
 // The registry of merchant-API operations: every route registered under /sandbox/v1 except
-// POST /account/getAccessToken (which takes no token). test/security.test.ts runs the shared
+// POST /account/getAccessToken (which takes no token). test/http/security.test.ts runs the shared
 // security cases (no token, expired token, another merchant's account, bad account number,
 // foreign X-Merchant-Account-Number / X-Organisation-Id headers, a valid request) against each
 // entry, and fails when the app registers a /sandbox/v1 route that is missing here.

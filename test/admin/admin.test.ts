@@ -1,7 +1,7 @@
 // The operator API: POST and GET /admin/v1/merchants, behind ADMIN_TOKEN (404 when none is set).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MerchantCredentials } from '../src/modules/merchants/service.ts';
-import { ADMIN_TOKEN, BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import type { MerchantCredentials } from '../../src/modules/merchants/service.ts';
+import { ADMIN_TOKEN, BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

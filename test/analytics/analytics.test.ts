@@ -8,9 +8,9 @@
 import fc from 'fast-check';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/composition.ts';
-import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR } from './routes.ts';
+import { taskList } from '../../src/composition.ts';
+import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR } from '../routes.ts';
 
 let t: TestApp;
 let tasks: ReturnType<typeof taskList>;

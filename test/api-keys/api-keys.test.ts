@@ -2,7 +2,7 @@
 // deactivate and delete (product.md §2), each against the real app and database.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, expiredToken, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, expiredToken, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

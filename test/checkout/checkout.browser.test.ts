@@ -9,12 +9,12 @@ import type net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { startWorker, type Worker } from '../src/jobs/queue.ts';
-import { workerPlan } from '../src/composition.ts';
-import { freePort } from '../src/lib/free-port.ts';
-import { payTimedAccount } from '../src/modules/collections/service.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { startWorker, type Worker } from '../../src/jobs/queue.ts';
+import { workerPlan } from '../../src/composition.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { payTimedAccount } from '../../src/modules/collections/service.ts';
+import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Debian's chromium is installed by .ci/run. Elsewhere (a fresh developer machine without it) this
@@ -134,16 +134,6 @@ async function phonePage(locale = 'en-GB'): Promise<{ page: Page; requests: Arra
   return { page, requests, errors, close: () => context.close() };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe.skipIf(!RUN)('hosted checkout in a browser', () => {
   it('pays on a phone: success URL, signed callback, merchant credited amount − fee', async () => {
     const before = await collectionBalance();
@@ -194,7 +184,7 @@ describe.skipIf(!RUN)('hosted checkout in a browser', () => {
       expect(errors).toEqual([]);
 
       // The callback: payrequest.success, flat, signed with the secrets the initiate answer gave.
-      const callback = await until('the callback', () => shop.callbacks().find((c) => JSON.parse(c.body).transactionReferenceNumber === reference));
+      const callback = await until('the callback', async () => shop.callbacks().find((c) => JSON.parse(c.body).transactionReferenceNumber === reference), WAIT_MS, 50);
       expect(callback.path).toBe('/hooks/checkout');
       expect(callback.headers['x-onekhusa-webhook-event']).toBe('payrequest.success');
       expect(callback.headers['x-onekhusa-webhook-signature']).toBe(out.callbackWebhookSignature);

@@ -2,8 +2,8 @@
 // security cases), the page's HTML and headers, and the form's outcomes (pay, pay twice, expired,
 // cancel, bad connector). The browser runs the same flow end to end in checkout.browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
-import { BASE, clientError, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { loadConfig } from '../../src/config.ts';
+import { BASE, clientError, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const INITIATE = `${BASE}/checkout/rtp/initiate`;
 const SHOP = 'https://shop.example.mw';

@@ -5,14 +5,14 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { JobHelpers } from 'graphile-worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { AppError } from '../src/http/errors.ts';
-import { taskList } from '../src/composition.ts';
-import { insertPaymentRequest } from '../src/modules/collections/repository.ts';
-import { createPaymentRequest, createRequestBatcher, payTimedAccount, type InitiateInput } from '../src/modules/collections/service.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/ledger/ledger.ts';
-import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR, webhookFor } from './routes.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { AppError } from '../../src/http/errors.ts';
+import { taskList } from '../../src/composition.ts';
+import { insertPaymentRequest } from '../../src/modules/collections/repository.ts';
+import { createPaymentRequest, createRequestBatcher, payTimedAccount, type InitiateInput } from '../../src/modules/collections/service.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../../src/modules/ledger/ledger.ts';
+import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR, webhookFor } from '../routes.ts';
 
 let t: TestApp;
 /** The merchant most tests act as. */

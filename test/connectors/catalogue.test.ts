@@ -1,6 +1,6 @@
 // The connector catalogue (E9, GetAll, get; product.md §7) and transaction limits (E10, §8).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

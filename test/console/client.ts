@@ -3,8 +3,8 @@
 // Origin, and follows nothing by itself (tests look at every answer). Plus the steps tests share:
 // a merchant user with a password, invited through the API like a real one.
 import { expect } from 'vitest';
-import type { TestApp, TestMerchant } from './helpers.ts';
-import { BASE } from './helpers.ts';
+import type { TestApp, TestMerchant } from '../helpers.ts';
+import { BASE } from '../helpers.ts';
 
 /** What app.inject's requests look like to the app: Host localhost:80 over http. */
 export const INJECT_ORIGIN = 'http://localhost:80';

@@ -20,8 +20,8 @@
 // reason) and on an entry that is no longer a violation (the fix landed: delete the entry), so the
 // list in docs/scaling.md stays true.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Db } from '../src/db/pool.ts';
-import { createTestDatabase } from './helpers.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { createTestDatabase } from '../helpers.ts';
 
 const DIST = 'merchant_account_number';
 
@@ -337,8 +337,8 @@ describe('catalog: ready to distribute by merchant (Citus)', () => {
     const unlisted = violations.filter((v) => !(v.id in KNOWN_VIOLATIONS));
     const stale = Object.keys(KNOWN_VIOLATIONS).filter((id) => !found.has(id));
     const lines = [
-      ...unlisted.map((v) => `NEW  ${v.id} breaks "${v.rule}": ${v.message}. Fix the migration, or add '${v.id}' to KNOWN_VIOLATIONS in test/citus-catalog.test.ts with the reason and the plan (and to docs/scaling.md).`),
-      ...stale.map((id) => `GONE ${id} is on KNOWN_VIOLATIONS but no longer breaks any rule (fixed, renamed or dropped): delete its entry from KNOWN_VIOLATIONS in test/citus-catalog.test.ts (and from docs/scaling.md).`),
+      ...unlisted.map((v) => `NEW  ${v.id} breaks "${v.rule}": ${v.message}. Fix the migration, or add '${v.id}' to KNOWN_VIOLATIONS in test/db/citus-catalog.test.ts with the reason and the plan (and to docs/scaling.md).`),
+      ...stale.map((id) => `GONE ${id} is on KNOWN_VIOLATIONS but no longer breaks any rule (fixed, renamed or dropped): delete its entry from KNOWN_VIOLATIONS in test/db/citus-catalog.test.ts (and from docs/scaling.md).`),
     ];
     expect(lines, `\n${lines.join('\n')}\n`).toEqual([]);
   });

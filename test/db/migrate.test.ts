@@ -1,8 +1,8 @@
 // Migrations: forward-only, applied once, safe when several processes start together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, migrationsComplete, readMigrations } from '../src/db/migrate.ts';
-import { createPool, type Db } from '../src/db/pool.ts';
-import { createTestDatabase } from './helpers.ts';
+import { migrate, migrationsComplete, readMigrations } from '../../src/db/migrate.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { createTestDatabase } from '../helpers.ts';
 import pg from 'pg';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { JobHelpers } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/pool.ts';
-import { taskList } from '../src/composition.ts';
-import { CHUNK_LINES } from '../src/rails/simulated/payouts.ts';
-import { BASE, ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import type { Db } from '../../src/db/pool.ts';
+import { taskList } from '../../src/composition.ts';
+import { CHUNK_LINES } from '../../src/rails/simulated/payouts.ts';
+import { BASE, ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const LINES = 20_000;
 const TOPUP_MINOR = 10_000_000_00; // MWK 10,000,000.00: far more than 20,000 lines of ~MWK 120 + fee

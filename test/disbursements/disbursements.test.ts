@@ -5,9 +5,9 @@
 // outbox and the job queue. Jobs are run directly (taskList), never by a background worker.
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/composition.ts';
-import { BATCH_ACTIONS as ACTIONS, walletLine as wallet, type BatchAction as Action, type Line } from './money-ops.ts';
-import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
+import { taskList } from '../../src/composition.ts';
+import { BATCH_ACTIONS as ACTIONS, walletLine as wallet, type BatchAction as Action, type Line } from '../money-ops.ts';
+import { BASE, clientError, dbState, ledgerInvariants, newMerchant, problemOf, startTestApp, type InjectResult, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let tasks: ReturnType<typeof taskList>;
@@ -827,7 +827,7 @@ describe('scheduled batches', () => {
     expect(await eventsOf(m, 'batch.payout.success')).toHaveLength(0);
 
     // The day comes. Cancelling is no longer possible: the lines are due (before the day it was,
-    // with a refund: test/scheduled-batches.test.ts).
+    // with a refund: test/disbursements/scheduled-batches.test.ts).
     await t.db.query('update payouts set due_at = now() where batch_number = $1', [n]);
     await refusedUnchanged(() => act(m, 'cancel', n), 402, 'E916');
     await settle(m);

@@ -13,9 +13,9 @@
 //     its UTC date.
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { utcDate } from '../src/http/schemas.ts';
-import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, CAPTURER, NBM, topup, validateBatch } from './money-ops.ts';
+import { utcDate } from '../../src/http/schemas.ts';
+import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { AIRTEL, CAPTURER, NBM, topup, validateBatch } from '../money-ops.ts';
 
 let t: TestApp;
 let m: TestMerchant;

@@ -5,9 +5,9 @@
 // here: where the parse runs, and how much of the file it reads.
 import ExcelJS from 'exceljs';
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_ROW_CELLS, readFileContents } from '../src/modules/disbursements/file-reader.ts';
-import { FileValidationError, readBatchFile } from '../src/modules/disbursements/files.ts';
-import { MAX_BATCH_LINES } from '../src/modules/disbursements/schemas.ts';
+import { MAX_ROW_CELLS, readFileContents } from '../../src/modules/disbursements/file-reader.ts';
+import { FileValidationError, readBatchFile } from '../../src/modules/disbursements/files.ts';
+import { MAX_BATCH_LINES } from '../../src/modules/disbursements/schemas.ts';
 
 // Every thread the code under test starts, with the file type it was given (a pass-through spy:
 // the threads are node's).

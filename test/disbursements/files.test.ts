@@ -6,9 +6,9 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskList } from '../src/composition.ts';
-import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR } from './routes.ts';
+import { taskList } from '../../src/composition.ts';
+import { BASE, clientError, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR } from '../routes.ts';
 
 let t: TestApp;
 /** The merchant most tests act as. */
@@ -122,7 +122,7 @@ async function uploadType(batchNumber: number): Promise<string> {
   return (await t.db.query<{ upload_type: string }>('select upload_type from batches where batch_number = $1', [batchNumber])).rows[0].upload_type;
 }
 
-// The CSV report (downloadType "CSV"); the default, an Excel workbook, is in test/fidelity-disbursements.test.ts.
+// The CSV report (downloadType "CSV"); the default, an Excel workbook, is in test/disbursements/fidelity.test.ts.
 const downloadErrors = (who: TestMerchant, batchNumber: number, over: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   post(who, '/disbursements/batch/downloadErrors', { merchantAccountNumber: who.merchantAccountNumber, batchNumber, downloadType: 'CSV', ...over }, headers);
 
@@ -310,7 +310,7 @@ describe('addFile: refusals', () => {
     const rows = Array.from({ length: 50_001 }, (_, i) => `Name ${i},112400,265991234567,,10,BIG-${i}`);
     const problem = await refused(() => addCsv(m, [HEADER, ...rows].join('\n')));
     expect(problem.errors).toEqual(['Transactions must have at most 50000 items.']);
-    // Far more (the reader stops at row 50,001: test/file-reader.test.ts): the same answer.
+    // Far more (the reader stops at row 50,001: test/disbursements/file-reader.test.ts): the same answer.
     const many = Array.from({ length: 200_000 }, (_, i) => `N${i},112400,265991234567,,10,M-${i}`);
     expect((await refused(() => addCsv(m, [HEADER, ...many].join('\n')))).errors).toEqual(['Transactions must have at most 50000 items.']);
     const res = await addCsv(m, [HEADER, ...rows.slice(0, 50_000)].join('\n'));

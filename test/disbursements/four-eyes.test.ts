@@ -5,8 +5,8 @@
 // merchant users, batch actions are taken only by them, as their role allows
 // (src/modules/users/permissions.ts). Against the real app and database; jobs run directly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, clientError, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { addMerchantUser, BATCH_ACTIONS, batchStatus, idempotencyKey, topup, validateBatch, walletLine, type BatchAction } from './money-ops.ts';
+import { BASE, clientError, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { addMerchantUser, BATCH_ACTIONS, batchStatus, idempotencyKey, topup, validateBatch, walletLine, type BatchAction } from '../money-ops.ts';
 
 let t: TestApp;
 
@@ -251,7 +251,7 @@ describe('merchant users decide who may act on batches', () => {
   });
 
   it('the permission table covers every seeded role and action', async () => {
-    const { ACTIONS_BY_ROLE } = await import('../src/modules/users/permissions.ts');
+    const { ACTIONS_BY_ROLE } = await import('../../src/modules/users/permissions.ts');
     // Keyed by role code (migrations/0008): names are for people and may change.
     const { rows } = await t.db.query<{ role_code: string }>('select role_code from roles order by role_id');
     expect(Object.keys(ACTIONS_BY_ROLE).sort()).toEqual(rows.map((r) => r.role_code).sort());

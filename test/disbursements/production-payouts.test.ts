@@ -4,13 +4,13 @@
 // batch.payout.failed / payout.failed events; the sandbox's magic suffixes do nothing there.
 // Real app in production mode, real database; the payout job is run directly (taskList).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import type { Deps } from '../src/http/types.ts';
-import { payoutRoutes } from '../src/rails/routing.ts';
-import { merchantAccountId, postTransfer, systemAccountId } from '../src/modules/ledger/ledger.ts';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { BANK_FEE, CAPTURER, payoutLine, runPayouts, validateBatch, WALLET_FEE } from './money-ops.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import type { Deps } from '../../src/http/types.ts';
+import { payoutRoutes } from '../../src/rails/routing.ts';
+import { merchantAccountId, postTransfer, systemAccountId } from '../../src/modules/ledger/ledger.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { BANK_FEE, CAPTURER, payoutLine, runPayouts, validateBatch, WALLET_FEE } from '../money-ops.ts';
 
 const LIVE = '/live/v1';
 

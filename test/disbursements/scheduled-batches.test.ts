@@ -7,11 +7,11 @@
 import type { JobHelpers } from 'graphile-worker';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
-import { taskList } from '../src/composition.ts';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { BASE, clientError, dbState, ledgerInvariants, newMerchant, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
-import { APPROVER, BATCH_ACTIONS, BANK_FEE, CAPTURER, NBM, WALLET_FEE, walletLine as wallet, type BatchAction, type Line } from './money-ops.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { taskList } from '../../src/composition.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { BASE, clientError, dbState, ledgerInvariants, newMerchant, startTestApp, type InjectResult, type TestApp, type TestMerchant } from '../helpers.ts';
+import { APPROVER, BATCH_ACTIONS, BANK_FEE, CAPTURER, NBM, WALLET_FEE, walletLine as wallet, type BatchAction, type Line } from '../money-ops.ts';
 
 let t: TestApp;
 let tasks: ReturnType<typeof taskList>;

@@ -8,9 +8,9 @@
 // only account numbers and references replaced. Against the real app and database; the payout
 // job is run directly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { BASE, clientError, dbState, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { addMerchantUser, AIRTEL, APPROVER, CAPTURER, idempotencyKey, NBM, REVIEWER, runPayouts, topup, validateBatch, WALLET_FEE } from './money-ops.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { BASE, clientError, dbState, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { addMerchantUser, AIRTEL, APPROVER, CAPTURER, idempotencyKey, NBM, REVIEWER, runPayouts, topup, validateBatch, WALLET_FEE } from '../money-ops.ts';
 
 let t: TestApp;
 beforeAll(async () => {

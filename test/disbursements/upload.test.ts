@@ -10,11 +10,11 @@ import net from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { t as i18n } from '../src/http/i18n.ts';
-import { taskList } from '../src/composition.ts';
-import { CHUNK_ROW_BYTES, CopyingStream, uploadCopySlots, type UploadCopy } from '../src/modules/disbursements/upload.ts';
-import { AIRTEL, walletLine as wallet, type Line } from './money-ops.ts';
-import { BASE, clientError, dbState, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { t as i18n } from '../../src/http/i18n.ts';
+import { taskList } from '../../src/composition.ts';
+import { CHUNK_ROW_BYTES, CopyingStream, uploadCopySlots, type UploadCopy } from '../../src/modules/disbursements/upload.ts';
+import { AIRTEL, walletLine as wallet, type Line } from '../money-ops.ts';
+import { BASE, clientError, dbState, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let port: number;

@@ -4,10 +4,10 @@
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { t as translate } from '../src/http/i18n.ts';
-import { BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { clientError, dbState } from './helpers.ts';
-import { ACTOR, CONNECTOR_ID } from './routes.ts';
+import { t as translate } from '../../src/http/i18n.ts';
+import { BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { clientError, dbState } from '../helpers.ts';
+import { ACTOR, CONNECTOR_ID } from '../routes.ts';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -400,7 +400,7 @@ describe('unknown routes', () => {
     ['an unrouted method on a known path', 'DELETE', `${BASE}/merchants/limits/getAll`, true],
     ['another API version', 'GET', '/sandbox/v2/merchants/limits/getAll', false],
     ['/live/v1 in sandbox mode', 'GET', '/live/v1/merchants/limits/getAll', true],
-    // GET / leads to the docs (test/openapi.test.ts); other methods there are unrouted.
+    // GET / leads to the docs (test/http/openapi.test.ts); other methods there are unrouted.
     ['POST to the root', 'POST', '/', false],
     ['a 5000-character path', 'GET', `/${'x'.repeat(5000)}`, false],
   ] as const)('%s answers 404 E903 problem+json', async (_name, method, url, auth) => {

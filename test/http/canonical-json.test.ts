@@ -3,7 +3,7 @@
 // which fingerprints stored before it were made with, for every value a request can carry.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalJsonBySorting } from '../src/http/idempotency.ts';
+import { canonicalJson, canonicalJsonBySorting } from '../../src/http/idempotency.ts';
 
 // Keys that change an order or a lookup: array indices (ordered first, numerically), near-indices,
 // names Object.prototype has, and ordinary ones.

@@ -7,8 +7,8 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressKey } from '../src/http/connections.ts';
-import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { addressKey } from '../../src/http/connections.ts';
+import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const PER_ADDRESS = 50;
 const TOTAL = 200;

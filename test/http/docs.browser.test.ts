@@ -1,5 +1,5 @@
 // The API reference at /docs in a real browser (Debian's Chromium driven by playwright-core, as
-// test/checkout.browser.test.ts does): it renders every operation of /openapi.json under this
+// test/checkout/checkout.browser.test.ts does): it renders every operation of /openapi.json under this
 // project's name, logs no console error and no Content-Security-Policy violation at a phone's and
 // a desktop's width, and its "Try it" sends X-Idempotency-Key with a prefilled body that works.
 // Screenshots: /tmp/docs-375.png and /tmp/docs-1440.png.
@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCS_TITLE, EXAMPLE, PROJECT_NAME } from '../src/http/docs.ts';
-import { EXAMPLE_ACCOUNTS } from '../src/modules/disbursements/docs.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { DOCS_TITLE, EXAMPLE, PROJECT_NAME } from '../../src/http/docs.ts';
+import { EXAMPLE_ACCOUNTS } from '../../src/modules/disbursements/docs.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 // As the checkout browser test: skipped with a notice where the browser is missing, except in CI.

@@ -15,8 +15,8 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { request as httpRequest } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, startTestApp, type TestMerchant } from './helpers.ts';
-import { MERCHANT_ROUTES, type RouteRequest } from './routes.ts';
+import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, startTestApp, type TestMerchant } from '../helpers.ts';
+import { MERCHANT_ROUTES, type RouteRequest } from '../routes.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Mode: CI (fixed seed, small bounded runs) or a long run (npm run fuzz).

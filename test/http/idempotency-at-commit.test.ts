@@ -3,9 +3,9 @@
 // batched E12 whose record is written by the shared statement, and IDEMPOTENCY_REQUIRED.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, CAPTURER, customPayment, major, payoutLine, singlePayout, topup, walletLine } from './money-ops.ts';
+import { loadConfig } from '../../src/config.ts';
+import { BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { AIRTEL, CAPTURER, customPayment, major, payoutLine, singlePayout, topup, walletLine } from '../money-ops.ts';
 
 let t: TestApp;
 let m: TestMerchant;

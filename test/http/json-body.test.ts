@@ -5,8 +5,8 @@
 import Fastify from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plainJson, registerJsonParser } from '../src/http/json-body.ts';
-import type { App } from '../src/http/types.ts';
+import { plainJson, registerJsonParser } from '../../src/http/json-body.ts';
+import type { App } from '../../src/http/types.ts';
 
 type Outcome = { status: number; body: string };
 

@@ -2,9 +2,9 @@
 // never reach the log, at the most verbose level, on success or failure.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type BuiltApp } from '../src/app.ts';
-import { createLogger } from '../src/runtime.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { createLogger } from '../../src/runtime.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

@@ -3,15 +3,15 @@
 // X-Idempotency-Key declares it (found by behaviour, not by a list); the examples are working
 // requests once the illustrative numbers are replaced by a merchant's own, as "Try it" users do;
 // the docs page carries this project's name; GET / leads to the docs. The page itself, in a real
-// browser, is test/docs.browser.test.ts.
+// browser, is test/http/docs.browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { DOCS_TITLE, EXAMPLE, PROJECT_NAME } from '../src/http/docs.ts';
-import { MAGIC_SUFFIXES, TEST_WALLETS } from '../src/modules/disbursements/sandbox.ts';
-import { validateBatch } from '../src/modules/disbursements/service.ts';
-import { EVENT_CODES } from '../src/modules/webhooks/catalogue.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { injectFor, MERCHANT_ROUTES } from './routes.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { DOCS_TITLE, EXAMPLE, PROJECT_NAME } from '../../src/http/docs.ts';
+import { MAGIC_SUFFIXES, TEST_WALLETS } from '../../src/modules/disbursements/sandbox.ts';
+import { validateBatch } from '../../src/modules/disbursements/service.ts';
+import { EVENT_CODES } from '../../src/modules/webhooks/catalogue.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { injectFor, MERCHANT_ROUTES } from '../routes.ts';
 
 interface Parameter {
   name: string;

@@ -8,8 +8,8 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR, CONNECTOR_ID } from './routes.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR, CONNECTOR_ID } from '../routes.ts';
 
 const LIMIT = 4 * 1024 * 1024;
 const CLIENTS = 40;

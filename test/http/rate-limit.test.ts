@@ -1,9 +1,9 @@
 // The shared rate limiter (RATE_LIMIT_STORE=postgres): the limit holds across processes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../src/app.ts';
-import { deleteOldRateWindows, MemoryRateLimiter, PostgresRateLimiter } from '../src/http/rate-limit.ts';
-import type { Clock } from '../src/http/types.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { deleteOldRateWindows, MemoryRateLimiter, PostgresRateLimiter } from '../../src/http/rate-limit.ts';
+import type { Clock } from '../../src/http/types.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

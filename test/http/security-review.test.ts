@@ -14,15 +14,15 @@
 //  9. Naming another merchant's resource answers exactly as naming one that does not exist
 // 10. Rate limits per client address cannot be dodged
 // 11. Production never makes money up: no sandbox-only operation under either prefix (also:
-//     test/production-mode.test.ts, operator fundings; test/production-payouts.test.ts, F105)
-// 12. Four eyes cannot be fooled by look-alike addresses (also: test/four-eyes.test.ts and
-//     test/actor.test.ts, the user and role checks and the canonical form's properties)
+//     test/process/production-mode.test.ts, operator fundings; test/disbursements/production-payouts.test.ts, F105)
+// 12. Four eyes cannot be fooled by look-alike addresses (also: test/disbursements/four-eyes.test.ts and
+//     test/lib/actor.test.ts, the user and role checks and the canonical form's properties)
 // 13. Links never come from the Host header in production (PUBLIC_BASE_URL is required)
-// 14. The checkout form refuses cross-site posts (also: test/production-mode.test.ts)
+// 14. The checkout form refuses cross-site posts (also: test/process/production-mode.test.ts)
 // 15. One body spelling a field twice in different case is refused, not silently picked
 // 16. No merchant can stall another: CSV files are read in a thread that stops at row 50,001
-//     (also: test/file-reader.test.ts; bench BENCH_ONLY=files); connections: item 8
-// 17. A scheduled batch cannot lock money away (test/scheduled-batches.test.ts: at most
+//     (also: test/disbursements/file-reader.test.ts; bench BENCH_ONLY=files); connections: item 8
+// 17. A scheduled batch cannot lock money away (test/disbursements/scheduled-batches.test.ts: at most
 //     SCHEDULE_MAX_DAYS ahead, cancellable with a full refund until due)
 import { randomBytes, randomUUID } from 'node:crypto';
 import dns from 'node:dns';
@@ -32,20 +32,20 @@ import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp, type BuiltApp } from '../src/app.ts';
-import { SANDBOX_ONLY } from '../src/composition.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
-import { actorProblem, canonicalActor } from '../src/lib/actor.ts';
-import { readFileContents } from '../src/modules/disbursements/file-reader.ts';
-import { createPool, withTransaction } from '../src/db/pool.ts';
-import type { Deps } from '../src/http/types.ts';
-import { emitEvent } from '../src/jobs/outbox.ts';
-import { secretMatches, hashSecret } from '../src/modules/api-keys/repository.ts';
-import { sendEmailTask } from '../src/modules/email/service.ts';
-import { WebhookDispatcher } from '../src/modules/webhooks/dispatcher.ts';
-import { createLogger } from '../src/runtime.ts';
-import { ADMIN_TOKEN, BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR, batchFor, collectionFor, CONNECTOR_ID, deliveryFor, merchantUserFor, settlementAccountFor, timedAccountFor, webhookFor } from './routes.ts';
+import { buildApp, type BuiltApp } from '../../src/app.ts';
+import { SANDBOX_ONLY } from '../../src/composition.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { actorProblem, canonicalActor } from '../../src/lib/actor.ts';
+import { readFileContents } from '../../src/modules/disbursements/file-reader.ts';
+import { createPool, withTransaction } from '../../src/db/pool.ts';
+import type { Deps } from '../../src/http/types.ts';
+import { emitEvent } from '../../src/jobs/outbox.ts';
+import { secretMatches, hashSecret } from '../../src/modules/api-keys/repository.ts';
+import { sendEmailTask } from '../../src/modules/email/service.ts';
+import { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.ts';
+import { createLogger } from '../../src/runtime.ts';
+import { ADMIN_TOKEN, BASE, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR, batchFor, collectionFor, CONNECTOR_ID, deliveryFor, merchantUserFor, settlementAccountFor, timedAccountFor, webhookFor } from '../routes.ts';
 
 // Every timingSafeEqual call our code makes, with the byte lengths compared (a pass-through spy:
 // the comparison itself is node's).
@@ -98,7 +98,7 @@ const limitsOf = (m: TestMerchant, authorization = `Bearer ${m.token}`, app = t.
 
 // ---------------------------------------------------------------------------------------------
 describe('1. JWT: the algorithm is pinned to HS256', () => {
-  // Also: test/auth.test.ts ("issues a 5-minute HS256 token", "refuses alg=none tokens", other secret).
+  // Also: test/auth/auth.test.ts ("issues a 5-minute HS256 token", "refuses alg=none tokens", other secret).
   const claims = (m: TestMerchant) => ({ org: m.organisationId, mac: m.merchantAccountNumber });
   const sign = (m: TestMerchant, alg: string) =>
     new SignJWT(claims(m))
@@ -136,8 +136,8 @@ describe('1. JWT: the algorithm is pinned to HS256', () => {
 
 // ---------------------------------------------------------------------------------------------
 describe('2. Tokens of deleted and deactivated keys', () => {
-  // Also: test/security.test.ts ("a revoked key": every route 401 after delete) and
-  // test/auth.test.ts ("stops a token as soon as its key is deactivated").
+  // Also: test/http/security.test.ts ("a revoked key": every route 401 after delete) and
+  // test/auth/auth.test.ts ("stops a token as soon as its key is deactivated").
   it.each([
     ['deleted', 'DELETE', '/security/apiKeys/delete', 'deletedBy'],
     ['deactivated', 'PUT', '/security/apiKeys/deactivate', 'changedBy'],
@@ -212,7 +212,7 @@ describe('3. Constant-time secret comparison', () => {
 
 // ---------------------------------------------------------------------------------------------
 describe('4. Secrets and tokens never reach the logs', () => {
-  // Also: test/logs.test.ts (API secrets, access tokens, key-pair secrets at trace level).
+  // Also: test/http/logs.test.ts (API secrets, access tokens, key-pair secrets at trace level).
   const lines: string[] = [];
   let logged: BuiltApp;
   let loggedDeps: Deps;
@@ -457,7 +457,7 @@ describe('6. No stack traces, SQL or file paths in error responses', () => {
 
 // ---------------------------------------------------------------------------------------------
 describe('7. SSRF guard on webhook callback URLs (production mode)', () => {
-  // Also: test/webhooks.test.ts ("isInternalAddress", "callback URLs in production mode": private
+  // Also: test/webhooks/webhooks.test.ts ("isInternalAddress", "callback URLs in production mode": private
   // ranges, IPv6, mapped, hex/decimal/short forms, localhost, updates, /live/v1).
   let prod: BuiltApp;
   beforeAll(async () => {
@@ -599,9 +599,9 @@ describe('7. SSRF guard on webhook callback URLs (production mode)', () => {
 
 // ---------------------------------------------------------------------------------------------
 describe('8. Body and depth limits over a real socket', () => {
-  // Also: test/bad-input.test.ts ("bodies beyond the size limit", "deeply nested JSON");
-  // test/oversized-body.test.ts (40 clients over the limit each read their 413, none a reset);
-  // test/connections.test.ts (connections per process and per address, headers timeout).
+  // Also: test/http/bad-input.test.ts ("bodies beyond the size limit", "deeply nested JSON");
+  // test/http/oversized-body.test.ts (40 clients over the limit each read their 413, none a reset);
+  // test/http/connections.test.ts (connections per process and per address, headers timeout).
   it('413 E908 past BODY_LIMIT_BYTES, 400 E900 past 32 levels of nesting; the server keeps answering', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
@@ -629,7 +629,7 @@ describe('8. Body and depth limits over a real socket', () => {
 
 // ---------------------------------------------------------------------------------------------
 describe("9. Another merchant's resources are indistinguishable from ones that do not exist", () => {
-  // Also: test/security.test.ts (every route: another merchant's account number → 404 E903 and
+  // Also: test/http/security.test.ts (every route: another merchant's account number → 404 E903 and
   // nothing changes). Here: the answer to a foreign EXISTING identifier and to an ABSENT one are
   // byte-identical once the request id and the identifier itself (echoed from the request) are
   // masked: same status, headers and body.
@@ -899,7 +899,7 @@ describe('15. One field spelled twice is refused', () => {
 });
 
 describe('16. No merchant can stall another', () => {
-  it('the CSV reader stops at row 50,001 of a 200,000-row file (it runs in a thread: test/file-reader.test.ts)', async () => {
+  it('the CSV reader stops at row 50,001 of a 200,000-row file (it runs in a thread: test/disbursements/file-reader.test.ts)', async () => {
     const header = 'beneficiaryName,connectorId,beneficiaryAccountNumber,transactionDescription,transactionAmount,sourceReferenceNumber';
     const csv = [header, ...Array.from({ length: 200_000 }, (_, i) => `A,112400,265991234567,x,1,R${i}`)].join('\n');
     const read = await readFileContents('CSV', Buffer.from(csv), 50_000);

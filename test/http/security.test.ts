@@ -2,9 +2,9 @@
 // authentication and merchant-scoping cases, and the suite fails when the app serves a
 // /sandbox/v1 route the registry does not list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/pool.ts';
-import { BASE, expiredToken, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR, injectFor, MERCHANT_ROUTES, withMerchantNumber, type RouteSpec } from './routes.ts';
+import type { Db } from '../../src/db/pool.ts';
+import { BASE, expiredToken, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR, injectFor, MERCHANT_ROUTES, withMerchantNumber, type RouteSpec } from '../routes.ts';
 
 let t: TestApp;
 /** The caller. */
@@ -228,7 +228,7 @@ function servedRoutes(tree: string): Array<{ method: string; path: string }> {
 
 describe('the route registry', () => {
   // Routes without a Bearer token (credentials in the body), which the registry does not list:
-  // the token endpoint and the hosted checkout's initiate (test/checkout.test.ts covers it).
+  // the token endpoint and the hosted checkout's initiate (test/checkout/checkout.test.ts covers it).
   const UNAUTHENTICATED = new Set([`${BASE}/account/getAccessToken`, `${BASE}/checkout/rtp/initiate`].map((p) => p.toLowerCase()));
   const key = (method: string, path: string) => `${method} ${path.toLowerCase()}`;
   const registered = new Set(MERCHANT_ROUTES.map((r) => key(r.method, r.url)));

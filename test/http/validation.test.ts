@@ -4,7 +4,7 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AJV_OPTIONS, ajvPlugins, codePointLength } from '../src/http/validation.ts';
+import { AJV_OPTIONS, ajvPlugins, codePointLength } from '../../src/http/validation.ts';
 
 const oursAjv = ajvPlugins(new Ajv(AJV_OPTIONS));
 const reference = new Ajv(AJV_OPTIONS);

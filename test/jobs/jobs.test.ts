@@ -1,11 +1,11 @@
 // The job queue and the outbox: transactional enqueue, a real worker, NOTIFY on commit only.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { emitEvent, OUTBOX_CHANNEL } from '../src/jobs/outbox.ts';
-import { enqueue, startWorker } from '../src/jobs/queue.ts';
-import { workerPlan } from '../src/composition.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { emitEvent, OUTBOX_CHANNEL } from '../../src/jobs/outbox.ts';
+import { enqueue, startWorker } from '../../src/jobs/queue.ts';
+import { workerPlan } from '../../src/composition.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

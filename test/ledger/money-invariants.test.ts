@@ -14,9 +14,9 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 import {
   act,
   actOnSingle,
@@ -37,7 +37,7 @@ import {
   singlePayout,
   topup,
   type PayoutSpec,
-} from './money-ops.ts';
+} from '../money-ops.ts';
 
 const SEED = 20_250_611;
 const RUNS = 50;

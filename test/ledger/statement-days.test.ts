@@ -6,9 +6,9 @@
 import { parse } from 'csv-parse/sync';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillLedgerAccountDays } from '../src/modules/ledger/days.ts';
-import { statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/ledger/statements.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { fillLedgerAccountDays } from '../../src/modules/ledger/days.ts';
+import { statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../../src/modules/ledger/statements.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const DAY_MS = 86_400_000;
 /** The UTC day `days` from today. */

@@ -8,10 +8,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { fillLedgerAccountDays } from '../src/modules/ledger/days.ts';
-import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../src/modules/ledger/verify.ts';
-import { ADMIN_TOKEN, newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { fillLedgerAccountDays } from '../../src/modules/ledger/days.ts';
+import { CHECK_NAMES, verifyLedger, type LedgerReport } from '../../src/modules/ledger/verify.ts';
+import { ADMIN_TOKEN, newMerchant, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from '../helpers.ts';
 import {
   act,
   collectionReference,
@@ -28,7 +28,7 @@ import {
   paidSinglePayout,
   REVIEWER,
   type PayoutSpec,
-} from './money-ops.ts';
+} from '../money-ops.ts';
 
 
 let t: TestApp;
@@ -152,11 +152,11 @@ describe('npm run cli -- ledger verify', () => {
     expect(report.checks.map((c) => c.name)).toEqual(CHECK_NAMES);
     for (const c of report.checks) {
       expect(c, c.name).toMatchObject({ failed: 0, examples: [] });
-      // Payouts over a real rail need its switch: test/mojaloop-payouts.test.ts runs rail_payouts over real rows.
+      // Payouts over a real rail need its switch: test/rails/mojaloop-payouts.test.ts runs rail_payouts over real rows.
       if (c.name === 'rail_payouts') continue;
-      // Payments over a real rail likewise: test/mojaloop-collections.test.ts runs rail_collections over real rows.
+      // Payments over a real rail likewise: test/rails/mojaloop-collections.test.ts runs rail_collections over real rows.
       if (c.name === 'rail_collections') continue;
-      // Corrections come from reconciling a real rail: test/mojaloop-reconciliation.test.ts.
+      // Corrections come from reconciling a real rail: test/rails/mojaloop-reconciliation.test.ts.
       if (c.name === 'rail_corrections') continue;
       expect(c.checked, c.name).toBeGreaterThan(0);
       expect(c.passed).toBe(c.checked);

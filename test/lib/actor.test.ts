@@ -2,7 +2,7 @@
 // examples, then properties over generated addresses and arbitrary Unicode text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { actorProblem, canonicalActor, sameActor } from '../src/lib/actor.ts';
+import { actorProblem, canonicalActor, sameActor } from '../../src/lib/actor.ts';
 
 describe('canonicalActor', () => {
   it.each([

@@ -1,7 +1,7 @@
 // lib/coalescer.ts on its own: no database, no timers. Batches are held open by deferred promises
 // the tests settle by hand, and `settle()` lets the pump (scheduled with setImmediate) run.
 import { describe, expect, it } from 'vitest';
-import { Coalescer } from '../src/lib/coalescer.ts';
+import { Coalescer } from '../../src/lib/coalescer.ts';
 
 /** One event-loop turn: setImmediate callbacks queued before it (the pump) and their microtasks run. */
 const turn = () => new Promise<void>((r) => setImmediate(r));

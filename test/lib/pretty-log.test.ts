@@ -2,8 +2,8 @@
 // when stdout is a TTY, and JSON untouched otherwise. Fake streams stand in for the terminal.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { formatLine, terminalDestination } from '../src/lib/pretty-log.ts';
-import { createLogger } from '../src/runtime.ts';
+import { formatLine, terminalDestination } from '../../src/lib/pretty-log.ts';
+import { createLogger } from '../../src/runtime.ts';
 
 function fakeStream(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
   const chunks: string[] = [];

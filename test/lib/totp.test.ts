@@ -13,7 +13,7 @@ import {
   totpStep,
   TOTP_STEP_SECONDS,
   verifyTotp,
-} from '../src/lib/totp.ts';
+} from '../../src/lib/totp.ts';
 
 // RFC 6238 Appendix B: seeds of 20, 32 and 64 bytes for SHA-1, SHA-256 and SHA-512, 8 digits.
 const SEED_SHA1 = Buffer.from('12345678901234567890');

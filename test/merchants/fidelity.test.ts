@@ -5,10 +5,10 @@
 // only account numbers and ids adjusted.
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trendPercent } from '../src/modules/analytics/service.ts';
-import { topup as topupService } from '../src/modules/merchants/service.ts';
-import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, customPayment, readyBatch, runPayouts } from './money-ops.ts';
+import { trendPercent } from '../../src/modules/analytics/service.ts';
+import { topup as topupService } from '../../src/modules/merchants/service.ts';
+import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { act, customPayment, readyBatch, runPayouts } from '../money-ops.ts';
 
 let t: TestApp;
 /** The caller. */

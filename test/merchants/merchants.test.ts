@@ -2,9 +2,9 @@
 // against the real app and database.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { postTransfer } from '../src/modules/ledger/ledger.ts';
-import { BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { postTransfer } from '../../src/modules/ledger/ledger.ts';
+import { BASE, ledgerInvariants, newMerchant, problemOf, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

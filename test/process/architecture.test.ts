@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
-import { MODULES } from '../src/composition.ts';
+import { MODULES } from '../../src/composition.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function describeViolation(v: IViolation): string {
   const path = v.cycle?.length ? [v.from, ...v.cycle.map((step) => step.name)].join(' → ') : `${v.from} → ${v.to}`;
@@ -48,8 +48,8 @@ describe('architecture', () => {
   }, 60_000);
 
   it('assembles every module from its index.ts in the composition root', () => {
-    const folders = readdirSync(new URL('../src/modules/', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory());
-    for (const folder of folders) expect(readdirSync(new URL(`../src/modules/${folder.name}/`, import.meta.url)), folder.name).toContain('index.ts');
+    const folders = readdirSync(new URL('../../src/modules/', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory());
+    for (const folder of folders) expect(readdirSync(new URL(`../../src/modules/${folder.name}/`, import.meta.url)), folder.name).toContain('index.ts');
     expect(MODULES.map((m) => m.name).sort()).toEqual(folders.map((d) => d.name).sort());
   });
 });

@@ -1,6 +1,6 @@
-// The start-up banner's text (src/banner.ts); test/server.test.ts sees it printed by real starts.
+// The start-up banner's text (src/banner.ts); test/process/server.test.ts sees it printed by real starts.
 import { describe, expect, it } from 'vitest';
-import { bannerText, baseUrlOf } from '../src/banner.ts';
+import { bannerText, baseUrlOf } from '../../src/banner.ts';
 
 const config = { mode: 'sandbox' as const, adminToken: 'an-operator-token-0123', databaseUrl: undefined, dataDir: '/srv/onekhusa/data' };
 const demo = { organisationId: 'QWERTYUIOP12', merchantAccountNumber: 12345678, paymentAccountNumber: '9123456789012' };

@@ -3,9 +3,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker, type Worker } from '../src/jobs/queue.ts';
-import { workerPlan } from '../src/composition.ts';
-import { ADMIN_TOKEN, BASE, closedPort, newMerchant, ROOT, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from './helpers.ts';
+import { startWorker, type Worker } from '../../src/jobs/queue.ts';
+import { workerPlan } from '../../src/composition.ts';
+import { ADMIN_TOKEN, BASE, closedPort, newMerchant, ROOT, runCli, startTestApp, type CliResult, type TestApp, type TestMerchant } from '../helpers.ts';
 
 
 let t: TestApp;

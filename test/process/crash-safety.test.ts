@@ -22,11 +22,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { freePort } from '../src/lib/free-port.ts';
-import { topup } from '../src/modules/merchants/service.ts';
-import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, sleep, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { topup } from '../../src/modules/merchants/service.ts';
+import { ADMIN_TOKEN, BASE, ledgerInvariants, newMerchant, sleep, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SEED = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : 20_250_606;
 const KILLS_AFTER_READY = process.env.CRASH_KILLS ? Number(process.env.CRASH_KILLS) : 20;
 const STARTUP_KILLS = 2;

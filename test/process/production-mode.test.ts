@@ -3,10 +3,10 @@
 // credit to a disbursement balance, the hosted checkout has no simulated Pay, and its form
 // refuses posts from other sites. A body spelling one field twice is refused in any mode.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { payTimedAccount } from '../src/modules/collections/service.ts';
-import { ADMIN_TOKEN, BASE, clientError, dbState, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { payTimedAccount } from '../../src/modules/collections/service.ts';
+import { ADMIN_TOKEN, BASE, clientError, dbState, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 const PUBLIC = 'https://pay.example.mw';
 const SHOP = 'https://shop.example.mw';

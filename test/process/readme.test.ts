@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../src/lib/free-port.ts';
-import { ROOT, until } from './helpers.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { ROOT, until } from '../helpers.ts';
 
 const HAS_TOOLS = fs.existsSync('/usr/bin/curl') || fs.existsSync('/bin/curl');
 if (!HAS_TOOLS) console.warn('skipping the README test: curl is missing');

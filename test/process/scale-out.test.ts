@@ -20,9 +20,9 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type Db } from '../src/db/pool.ts';
-import { freePort } from '../src/lib/free-port.ts';
-import { ADMIN_TOKEN, BASE, createTestDatabase, ledgerInvariants } from './helpers.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { ADMIN_TOKEN, BASE, createTestDatabase, ledgerInvariants, until } from '../helpers.ts';
 
 const LIMIT = 20;
 /** The postgres limiter leases permits in chunks of a tenth of the limit (src/http/rate-limit.ts). */
@@ -65,16 +65,6 @@ function spawnProc(name: string, script: string, env: Record<string, string>, po
   return proc;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 90_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 async function startApi(name: string, databaseUrl: string): Promise<Proc> {
   const port = await freePort();
   const p = spawnProc(
@@ -96,7 +86,7 @@ async function startApi(name: string, databaseUrl: string): Promise<Proc> {
   await until(`${name} ready`, async () => {
     if (p.child.exitCode !== null) throw new Error(`${name} exited early: ${p.output()}`);
     return fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.ok, () => false);
-  });
+  }, 90_000);
   return p;
 }
 
@@ -105,7 +95,7 @@ async function startWorkerProc(name: string, databaseUrl: string): Promise<Proc>
   await until(`${name} started`, async () => {
     if (p.child.exitCode !== null) throw new Error(`${name} exited early: ${p.output()}`);
     return p.output().includes('worker started');
-  });
+  }, 90_000);
   return p;
 }
 
@@ -362,7 +352,7 @@ describe('two API processes and two workers on one database', () => {
           const status = await until(`batch ${batchNumber} validated`, async () => {
             const { rows } = await db.query<{ status_code: string }>('select status_code from batches where batch_number = $1', [batchNumber]);
             return rows[0].status_code === 'Q' ? undefined : rows[0].status_code;
-          });
+          }, 90_000);
           expect(status).toBe('P');
           // transferFunds to both processes at once, with one key: one debit.
           const body = { ...mac(m), batchNumber, transferredBy: ACTOR };

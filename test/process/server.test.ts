@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../src/lib/free-port.ts';
-import { EMBEDDED_DATABASE } from '../src/runtime.ts';
-import { createTestDatabase } from './helpers.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { EMBEDDED_DATABASE } from '../../src/runtime.ts';
+import { createTestDatabase } from '../helpers.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onekhusa-server-test-'));
 

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { removeDataDir } from '../src/db/embedded.ts';
-import { lock } from '../src/db/embedded-lease.ts';
-import { freePort } from '../src/lib/free-port.ts';
+import { removeDataDir } from '../../src/db/embedded.ts';
+import { lock } from '../../src/db/embedded-lease.ts';
+import { freePort } from '../../src/lib/free-port.ts';
 
 const ROOT = process.getuid?.() === 0;
 // The account PostgreSQL runs as when the service runs as root (db/embedded.ts).

@@ -5,15 +5,15 @@
 // nothing forged or unfulfilled is credited.
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { buildIlpPacket } from '../src/rails/mojaloop/ilp.ts';
-import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
-import { sweepPayeeTransfers } from '../src/rails/mojaloop/payee-sweep.ts';
-import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, customPayment, major, payTimed, requestToPay } from './money-ops.ts';
-import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
-import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody, type PayerResult } from './ttk/payer.ts';
-import { transferStatus } from './ttk/rules.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { buildIlpPacket } from '../../src/rails/mojaloop/ilp.ts';
+import { closeMojaloop } from '../../src/rails/mojaloop/rail.ts';
+import { sweepPayeeTransfers } from '../../src/rails/mojaloop/payee-sweep.ts';
+import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
+import { AIRTEL, customPayment, major, payTimed, requestToPay } from '../money-ops.ts';
+import { acquireTtk, type AcquiredTtk } from '../ttk/harness.ts';
+import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody, type PayerResult } from '../ttk/payer.ts';
+import { transferStatus } from '../ttk/rules.ts';
 
 const FSP_ID = 'onekhusadfsp';
 const PAYER_FSP = 'payerfsp';

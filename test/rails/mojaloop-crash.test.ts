@@ -5,13 +5,13 @@
 // (GET /transfers/{id}) once the transfer's expiry has passed, never sends it again, and books its
 // COMMITTED once: one debit, one rail_send, one rail_settle, the balance exact, ledger verify clean.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../src/lib/free-port.ts';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp } from './helpers.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { ledgerInvariants, newMerchant, startTestApp, until, type TestApp } from '../helpers.ts';
 import { serviceProcesses } from './mojaloop-kit.ts';
-import { AIRTEL, apiBalances, idempotencyKey, singlePayout, topup } from './money-ops.ts';
-import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
-import { transferCommitted } from './ttk/rules.ts';
+import { AIRTEL, apiBalances, idempotencyKey, singlePayout, topup } from '../money-ops.ts';
+import { acquireTtk, type AcquiredTtk } from '../ttk/harness.ts';
+import { transferCommitted } from '../ttk/rules.ts';
 
 const APP_NAME = 'mojaloop-crash-server';
 

@@ -3,9 +3,9 @@
 // (bounded), the ledger's verdict, and a wallet payout line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { ADMIN_TOKEN, ledgerInvariants, ROOT, until, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, major } from './money-ops.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { ADMIN_TOKEN, ledgerInvariants, ROOT, until, type TestApp, type TestMerchant } from '../helpers.ts';
+import { AIRTEL, major } from '../money-ops.ts';
 
 export interface PayoutRow {
   payout_id: number;
@@ -34,7 +34,7 @@ export async function payouts(t: TestApp, m: TestMerchant): Promise<PayoutRow[]>
 
 /** One run of the payout job for `m`, as the worker runs it. */
 export async function runJob(t: TestApp, m: TestMerchant): Promise<void> {
-  const { taskList } = await import('../src/composition.ts');
+  const { taskList } = await import('../../src/composition.ts');
   await taskList(t.deps).process_payouts!({ merchantAccountNumber: m.merchantAccountNumber }, {} as never);
 }
 

@@ -1,7 +1,7 @@
 // The beneficiary name check of payouts over Mojaloop (src/rails/mojaloop/names.ts): the name the
 // beneficiary's DFSP holds against the payout's, by words, and the name a lookup's party gives.
 import { describe, expect, it } from 'vitest';
-import { namesMatch, partyName } from '../src/rails/mojaloop/names.ts';
+import { namesMatch, partyName } from '../../src/rails/mojaloop/names.ts';
 
 describe('namesMatch', () => {
   it.each([

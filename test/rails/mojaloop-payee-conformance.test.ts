@@ -22,12 +22,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toFspiopAmount } from '../src/rails/mojaloop/amount.ts';
-import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
-import { newMerchant, startTestApp, type TestApp } from './helpers.ts';
-import { AIRTEL, NBM, requestToPay } from './money-ops.ts';
-import { acquireTtk, mojaloopTestCertificates, type AcquiredTtk } from './ttk/harness.ts';
-import { bundledCollection, runCollection, setPayerTimeouts, type CollectionRun, type TtkTemplate } from './ttk/payer.ts';
+import { toFspiopAmount } from '../../src/rails/mojaloop/amount.ts';
+import { closeMojaloop } from '../../src/rails/mojaloop/rail.ts';
+import { newMerchant, startTestApp, type TestApp } from '../helpers.ts';
+import { AIRTEL, NBM, requestToPay } from '../money-ops.ts';
+import { acquireTtk, mojaloopTestCertificates, type AcquiredTtk } from '../ttk/harness.ts';
+import { bundledCollection, runCollection, setPayerTimeouts, type CollectionRun, type TtkTemplate } from '../ttk/payer.ts';
 
 /** Us on the switch. */
 const FSP_ID = 'onekhusadfsp';

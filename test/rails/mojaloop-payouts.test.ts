@@ -5,14 +5,14 @@
 // file at a time: acquireTtk), its answers chosen per case by rules keyed on what the case controls
 // (the beneficiary's number, the amount).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
-import { freePort } from '../src/lib/free-port.ts';
-import { ADMIN_TOKEN, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, addJson, AIRTEL, apiBalances, batchStatus, idempotencyKey, major, NBM, paidSinglePayout, readyBatch, singlePayout, topup, validateBatch } from './money-ops.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { closeMojaloop } from '../../src/rails/mojaloop/rail.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { ADMIN_TOKEN, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
+import { act, addJson, AIRTEL, apiBalances, batchStatus, idempotencyKey, major, NBM, paidSinglePayout, readyBatch, singlePayout, topup, validateBatch } from '../money-ops.ts';
 import { expectLedgerClean, payouts, runJob, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
-import { OPEN_PER_MERCHANT } from '../src/rails/mojaloop/payouts.ts';
-import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
+import { OPEN_PER_MERCHANT } from '../../src/rails/mojaloop/payouts.ts';
+import { acquireTtk, type AcquiredTtk } from '../ttk/harness.ts';
 import {
   PAYEE_FSP,
   partyFound,
@@ -25,7 +25,7 @@ import {
   transferNoCallback,
   transferStatusNotFound,
   transferSyncError,
-} from './ttk/rules.ts';
+} from '../ttk/rules.ts';
 
 const FSP_ID = 'onekhusadfsp';
 const TRANSFER_EXPIRY_SECONDS = 2;
@@ -295,7 +295,7 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
       expect((await topup(down, m, 10_000_000)).statusCode).toBe(200);
       const before = await apiBalances(down, m);
       expect((await singlePayout(down, m, wallet('265990001201', 120_100), idempotencyKey())).statusCode).toBe(200);
-      const { taskList } = await import('../src/composition.ts');
+      const { taskList } = await import('../../src/composition.ts');
       const run = taskList(down.deps).process_payouts!;
       const row = await until(
         'payout failed',

@@ -11,10 +11,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AMOUNT_PATTERN, currencyExponent, fromFspiopAmount, moneyMinor, toFspiopAmount, toMoney } from '../src/rails/mojaloop/amount.ts';
-import { errorInformation, errorName, FSPIOP_ERRORS, genericCode, httpStatusFor, payoutResponseFor } from '../src/rails/mojaloop/errors.ts';
-import { accept, acceptedVersion, contentType, fspiopUri, headerValue, httpDate, outboundHeaders, parseContentType } from '../src/rails/mojaloop/headers.ts';
-import { CORRELATION_ID_PATTERN, derivedId, isCorrelationId, randomCorrelationId, uuidV5 } from '../src/rails/mojaloop/ids.ts';
+import { AMOUNT_PATTERN, currencyExponent, fromFspiopAmount, moneyMinor, toFspiopAmount, toMoney } from '../../src/rails/mojaloop/amount.ts';
+import { errorInformation, errorName, FSPIOP_ERRORS, genericCode, httpStatusFor, payoutResponseFor } from '../../src/rails/mojaloop/errors.ts';
+import { accept, acceptedVersion, contentType, fspiopUri, headerValue, httpDate, outboundHeaders, parseContentType } from '../../src/rails/mojaloop/headers.ts';
+import { CORRELATION_ID_PATTERN, derivedId, isCorrelationId, randomCorrelationId, uuidV5 } from '../../src/rails/mojaloop/ids.ts';
 import {
   buildIlpPacket,
   conditionFor,
@@ -25,13 +25,13 @@ import {
   ilpAmount,
   IlpPacketError,
   type IlpTransaction,
-} from '../src/rails/mojaloop/ilp.ts';
-import { signatureHeaders, signRequest, verifyRequest, type SignInput } from '../src/rails/mojaloop/jws.ts';
-import { validate, type BodyKind } from '../src/rails/mojaloop/schemas.ts';
+} from '../../src/rails/mojaloop/ilp.ts';
+import { signatureHeaders, signRequest, verifyRequest, type SignInput } from '../../src/rails/mojaloop/jws.ts';
+import { validate, type BodyKind } from '../../src/rails/mojaloop/schemas.ts';
 
 // Mojaloop's reference implementation comes with the Testing Toolkit (test/ttk, installed by the
 // global setup before any test file runs).
-const REFERENCE_DIR = process.env.SDK_STANDARD_COMPONENTS ?? fileURLToPath(new URL('./ttk/node_modules/@mojaloop/sdk-standard-components', import.meta.url));
+const REFERENCE_DIR = process.env.SDK_STANDARD_COMPONENTS ?? fileURLToPath(new URL('../ttk/node_modules/@mojaloop/sdk-standard-components', import.meta.url));
 const hasReference = existsSync(`${REFERENCE_DIR}/src/lib/jws/index.js`);
 
 /** The reference's modules, loaded from its own folder so that its dependencies resolve there. */

@@ -8,17 +8,17 @@
 // nothing twice. The cases run in order on one day of one merchant (a run looks at the whole day).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobHelpers } from 'graphile-worker';
-import { taskList } from '../src/composition.ts';
-import { verifyLedger } from '../src/modules/ledger/verify.ts';
-import { derivedId, randomCorrelationId } from '../src/rails/mojaloop/ids.ts';
-import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
-import { reconcile } from '../src/rails/reconciliation/runs.ts';
-import { ADMIN_TOKEN, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, apiBalances, collectionReference, customPayment, idempotencyKey, major, NBM, requestToPay, singlePayout, topup } from './money-ops.ts';
+import { taskList } from '../../src/composition.ts';
+import { verifyLedger } from '../../src/modules/ledger/verify.ts';
+import { derivedId, randomCorrelationId } from '../../src/rails/mojaloop/ids.ts';
+import { closeMojaloop } from '../../src/rails/mojaloop/rail.ts';
+import { reconcile } from '../../src/rails/reconciliation/runs.ts';
+import { ADMIN_TOKEN, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { AIRTEL, apiBalances, collectionReference, customPayment, idempotencyKey, major, NBM, requestToPay, singlePayout, topup } from '../money-ops.ts';
 import { expectLedgerClean, settle, untilPhase, wallet, type PayoutRow } from './mojaloop-kit.ts';
-import { acquireTtk, type AcquiredTtk } from './ttk/harness.ts';
-import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody, type PayerResult } from './ttk/payer.ts';
-import { transferNoCallback, transferStatus, transferStatusNoCallback, transferStatusNotFound } from './ttk/rules.ts';
+import { acquireTtk, type AcquiredTtk } from '../ttk/harness.ts';
+import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody, type PayerResult } from '../ttk/payer.ts';
+import { transferNoCallback, transferStatus, transferStatusNoCallback, transferStatusNotFound } from '../ttk/rules.ts';
 
 const FSP_ID = 'onekhusadfsp';
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };

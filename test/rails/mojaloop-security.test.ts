@@ -18,17 +18,17 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
-import { freePort } from '../src/lib/free-port.ts';
-import { verifyRequest } from '../src/rails/mojaloop/jws.ts';
-import { buildFspiopListener } from '../src/rails/mojaloop/listener.ts';
-import { closeMojaloop } from '../src/rails/mojaloop/rail.ts';
-import { ADMIN_TOKEN, createTestDatabase, newMerchant, ROOT, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, apiBalances, BANK_FEE, CAPTURER, idempotencyKey, major, NBM, singlePayout, topup, validateBatch, WALLET_FEE } from './money-ops.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { verifyRequest } from '../../src/rails/mojaloop/jws.ts';
+import { buildFspiopListener } from '../../src/rails/mojaloop/listener.ts';
+import { closeMojaloop } from '../../src/rails/mojaloop/rail.ts';
+import { ADMIN_TOKEN, createTestDatabase, newMerchant, ROOT, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
+import { AIRTEL, apiBalances, BANK_FEE, CAPTURER, idempotencyKey, major, NBM, singlePayout, topup, validateBatch, WALLET_FEE } from '../money-ops.ts';
 import { expectLedgerClean, payouts, runJob, settle, transferTypes, untilPhase, wallet } from './mojaloop-kit.ts';
-import { acquireTtk, mojaloopTestCertificates, startTtk, Ttk, type AcquiredTtk, type RunningTtk } from './ttk/harness.ts';
-import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody } from './ttk/payer.ts';
-import { PAYEE_FSP, SWITCH_FSP, transferNoCallback } from './ttk/rules.ts';
+import { acquireTtk, mojaloopTestCertificates, startTtk, Ttk, type AcquiredTtk, type RunningTtk } from '../ttk/harness.ts';
+import { lookupParty, notifyTransfer, quoteRequestBody, requestQuote, sendTransfer, transferRequestBody } from '../ttk/payer.ts';
+import { PAYEE_FSP, SWITCH_FSP, transferNoCallback } from '../ttk/rules.ts';
 
 const FSP_ID = 'onekhusadfsp';
 const PAYER_FSP = 'payerfsp';
@@ -85,7 +85,7 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-// ---- helpers (as test/mojaloop-payouts.test.ts, for any of this file's apps) ----
+// ---- helpers (as test/rails/mojaloop-payouts.test.ts, for any of this file's apps) ----
 
 /** What a message that "changes nothing" must leave as it was: the ledger, the payouts, the rail's rows. */
 async function snapshot(t: TestApp) {
@@ -325,7 +325,7 @@ describe('production with mutual TLS: TTK requires our certificate, we require i
     const posts = seen.filter((r) => r.method.toLowerCase() === 'post');
     expect(posts.filter((r) => r.path === '/transfers')).toHaveLength(20);
     expect(posts.every((r) => typeof r.headers['fspiop-signature'] === 'string')).toBe(true);
-    // And TTK lets nobody in without a client certificate of its CA (as test/ttk-harness.test.ts shows too).
+    // And TTK lets nobody in without a client certificate of its CA (as test/rails/ttk-harness.test.ts shows too).
     const anonymous = new Agent({ connect: { ca: certs.caPem } });
     try {
       const type = 'application/vnd.interoperability.parties+json;version=1.0';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { acquireTtk, mojaloopTestCertificates, startTtk, Ttk, type AcquiredTtk, type RunningTtk } from './ttk/harness.ts';
+import { acquireTtk, mojaloopTestCertificates, startTtk, Ttk, type AcquiredTtk, type RunningTtk } from '../ttk/harness.ts';
 import {
   partyFound,
   partyNoCallback,
@@ -19,7 +19,7 @@ import {
   transferNoCallback,
   transferStatusNotFound,
   transferSyncError,
-} from './ttk/rules.ts';
+} from '../ttk/rules.ts';
 
 const OUR_FSP = 'onekhusafsp';
 const RFC_1123 = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;

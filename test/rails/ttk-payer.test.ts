@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireTtk, mojaloopTestCertificates, type AcquiredTtk } from './ttk/harness.ts';
+import { acquireTtk, mojaloopTestCertificates, type AcquiredTtk } from '../ttk/harness.ts';
 import {
   bundledCollection,
   lookupParty,
@@ -19,7 +19,7 @@ import {
   sendTransfer,
   setPayerTimeouts,
   transferRequestBody,
-} from './ttk/payer.ts';
+} from '../ttk/payer.ts';
 
 const PAYEE_FSP = 'onekhusafsp';
 const PAYER_FSP = 'payerfsp';

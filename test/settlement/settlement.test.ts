@@ -3,8 +3,8 @@
 // (active only), deactivate and delete (inactive only), bad input and another merchant's
 // accounts, against the real app and database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, clientError, dbState, newMerchant, startTestApp, type InjectResult, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR } from './routes.ts';
+import { BASE, clientError, dbState, newMerchant, startTestApp, type InjectResult, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR } from '../routes.ts';
 
 let t: TestApp;
 /** The merchant most tests act as. */

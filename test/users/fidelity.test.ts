@@ -3,8 +3,8 @@
 // sent as the documentation writes them — only the organisation, account numbers and ids are the
 // test merchant's. Each also checks merchant isolation: another merchant's resource answers 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, clientError, dbState, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR, merchantUserFor, webhookFor } from './routes.ts';
+import { BASE, clientError, dbState, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR, merchantUserFor, webhookFor } from '../routes.ts';
 
 let t: TestApp;
 let m: TestMerchant;

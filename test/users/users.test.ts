@@ -10,11 +10,11 @@ import { verify } from '@node-rs/argon2';
 import type { JobHelpers } from 'graphile-worker';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { taskList } from '../src/composition.ts';
-import { createLogger } from '../src/runtime.ts';
-import { ADMIN_TOKEN, BASE, clientError, closedPort, dbState, newMerchant, problemOf, runCli, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { ACTOR, newUserEmail } from './routes.ts';
+import { buildApp } from '../../src/app.ts';
+import { taskList } from '../../src/composition.ts';
+import { createLogger } from '../../src/runtime.ts';
+import { ADMIN_TOKEN, BASE, clientError, closedPort, dbState, newMerchant, problemOf, runCli, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { ACTOR, newUserEmail } from '../routes.ts';
 
 const ADD = `${BASE}/security/merchantUsers/add`;
 const GET_ALL = `${BASE}/security/merchantUsers/getAll`;

@@ -10,16 +10,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../src/config.ts';
-import { withTransaction } from '../src/db/pool.ts';
-import type { Deps } from '../src/http/types.ts';
-import { emitEvent } from '../src/jobs/outbox.ts';
-import { startWorker, type Worker } from '../src/jobs/queue.ts';
-import { workerPlan } from '../src/composition.ts';
-import { freePort } from '../src/lib/free-port.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import type { Config } from '../../src/config.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import type { Deps } from '../../src/http/types.ts';
+import { emitEvent } from '../../src/jobs/outbox.ts';
+import { startWorker, type Worker } from '../../src/jobs/queue.ts';
+import { workerPlan } from '../../src/composition.ts';
+import { freePort } from '../../src/lib/free-port.ts';
+import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENT = 'payment.success';
 const SCHEDULE = [0, 100, 100, 100];
 const TIMEOUT_MS = 500;
@@ -136,17 +136,6 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it returns something other than undefined/false; fails after `limitMs`. */
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, limitMs = 15_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(20);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The API and the database
 
@@ -204,7 +193,7 @@ async function settled(m: TestMerchant, eventId: number, limitMs = 15_000): Prom
   return until(`delivery of event ${eventId} settled`, async () => {
     const d = await deliveryOf(m, eventId);
     return d.status !== 'pending' && d;
-  }, limitMs);
+  }, limitMs, 20);
 }
 
 function paymentPayload(m: TestMerchant, n: number) {
@@ -261,7 +250,7 @@ describe('webhook delivery', () => {
     const payload = paymentPayload(m, 1);
     const eventId = await emit(m, payload);
 
-    const got = await until('the receiver got the event', () => r.requests[0]);
+    const got = await until('the receiver got the event', async () => r.requests[0], 15_000, 20);
     expect(got.body).toBe(JSON.stringify(payload));
     expect(got.path).toBe('/hooks/onekhusa');
     expect(got.headers['content-type']).toBe('application/json');
@@ -321,7 +310,7 @@ describe('webhook delivery', () => {
     await until('every delivery failed twice', async () => {
       for (const id of eventIds) if ((await attemptsRecorded(id)) < 2) return false;
       return true;
-    });
+    }, 15_000, 20);
     for (const id of eventIds) {
       const d = await deliveryOf(m, id);
       expect(d.status).toBe('pending');
@@ -392,7 +381,7 @@ describe('webhook delivery', () => {
         [eventId],
       );
       return rows[0];
-    });
+    }, 15_000, 20);
     expect(waiting.next_attempt_at.getTime() - waiting.attempted_at.getTime()).toBeGreaterThanOrEqual(990);
 
     const d = await settled(m, eventId);
@@ -421,7 +410,7 @@ describe('webhook delivery', () => {
     for (let i = 0; i < 3; i++) fastEvents.push(await emit(fastMerchant));
     await worker({ webhookConcurrency: 8, webhookPerHostConcurrency: perHost });
 
-    await until('the fast receiver got its events', () => fast.requests.length >= fastEvents.length);
+    await until('the fast receiver got its events', async () => fast.requests.length >= fastEvents.length, 15_000, 20);
     // Meanwhile the hanging receiver's first attempts are still in flight: none has ended yet, and
     // the worker holds no more of its deliveries than the per-host limit.
     const { rows: slowState } = await t.db.query<{ attempts: number; leased: number }>(
@@ -440,7 +429,7 @@ describe('webhook delivery', () => {
     const firstHanging = await until('a hanging attempt ended', async () => {
       const d = await deliveryOf(slowMerchant, hangingEvents[0]);
       return d.attempts.length > 0 && d;
-    });
+    }, 15_000, 20);
     expect(firstHanging.attempts[0]).toMatchObject({ httpStatus: null, error: `no response within ${TIMEOUT_MS} ms`, responseSnippet: null });
     expect(hanging.requests.length).toBeGreaterThan(0);
     expect(hanging.maxHeld).toBeLessThanOrEqual(perHost);
@@ -469,7 +458,7 @@ describe('webhook delivery', () => {
     child.stderr!.on('data', (chunk) => (output += chunk));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-    const first = await until('the receiver holds the child worker’s request', () => r.held.size === 1 && r.requests[0], 30_000).catch((err: Error) => {
+    const first = await until('the receiver holds the child worker’s request', async () => r.held.size === 1 && r.requests[0], 30_000, 20).catch((err: Error) => {
       throw new Error(`${err.message}; child output: ${output}`);
     });
     const { rows: leased } = await t.db.query<{ lease: Date; status: string; total_attempts: number }>(
@@ -514,6 +503,7 @@ describe('webhook delivery', () => {
         return rows[0].n === N;
       },
       45_000,
+      20,
     );
     await sleep(300); // room for a wrong duplicate
     const ids = r.ids();
@@ -563,7 +553,7 @@ describe('webhook delivery', () => {
     await worker({ webhookTimeoutMs: 10_000, webhookLeaseMs: 15_000 });
     const eventId = await emit(m);
 
-    await until('the old URL holds the first attempt', () => old.held.size === 1);
+    await until('the old URL holds the first attempt', async () => old.held.size === 1, 15_000, 20);
     const res = await t.app.inject({
       method: 'POST',
       url: `${BASE}/merchants/webhooks/update`,
@@ -588,7 +578,7 @@ describe('webhook delivery', () => {
     // The held attempt must not time out before the test answers it.
     await worker({ webhookPerHostConcurrency: 1, webhookTimeoutMs: 10_000, webhookLeaseMs: 15_000 });
     const inFlight = await emit(m);
-    await until('the receiver holds the first attempt', () => r.held.size === 1);
+    await until('the receiver holds the first attempt', async () => r.held.size === 1, 15_000, 20);
     const waiting = await emit(m);
     await sleep(200);
     expect(r.requests).toHaveLength(1);

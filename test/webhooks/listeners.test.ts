@@ -6,12 +6,12 @@ import http from 'node:http';
 import net from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { emitEvent, emitEvents } from '../src/jobs/outbox.ts';
-import { startWorker } from '../src/jobs/queue.ts';
-import { workerPlan } from '../src/composition.ts';
-import { sweepListeners } from '../src/modules/webhooks/repository.ts';
-import { BASE, clientError, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { emitEvent, emitEvents } from '../../src/jobs/outbox.ts';
+import { startWorker } from '../../src/jobs/queue.ts';
+import { workerPlan } from '../../src/composition.ts';
+import { sweepListeners } from '../../src/modules/webhooks/repository.ts';
+import { BASE, clientError, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
 

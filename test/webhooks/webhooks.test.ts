@@ -5,16 +5,16 @@
 // dispatcher has its own test file).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../src/db/pool.ts';
-import { AppError } from '../src/http/errors.ts';
-import { t as translate } from '../src/http/i18n.ts';
-import { emitEvent } from '../src/jobs/outbox.ts';
-import { EVENT_CODES } from '../src/modules/webhooks/catalogue.ts';
-import { isInternalAddress, parseCallbackUrl } from '../src/modules/webhooks/url-guard.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { clientError, dbState } from './helpers.ts';
-import type { SubscriptionRow } from '../src/modules/webhooks/repository.ts';
-import { ACTOR, webhookFor } from './routes.ts';
+import { withTransaction } from '../../src/db/pool.ts';
+import { AppError } from '../../src/http/errors.ts';
+import { t as translate } from '../../src/http/i18n.ts';
+import { emitEvent } from '../../src/jobs/outbox.ts';
+import { EVENT_CODES } from '../../src/modules/webhooks/catalogue.ts';
+import { isInternalAddress, parseCallbackUrl } from '../../src/modules/webhooks/url-guard.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import { clientError, dbState } from '../helpers.ts';
+import type { SubscriptionRow } from '../../src/modules/webhooks/repository.ts';
+import { ACTOR, webhookFor } from '../routes.ts';
 
 let t: TestApp;
 /** The caller. */

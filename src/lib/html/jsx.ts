@@ -2,7 +2,7 @@
 // (classic runtime: tsconfig "jsxFactory": "h", "jsxFragmentFactory": "Fragment"; every .tsx
 // imports { h, Fragment } from here). It escapes by default: every string or number child and
 // every attribute value is escaped, and the only way to emit markup as it is, is raw(), which
-// test/console-escaping.test.ts allows in a short list of files only. A beneficiary named
+// test/console/kit/escaping.test.ts allows in a short list of files only. A beneficiary named
 // `<img src=x onerror=alert(1)>` is therefore text wherever a page shows it.
 //
 // What the Content-Security-Policy of the console forbids, the runtime refuses to produce, with a
@@ -39,7 +39,7 @@ export function escapeText(value: string): string {
 
 /**
  * Markup emitted as it is. Only for markup built from escaped parts (an SVG chart) or a
- * constant: test/console-escaping.test.ts fails on a raw( call outside its allowlist.
+ * constant: test/console/kit/escaping.test.ts fails on a raw( call outside its allowlist.
  */
 export function raw(html: string): SafeHtml {
   return new SafeHtml(html);

@@ -147,7 +147,7 @@ export interface BatchedOutcome extends InsertOutcome {
 
 /**
  * E12's answer, as the route's response schema serialises it (collections/schemas.ts
- * TimedAccount; test/idempotency-at-commit.test.ts holds them equal): expiryDate in milliseconds
+ * TimedAccount; test/http/idempotency-at-commit.test.ts holds them equal): expiryDate in milliseconds
  * and UTC, as Date#toISOString writes it.
  */
 const TIMED_ACCOUNT_ANSWER = `format('{"merchantAccountNumber":%s,"timedAccountNumber":"%s","expiryDate":"%s","expiryInMinutes":%s}',

@@ -3,7 +3,7 @@
 // and the role grants (users/permissions.ts roleGrants). The service refuses by the same rules,
 // under the row's lock (service.ts lockForAction and actOnSinglePayout: allowed, fourEyesConflict,
 // authoriseActor); the console shows its action buttons by this verdict, so a button is only a
-// hint of what the service will do (test/console-payout-actions.test.ts checks they agree).
+// hint of what the service will do (test/console/payouts/actions.test.ts checks they agree).
 import { roleGrants } from '../users/permissions.ts';
 import {
   fourEyesConflict,

@@ -6,14 +6,13 @@
 // Every page is checked with axe-core (no serious or critical violation) and photographed at 375 and
 // 1440 px into test-artifacts/ (git-ignored), which a person looks at. Skipped with a notice where
 // the browser is missing (CI installs it: .ci/run).
-import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { formatMajor } from '../src/lib/money.ts';
-import { consoleUser } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, runPayouts, validateBatch } from './money-ops.ts';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { formatMajor } from '../../../src/lib/money.ts';
+import { consoleUser } from '../client.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { act, runPayouts, validateBatch } from '../../money-ops.ts';
 
 warnIfSkipped('the console collections browser test');
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -27,8 +26,7 @@ let origin: string;
 beforeAll(async () => {
   if (!BROWSER_PRESENT) return;
   t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
+  origin = await listen(t);
   browser = await launchBrowser();
   m = await newMerchant(t, { accountName: 'Chikondi General Store', levelNumber: 2 });
 }, 60_000);

@@ -7,10 +7,11 @@
 // merchants typed is escaped; analytics matches E5; home shows the day's figures and the batches
 // waiting for this user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMajor } from '../src/lib/money.ts';
-import { ConsoleClient, consoleUser, freshAuth, textOf } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, AIRTEL, collectionFee, collectionReference, customPayment, major, NBM, payTimed, reverseCollection, validateBatch, walletLine, addJson } from './money-ops.ts';
+import { formatMajor } from '../../../src/lib/money.ts';
+import { ConsoleClient, consoleUser, freshAuth, textOf } from '../client.ts';
+import { BASE, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { merchantsAndAdmin } from '../fixtures.ts';
+import { act, AIRTEL, collectionFee, collectionReference, customPayment, major, NBM, payTimed, reverseCollection, validateBatch, walletLine, addJson } from '../../money-ops.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ESCAPED = '&lt;img src=x onerror=alert(1)&gt;';
@@ -102,8 +103,8 @@ async function paidRequest(amountMinor: number, description: string): Promise<st
 
 beforeAll(async () => {
   t = await startTestApp();
-  m = await newMerchant(t, { accountName: 'Chikondi Stores', levelNumber: 2 });
-  other = await newMerchant(t, { accountName: 'Another Shop' });
+  const cast = await merchantsAndAdmin(t, { merchant: { accountName: 'Chikondi Stores', levelNumber: 2 } });
+  ({ m, other } = cast);
   for (let i = 0; i < DIRECT_PAYMENTS; i++) {
     const res = await customPayment(t, m, 10_000 + i * 137);
     expect(res.statusCode, res.body).toBe(200);
@@ -121,7 +122,7 @@ beforeAll(async () => {
   const foreign = await customPayment(t, other, 55_500);
   expect(foreign.statusCode, foreign.body).toBe(200);
   otherReference = collectionReference(foreign);
-  const user = await consoleUser(t, m, { role: 'MERC_ADMIN' });
+  const user = cast.admin;
   adminEmail = user.email;
   admin = new ConsoleClient(t, '10.9.0.1');
   expect((await admin.signIn(user.email, user.password)).statusCode).toBe(303);

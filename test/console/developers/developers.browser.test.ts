@@ -9,13 +9,13 @@
 // the delivery log and a delivery's page. Skipped with a notice where the browser is missing.
 import http from 'node:http';
 import type net from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookDispatcher } from '../src/modules/webhooks/dispatcher.ts';
-import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser, type ConsoleUserInfo } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { customPayment } from './money-ops.ts';
+import { WebhookDispatcher } from '../../../src/modules/webhooks/dispatcher.ts';
+import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signedInPage, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { consoleUser, type ConsoleUserInfo } from '../client.ts';
+import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { customPayment } from '../../money-ops.ts';
 
 warnIfSkipped('the console developers browser test');
 const WAIT_MS = 15_000;
@@ -65,26 +65,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const text = async (page: Page, selector: string) => (await page.textContent(selector))?.replace(/\s+/g, ' ').trim();
-
-async function signedIn(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#email', admin.email);
-  await page.fill('#password', admin.password);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
-  return page;
-}
 
 async function keyCount(): Promise<number> {
   const { rows } = await t.db.query<{ n: number }>('select count(*)::int as n from api_keys where merchant_account_number = $1 and date_deleted is null', [m.merchantAccountNumber]);
@@ -93,9 +74,8 @@ async function keyCount(): Promise<number> {
 
 describe.skipIf(!BROWSER_PRESENT)('console developers in a browser', () => {
   it('generates a key (a double click makes one), copies its secret to the clipboard, and the key works over the API', async () => {
-    const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 });
+    const { context, page } = await signedInPage(browser, origin, admin);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    const page = await signedIn(context);
     const problems: string[] = [];
     watchCsp(page, problems);
 
@@ -176,8 +156,7 @@ describe.skipIf(!BROWSER_PRESENT)('console developers in a browser', () => {
   }, 120_000);
 
   it('a failing webhook receiver: its failed delivery in the log, redelivered from the console once fixed; a test event', async () => {
-    const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 });
-    const page = await signedIn(context);
+    const { context, page } = await signedInPage(browser, origin, admin);
     const problems: string[] = [];
     watchCsp(page, problems);
     receiverStatus = 500;
@@ -202,7 +181,7 @@ describe.skipIf(!BROWSER_PRESENT)('console developers in a browser', () => {
         [m.merchantAccountNumber],
       );
       return rows[0]?.status === 'failed' ? Number(rows[0].delivery_id) : undefined;
-    });
+    }, WAIT_MS, 25);
 
     await page.goto(`${origin}/console/developers/webhooks/deliveries`);
     await page.waitForSelector(`#delivery-${deliveryId}[data-status="failed"]`);
@@ -235,12 +214,12 @@ describe.skipIf(!BROWSER_PRESENT)('console developers in a browser', () => {
     const before = received.length;
     await Promise.all([page.waitForURL(/notice=notice\.developers\.redelivered/), page.click('#redeliver')]);
     expect(await text(page, '#notice')).toBe('The delivery was queued again, with the same webhook-id.');
-    await until('the redelivery arrives', async () => received.length > before);
+    await until('the redelivery arrives', async () => received.length > before, WAIT_MS, 25);
     expect(received.at(-1)?.headers['webhook-id']).toBe(received[0].headers['webhook-id']);
     await until('the delivery succeeds', async () => {
       const { rows } = await t.db.query<{ status: string }>('select status from webhook_deliveries where delivery_id = $1', [deliveryId]);
       return rows[0].status === 'succeeded';
-    });
+    }, WAIT_MS, 25);
     await page.reload();
     expect(await text(page, '#delivery-status')).toBe('Delivered');
     await axePage(page, 'a redelivered delivery');
@@ -252,7 +231,7 @@ describe.skipIf(!BROWSER_PRESENT)('console developers in a browser', () => {
     await Promise.all([page.waitForURL(/\/console\/developers\/webhooks\/\d+$/), manage.click()]);
     const testBefore = received.length;
     await Promise.all([page.waitForURL(/notice=notice\.developers\.testSent/), page.click('#test-webhook')]);
-    await until('the test event arrives', async () => received.length > testBefore);
+    await until('the test event arrives', async () => received.length > testBefore, WAIT_MS, 25);
     expect(received.at(-1)?.headers['x-onekhusa-webhook-test']).toBe('true');
     await axePage(page, 'a test delivery');
 

@@ -13,10 +13,11 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookDispatcher } from '../src/modules/webhooks/dispatcher.ts';
-import { ConsoleClient, consoleUser, textOf, type Page } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { customPayment } from './money-ops.ts';
+import { WebhookDispatcher } from '../../../src/modules/webhooks/dispatcher.ts';
+import { ConsoleClient, consoleUser, textOf, type Page } from '../client.ts';
+import { BASE, startTestApp, until, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { merchantsAndAdmin } from '../fixtures.ts';
+import { customPayment } from '../../money-ops.ts';
 
 const KEYS = '/console/developers/api-keys';
 const WEBHOOKS = '/console/developers/webhooks';
@@ -75,9 +76,9 @@ const receiver = new Receiver();
 beforeAll(async () => {
   // Two attempts per round, 50 ms apart: a failing receiver fails a delivery quickly.
   t = await startTestApp({}, { webhookRetryScheduleMs: [0, 50], webhookTimeoutMs: 2000, webhookLeaseMs: 5000 });
-  m = await newMerchant(t, { accountName: 'Developers Shop' });
-  other = await newMerchant(t, { accountName: 'Other Shop' });
-  const user = await consoleUser(t, m, { role: 'MERC_ADMIN' });
+  const cast = await merchantsAndAdmin(t, { merchant: { accountName: 'Developers Shop' } });
+  ({ m, other } = cast);
+  const user = cast.admin;
   admin = new ConsoleClient(t, '10.9.0.1');
   expect((await admin.signIn(user.email, user.password)).statusCode).toBe(303);
   await receiver.listen();
@@ -109,16 +110,6 @@ async function post(c: ConsoleClient, pageUrl: string, action: string, fields: R
   const form = await c.get(pageUrl);
   expect(form.statusCode, form.body).toBe(200);
   return c.post(action, { _form: formKey(form.body, action), ...fields });
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, limitMs = 15_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 async function tokenFor(key: string, secret: string, who: TestMerchant = m) {
@@ -309,6 +300,10 @@ describe('console API keys', () => {
     expect(await keyRows(other)).toEqual([theirs]);
     expect((await admin.post(`${KEYS}/999999999/deactivate`, { _form: crypto.randomUUID() })).statusCode).toBe(404);
     expect((await admin.post(`${KEYS}/abc/deactivate`, { _form: crypto.randomUUID() })).statusCode).toBe(404);
+    // Ids are bigint: one past int4 is looked up (none such), one past the safe integers or of 17 digits names nothing.
+    for (const id of ['99999999999', '9999999999999999', '12345678901234567', '0', '01']) {
+      expect((await admin.post(`${KEYS}/${id}/deactivate`, { _form: crypto.randomUUID() })).statusCode, id).toBe(404);
+    }
   });
 });
 
@@ -390,7 +385,7 @@ describe('console webhooks', () => {
         [m.merchantAccountNumber],
       );
       return rows[0]?.status === 'failed' ? Number(rows[0].delivery_id) : undefined;
-    });
+    }, 15_000, 25);
     const firstId = (await deliveryState(deliveryId)).message_id;
     expect(receiver.requests.length).toBe(2);
 
@@ -425,7 +420,7 @@ describe('console webhooks', () => {
     const again = await post(admin, `${DELIVERIES}/${deliveryId}`, `${DELIVERIES}/${deliveryId}/redeliver`);
     expect(again.statusCode, again.body).toBe(303);
     expect(again.headers.location).toBe(`${DELIVERIES}/${deliveryId}?notice=notice.developers.redelivered`);
-    await until('the redelivery succeeds', async () => (await deliveryState(deliveryId)).status === 'succeeded');
+    await until('the redelivery succeeds', async () => (await deliveryState(deliveryId)).status === 'succeeded', 15_000, 25);
     expect(receiver.requests.length).toBe(3);
     expect(receiver.requests[2].headers['webhook-id']).toBe(firstId);
     const done = await admin.get(`${DELIVERIES}/${deliveryId}`);
@@ -449,10 +444,10 @@ describe('console webhooks', () => {
     expect(sent.statusCode, sent.body).toBe(303);
     const deliveryId = Number(/\/deliveries\/(\d+)\?notice=notice\.developers\.testSent$/.exec(String(sent.headers.location))?.[1]);
     expect(deliveryId).toBeGreaterThan(0);
-    await until('the test event arrives', async () => receiver.requests.length > before);
+    await until('the test event arrives', async () => receiver.requests.length > before, 15_000, 25);
     expect(receiver.requests.at(-1)?.headers['x-onekhusa-webhook-test']).toBe('true');
     expect(JSON.parse(receiver.requests.at(-1)!.body).isTest).toBe(true);
-    await until('the test delivery succeeds', async () => (await deliveryState(deliveryId)).status === 'succeeded');
+    await until('the test delivery succeeds', async () => (await deliveryState(deliveryId)).status === 'succeeded', 15_000, 25);
     const page = await admin.get(String(sent.headers.location));
     expect(textOf(page.body, 'notice')).toBe('A test event was queued: follow its attempts here.');
     expect(textOf(page.body, 'delivery-status')).toBe('Delivered Test');
@@ -496,7 +491,7 @@ describe('console webhooks', () => {
     await until('a failed delivery', async () => {
       const { rows } = await t.db.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where merchant_account_number = $1 and status = 'failed'", [m.merchantAccountNumber]);
       return rows[0].n > 0;
-    });
+    }, 15_000, 25);
     receiver.status = 200;
     const today = t.clock.now().toISOString().slice(0, 10);
     const reversed = await post(admin, DELIVERIES, `${DELIVERIES}/redeliver-failed`, { from: today, to: '2020-01-01' });
@@ -515,10 +510,14 @@ describe('console webhooks', () => {
     expect(res.headers.location).toBe(`${DELIVERIES}?queued=${failed[0].n}&notice=notice.developers.redeliveredFailed`);
     const shown = await admin.get(String(res.headers.location));
     expect(textOf(shown.body, 'notice')).toBe(`The failed deliveries of that period were queued again. Deliveries queued again: ${failed[0].n}.`);
+    // A count that is not a number is not shown (the notice's text is ours), and the page still answers.
+    const notCount = await admin.get(`${DELIVERIES}?queued=many&notice=notice.developers.redeliveredFailed`);
+    expect(notCount.statusCode).toBe(200);
+    expect(textOf(notCount.body, 'notice')).toBe('The failed deliveries of that period were queued again.');
     await until('no failed delivery left', async () => {
       const { rows } = await t.db.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where merchant_account_number = $1 and status <> 'succeeded'", [m.merchantAccountNumber]);
       return rows[0].n === 0;
-    });
+    }, 15_000, 25);
   });
 
   it('pages the log newest first, follows a filter by event, and answers a forged cursor with a message', async () => {
@@ -545,6 +544,7 @@ describe('console webhooks', () => {
     );
     const theirs = Number(rows[0].webhook_id);
     expect((await admin.get(`${WEBHOOKS}/${theirs}`)).statusCode).toBe(404);
+    expect((await admin.get(`${WEBHOOKS}/x${theirs}`)).statusCode).toBe(404);
     for (const verb of ['edit', 'delete', 'verify', 'test']) {
       expect((await admin.post(`${WEBHOOKS}/${theirs}/${verb}`, { _form: crypto.randomUUID(), event: 'payment.success', url: 'https://x.example/y', signature: 'x' })).statusCode, verb).toBe(404);
     }

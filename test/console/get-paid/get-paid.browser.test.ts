@@ -7,10 +7,10 @@
 // screenshots at 375 and 1440 px in test-artifacts/ for a person to look at.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ct } from '../src/modules/console/get-paid/texts.ts';
-import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ct } from '../../../src/modules/console/get-paid/texts.ts';
+import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { consoleUser } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
 
 warnIfSkipped('the console getting-paid browser test');
 

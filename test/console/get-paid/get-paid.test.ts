@@ -6,9 +6,9 @@
 // opens the hosted page; a double submit making one request; a viewer refused (page and forged
 // POST); another merchant's request the 404 page; every action in the audit log with its user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ct } from '../src/modules/console/get-paid/texts.ts';
-import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ct } from '../../../src/modules/console/get-paid/texts.ts';
+import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from '../client.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

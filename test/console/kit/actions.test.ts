@@ -5,11 +5,11 @@
 // with its user.
 import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../src/http/errors.ts';
-import { ConsoleRefusal, refusalOf, runAction } from '../src/modules/console/kit/actions.tsx';
-import type { ConsoleContext } from '../src/modules/console/kit/http.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { addMerchantUser } from './money-ops.ts';
+import { AppError } from '../../../src/http/errors.ts';
+import { ConsoleRefusal, refusalOf, runAction } from '../../../src/modules/console/kit/actions.tsx';
+import type { ConsoleContext } from '../../../src/modules/console/kit/http.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { addMerchantUser } from '../../money-ops.ts';
 
 let t: TestApp;
 let m: TestMerchant;

@@ -2,7 +2,7 @@
 // names it through aria-labelledby, a <desc>), every text escaped, no inline style, sized by viewBox
 // only, deterministic; empty data, one point, large and negative numbers, and hostile labels.
 import { describe, expect, it } from 'vitest';
-import { barChart, compactNumber, lineChart } from '../src/modules/console/kit/charts.ts';
+import { barChart, compactNumber, lineChart } from '../../../src/modules/console/kit/charts.ts';
 
 const SCRIPT = '<script>alert(1)</script>';
 

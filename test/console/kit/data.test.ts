@@ -6,14 +6,14 @@
 import { parse } from 'csv-parse/sync';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../src/http/errors.ts';
-import { analyticsOverview } from '../src/modules/console/analytics/queries.ts';
-import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../src/modules/console/collections/queries.ts';
-import { attention, homeSummary } from '../src/modules/console/home/queries.ts';
-import type { Page } from '../src/http/keyset-pages.ts';
-import { batchDetail, batchLines, batchesPage, listSinglePayouts } from '../src/modules/console/payouts/queries.ts';
-import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../src/modules/ledger/statements.ts';
-import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
+import { AppError } from '../../../src/http/errors.ts';
+import { analyticsOverview } from '../../../src/modules/console/analytics/queries.ts';
+import { collectionDetail, listCollections, listCollectionsQuery, type CollectionItem } from '../../../src/modules/console/collections/queries.ts';
+import { attention, homeSummary } from '../../../src/modules/console/home/queries.ts';
+import type { Page } from '../../../src/http/keyset-pages.ts';
+import { batchDetail, batchLines, batchesPage, listSinglePayouts } from '../../../src/modules/console/payouts/queries.ts';
+import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../../../src/modules/ledger/statements.ts';
+import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../../helpers.ts';
 import {
   act,
   addMerchantUser,
@@ -33,7 +33,7 @@ import {
   topup,
   validateBatch,
   walletLine,
-} from './money-ops.ts';
+} from '../../money-ops.ts';
 
 let t: TestApp;
 let a: TestMerchant;

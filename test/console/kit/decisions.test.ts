@@ -4,9 +4,9 @@
 // the console by the signed-in approver goes through, recorded under their name. Turned off, the API
 // decides again. Only the merchant's administrators see or change the setting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, addJson, batchStatus, CAPTURER, validateBatch, walletLine } from './money-ops.ts';
+import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { act, addJson, batchStatus, CAPTURER, validateBatch, walletLine } from '../../money-ops.ts';
 
 let t: TestApp;
 let m: TestMerchant;

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Fragment, h, isSafeUrl, raw, render, renderDocument, type Child } from '../src/lib/html/jsx.ts';
-import { attributes, beneficiaryTable, card, fragment, mixedChildren } from './fixtures/jsx-pages.tsx';
-import { ROOT } from './helpers.ts';
+import { Fragment, h, isSafeUrl, raw, render, renderDocument, type Child } from '../../../src/lib/html/jsx.ts';
+import { attributes, beneficiaryTable, card, fragment, mixedChildren } from '../../fixtures/jsx-pages.tsx';
+import { ROOT } from '../../helpers.ts';
 
 /** Files that may call raw(), relative to the repository, with why. */
 const RAW_ALLOWED: Record<string, string> = {

@@ -1,6 +1,6 @@
 // Journeys through the merchant console (issue 18) in a real browser: Debian's headless Chromium
 // driven by playwright-core, against the real app on a real port under its real CSP. Users are
-// invited through the API and set their password from the e-mailed link (console-client.ts), then:
+// invited through the API and set their password from the e-mailed link (test/console/client.ts), then:
 //   - type a wrong password until the account backs off and then locks (the app's test clock waits
 //     out each back-off), and find even the right password refused, with the e-mail and audit row;
 //   - sit idle past CONSOLE_IDLE_MINUTES (the test clock again), click a link, are sent to sign in
@@ -13,16 +13,15 @@
 // Every page state reached is checked with axe-core (no serious or critical violation); the locked
 // and the session-ended sign-in pages are photographed at 375 and 1440 px into test-artifacts/
 // (git-ignored) for a person to look at. Skipped with a notice where the browser is missing.
-import type net from 'node:net';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped } from './browser-kit.ts';
-import { SECTION_PATHS } from '../src/modules/console/kit/paths.ts';
-import { sectionsFor } from '../src/modules/console/kit/roles.ts';
-import { BACKOFF_AFTER_FAILURES, backoffSeconds, LOCK_AFTER_FAILURES, LOCK_MINUTES } from '../src/modules/console/kit/throttle.ts';
-import { consoleUser, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { collectionReference, customPayment } from './money-ops.ts';
+import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signIn, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { SECTION_PATHS } from '../../../src/modules/console/kit/paths.ts';
+import { sectionsFor } from '../../../src/modules/console/kit/roles.ts';
+import { BACKOFF_AFTER_FAILURES, backoffSeconds, LOCK_AFTER_FAILURES, LOCK_MINUTES } from '../../../src/modules/console/kit/throttle.ts';
+import { consoleUser } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { collectionReference, customPayment } from '../../money-ops.ts';
 
 warnIfSkipped('the console journeys browser test');
 const MINUTE = 60_000;
@@ -43,8 +42,7 @@ interface Console {
 
 async function startConsole(accountName: string): Promise<Console> {
   const t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
+  const origin = await listen(t);
   return { t, origin, m: await newMerchant(t, { accountName }) };
 }
 
@@ -64,10 +62,7 @@ async function newPage(viewport = PHONE): Promise<{ context: BrowserContext; pag
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const problems: string[] = [];
-  page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  watchCsp(page, problems);
   return { context, page, problems };
 }
 
@@ -85,14 +80,6 @@ async function navigate(page: Page, pathname: string, method: 'GET' | 'POST', ac
     action(),
   ]);
   return response;
-}
-
-/** Signs in through the form (by mouse: the keyboard journey has its own). */
-async function signIn(page: Page, origin: string, user: ConsoleUserInfo): Promise<void> {
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
 }
 
 const text = async (page: Page, selector: string) => (await page.textContent(selector))?.replace(/\s+/g, ' ').trim();

@@ -2,9 +2,9 @@
 // every text in every language, no key in two tables (refused when an area loads), each area's
 // keys under its own prefixes, and the same placeholders in every language.
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../src/http/i18n.ts';
-import '../src/modules/console/index.ts';
-import { areaTexts, textTables } from '../src/modules/console/kit/i18n.ts';
+import { LANGUAGES } from '../../../src/http/i18n.ts';
+import '../../../src/modules/console/index.ts';
+import { areaTexts, textTables } from '../../../src/modules/console/kit/i18n.ts';
 
 const PREFIXES: Record<string, readonly string[]> = {
   home: ['home.'],

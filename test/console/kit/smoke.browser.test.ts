@@ -5,12 +5,11 @@
 // or critical violation) and photographed at 375 and 1440 px into test-artifacts/ (git-ignored),
 // which a person looks at before the work is called done. Skipped with a notice where the browser
 // is missing (CI installs it: .ci/run).
-import type net from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { formatMajor } from '../src/lib/money.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { formatMajor } from '../../../src/lib/money.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
 
 warnIfSkipped('the console browser test');
 const PASSWORD = 'Nyanja ya Malawi ndi yaikulu 2026';
@@ -23,8 +22,7 @@ let origin: string;
 beforeAll(async () => {
   if (!BROWSER_PRESENT) return;
   t = await startTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
+  origin = await listen(t);
   browser = await launchBrowser();
   m = await newMerchant(t, { accountName: 'Chikondi General Store' });
 }, 60_000);

@@ -8,10 +8,10 @@
 // look at. Skipped with a notice where the browser is missing (CI installs it).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser, type ConsoleUserInfo } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, runPayouts, topup, validateBatch, walletLine } from './money-ops.ts';
+import { axePage, BROWSER_PRESENT, launchBrowser, listen, shoot, signedInPage, warnIfSkipped } from '../../browser-kit.ts';
+import { consoleUser, type ConsoleUserInfo } from '../client.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { AIRTEL, runPayouts, topup, validateBatch, walletLine } from '../../money-ops.ts';
 
 warnIfSkipped('the console payout actions browser test');
 
@@ -43,14 +43,8 @@ afterAll(async () => {
 
 /** A browser of `who`'s own, signed in, on the home page. */
 async function signedIn(who: keyof typeof users): Promise<Page> {
-  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 });
+  const { context, page } = await signedInPage(browser, origin, users[who], { csp: cspMessages });
   contexts.push(context);
-  const page = await context.newPage();
-  watchCsp(page, cspMessages);
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#email', users[who].email);
-  await page.fill('#password', users[who].password);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
   return page;
 }
 

@@ -9,12 +9,12 @@
 // reviewed, approved and rejected.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../src/http/errors.ts';
-import type { BatchAction } from '../src/modules/disbursements/lifecycle.ts';
-import { actOnBatch, transferFunds } from '../src/modules/disbursements/service.ts';
-import { ConsoleClient, consoleUser, textOf as textOfTight, type ConsoleUserInfo, type Page } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, AIRTEL, apiBalances, runPayouts, topup, validateBatch, walletLine } from './money-ops.ts';
+import { AppError } from '../../../src/http/errors.ts';
+import type { BatchAction } from '../../../src/modules/disbursements/lifecycle.ts';
+import { actOnBatch, transferFunds } from '../../../src/modules/disbursements/service.ts';
+import { ConsoleClient, consoleUser, textOf as textOfTight, type ConsoleUserInfo, type Page } from '../client.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { act, AIRTEL, apiBalances, runPayouts, topup, validateBatch, walletLine } from '../../money-ops.ts';
 
 let t: TestApp;
 let m: TestMerchant;

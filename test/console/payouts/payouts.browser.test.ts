@@ -9,13 +9,12 @@
 // is missing (CI installs it: .ci/run).
 import { parse } from 'csv-parse/sync';
 import fs from 'node:fs';
-import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, PHONE, shoot, warnIfSkipped } from './browser-kit.ts';
-import { consoleUser } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, addJson, APPROVER, CAPTURER, collectionReference, customPayment, paidSinglePayout, payoutLine, runPayouts, topup, validateBatch, walletLine } from './money-ops.ts';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signIn, warnIfSkipped } from '../../browser-kit.ts';
+import { consoleUser } from '../client.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { act, addJson, APPROVER, CAPTURER, collectionReference, customPayment, paidSinglePayout, payoutLine, runPayouts, topup, validateBatch, walletLine } from '../../money-ops.ts';
 
 warnIfSkipped('the console payouts browser test');
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -33,8 +32,7 @@ let user: { email: string; password: string };
 beforeAll(async () => {
   if (!BROWSER_PRESENT) return;
   t = await startTestApp({ PAYOUT_TIMEOUT_SECONDS: '0', PAYOUT_REVERSAL_SECONDS: '0' });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  origin = `http://127.0.0.1:${(t.app.server.address() as net.AddressInfo).port}`;
+  origin = await listen(t);
   browser = await launchBrowser();
 
   m = await newMerchant(t, { accountName: 'Chikondi General Store', levelNumber: 2 });
@@ -108,10 +106,7 @@ describe.skipIf(!BROWSER_PRESENT)('payouts and statements in a browser', () => {
       void dialog.dismiss();
     });
 
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
+    await signIn(page, origin, user);
 
     // Payouts: the first page is E4's first 25 batches, newest first.
     await Promise.all([page.waitForURL(`${origin}/console/payouts`), page.click('nav.sections a[href="/console/payouts"]')]);

@@ -5,9 +5,9 @@
 // as the console's 404 page, the single payouts against single/getTransactions, and a beneficiary
 // named like markup rendered as text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleClient, consoleUser, type Page } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, APPROVER, addJson, CAPTURER, paidSinglePayout, payoutLine, REVIEWER, runPayouts, topup, validateBatch, walletLine } from './money-ops.ts';
+import { ConsoleClient, consoleUser, type Page } from '../client.ts';
+import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { act, APPROVER, addJson, CAPTURER, paidSinglePayout, payoutLine, REVIEWER, runPayouts, topup, validateBatch, walletLine } from '../../money-ops.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 

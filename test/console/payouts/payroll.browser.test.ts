@@ -18,10 +18,10 @@
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, runPayouts, topup, validateBatch } from './money-ops.ts';
+import { axePage, BROWSER_PRESENT, launchBrowser, listen, shoot, signedInPage, warnIfSkipped } from '../../browser-kit.ts';
+import { consoleUser, type ConsoleUserInfo } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { AIRTEL, runPayouts, topup, validateBatch } from '../../money-ops.ts';
 
 warnIfSkipped('the console payroll journey browser test');
 
@@ -70,14 +70,8 @@ async function payroll(): Promise<Buffer> {
 
 /** A browser of `who`'s own (with or without JavaScript), signed in. */
 async function signedIn(who: Who, javaScriptEnabled = true): Promise<Page> {
-  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1, javaScriptEnabled });
+  const { context, page } = await signedInPage(browser, origin, users[who], { javaScriptEnabled, csp: cspMessages });
   contexts.push(context);
-  const page = await context.newPage();
-  watchCsp(page, cspMessages);
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#email', users[who].email);
-  await page.fill('#password', users[who].password);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
   return page;
 }
 

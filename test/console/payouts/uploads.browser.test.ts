@@ -9,12 +9,12 @@
 // Skipped with a notice where the browser is missing (CI installs it).
 import ExcelJS from 'exceljs';
 import fs from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { AIRTEL, topup, validateBatch } from './money-ops.ts';
+import { axePage, BROWSER_PRESENT, launchBrowser, listen, PHONE, shoot, signIn, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { consoleUser, type ConsoleUserInfo } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { AIRTEL, topup, validateBatch } from '../../money-ops.ts';
 
 warnIfSkipped('the console uploads browser test');
 
@@ -61,18 +61,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${origin}/console/sign-in`);
-  await page.fill('#email', initiator.email);
-  await page.fill('#password', initiator.password);
-  await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
-}
-
 describe.skipIf(!BROWSER_PRESENT)('uploading a payout file in a browser', () => {
   it('shows the upload progress, then the batch live: its invalid lines with their reasons and the error workbook', async () => {
     const page = await context.newPage();
     watchCsp(page, cspMessages);
-    await signIn(page);
+    await signIn(page, origin, initiator);
     await page.goto(`${origin}/console/payouts`);
     await Promise.all([page.waitForURL(`${origin}/console/payouts/upload`), page.click('#upload-link')]);
     await axePage(page, 'the upload form');

@@ -7,11 +7,11 @@
 // merchant's timed account are refused; in production mode every sandbox address is the 404 page and
 // the navigation has no link to them, while getting paid still works.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAGIC_SUFFIXES } from '../src/modules/disbursements/sandbox.ts';
-import { ct } from '../src/modules/console/sandbox/texts.ts';
-import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from './console-client.ts';
-import { BASE, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
-import { apiBalances, collectionFee, customPayment, NBM } from './money-ops.ts';
+import { MAGIC_SUFFIXES } from '../../../src/modules/disbursements/sandbox.ts';
+import { ct } from '../../../src/modules/console/sandbox/texts.ts';
+import { ConsoleClient, consoleUser, freshAuth, textOf, type Page } from '../client.ts';
+import { BASE, ledgerInvariants, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { apiBalances, collectionFee, customPayment, NBM } from '../../money-ops.ts';
 
 const SANDBOX = '/console/sandbox';
 const AIRTEL = 112400;

@@ -5,14 +5,14 @@
 // the home page's balances against the API's, headers, assets and the audit log.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../src/modules/console/kit/audit.ts';
-import { CONSOLE_CLEANUP_TASK, consoleModule } from '../src/modules/console/index.ts';
-import { dummyHash } from '../src/modules/console/security/sign-in.ts';
-import { backoffSeconds } from '../src/modules/console/kit/throttle.ts';
-import { isCommonPassword } from '../src/modules/users/password-policy.ts';
-import { passwordProblem } from '../src/modules/users/service.ts';
-import { ConsoleClient, consoleUser, freshAuth, INJECT_ORIGIN, newEmail, textOf } from './console-client.ts';
-import { BASE, dbState, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { listAudit } from '../../../src/modules/console/kit/audit.ts';
+import { CONSOLE_CLEANUP_TASK, consoleModule } from '../../../src/modules/console/index.ts';
+import { dummyHash } from '../../../src/modules/console/security/sign-in.ts';
+import { backoffSeconds } from '../../../src/modules/console/kit/throttle.ts';
+import { isCommonPassword } from '../../../src/modules/users/password-policy.ts';
+import { passwordProblem } from '../../../src/modules/users/service.ts';
+import { ConsoleClient, consoleUser, freshAuth, INJECT_ORIGIN, newEmail, textOf } from '../client.ts';
+import { BASE, dbState, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const MINUTE = 60_000;
@@ -621,7 +621,7 @@ describe('production mode', () => {
 
   it('uses __Host- cookies with Secure, takes only PUBLIC_BASE_URL as the origin, and shows no sandbox badge', async () => {
     const pm = await newMerchant(p, { accountName: 'Live Shop' });
-    // A reviewer: production mode asks administrators and approvers to enrol an authenticator first (console-security.test.ts).
+    // A reviewer: production mode asks administrators and approvers to enrol an authenticator first (test/console/security/security.test.ts).
     const user = await consoleUser(p, pm, { role: 'MERC_REVIEWER' });
     const c = new ConsoleClient(p, '10.9.9.9', 'https://pay.example.mw');
     const form = await c.get('/console/sign-in');

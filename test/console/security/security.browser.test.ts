@@ -5,10 +5,10 @@
 // on each page; screenshots at 375 and 1440 px.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../src/lib/totp.ts';
-import { axePage, BROWSER_PRESENT, launchBrowser, listen, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp } from './helpers.ts';
+import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../../../src/lib/totp.ts';
+import { axePage, BROWSER_PRESENT, launchBrowser, listen, shoot, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { consoleUser } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp } from '../../helpers.ts';
 
 warnIfSkipped('the console two-factor browser test');
 

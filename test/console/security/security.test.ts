@@ -4,11 +4,11 @@
 // recovery codes, throttled on a key the password does not reset, a lock with its e-mail), turning
 // it off with a code, and CONSOLE_REQUIRE_2FA sending administrators and approvers to enrol first.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
-import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../src/lib/totp.ts';
-import { LOCK_AFTER_FAILURES } from '../src/modules/console/kit/throttle.ts';
-import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../../../src/lib/totp.ts';
+import { LOCK_AFTER_FAILURES } from '../../../src/modules/console/kit/throttle.ts';
+import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
 
 let t: TestApp;
 let m: TestMerchant;

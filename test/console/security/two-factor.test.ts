@@ -2,10 +2,10 @@
 // database: enrolment in two steps, codes and their replay, recovery codes spent once (also under
 // concurrent use), the sealed secret, and one merchant's user never reaching another's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../src/lib/totp.ts';
-import { beginEnrolment, confirmEnrolment, openSecret, removeTwoFactor, sealSecret, twoFactorKey, twoFactorStatus, verifySecondFactor, type TwoFactorUser } from '../src/modules/console/security/two-factor.ts';
-import { newMerchant, startTestApp, type TestApp } from './helpers.ts';
-import { addMerchantUser } from './money-ops.ts';
+import { base32Decode, hotp, totpStep, TOTP_STEP_SECONDS } from '../../../src/lib/totp.ts';
+import { beginEnrolment, confirmEnrolment, openSecret, removeTwoFactor, sealSecret, twoFactorKey, twoFactorStatus, verifySecondFactor, type TwoFactorUser } from '../../../src/modules/console/security/two-factor.ts';
+import { newMerchant, startTestApp, type TestApp } from '../../helpers.ts';
+import { addMerchantUser } from '../../money-ops.ts';
 
 let t: TestApp;
 let key: Buffer;

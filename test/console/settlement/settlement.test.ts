@@ -6,8 +6,9 @@
 // signed-in user is the actor and the audit log names them; other roles get 403 and another
 // merchant's account 404. The API reads what the console wrote.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { ConsoleClient, consoleUser, textOf, type ConsoleUserInfo } from '../client.ts';
+import { BASE, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { merchantsAndAdmin } from '../fixtures.ts';
 
 const LIST = '/console/settlement-accounts';
 const ADD = `${LIST}/add`;
@@ -24,9 +25,7 @@ let ipSeq = 0;
 
 beforeAll(async () => {
   t = await startTestApp();
-  m = await newMerchant(t, { accountName: 'Zomba Grocers' });
-  other = await newMerchant(t, { accountName: 'Another Shop' });
-  admin = await consoleUser(t, m, { role: 'MERC_ADMIN', firstName: 'Kondwani' });
+  ({ m, other, admin } = await merchantsAndAdmin(t, { merchant: { accountName: 'Zomba Grocers' }, admin: { firstName: 'Kondwani' } }));
   const res = await t.app.inject({
     method: 'POST',
     url: `${BASE}/merchants/bankAccounts/add`,

@@ -9,9 +9,9 @@ import { parse } from 'csv-parse/sync';
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleClient, consoleUser } from './console-client.ts';
-import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from './helpers.ts';
-import { act, addJson, apiBalances, collectionReference, customPayment, payoutLine, payTimed, requestToPay, runPayouts, topup, validateBatch } from './money-ops.ts';
+import { ConsoleClient, consoleUser } from '../client.ts';
+import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { act, addJson, apiBalances, collectionReference, customPayment, payoutLine, payTimed, requestToPay, runPayouts, topup, validateBatch } from '../../money-ops.ts';
 
 /** A reversal reason a spreadsheet would run as a formula. */
 const FORMULA = '=HYPERLINK("http://evil.example","click")';

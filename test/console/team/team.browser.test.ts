@@ -8,9 +8,9 @@
 // page, the invitation form with its errors, the audit log and the settlement accounts.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axePage, BROWSER_PRESENT, launchBrowser, listen, shoot, warnIfSkipped, watchCsp } from './browser-kit.ts';
-import { consoleUser, newEmail } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp } from './helpers.ts';
+import { axePage, BROWSER_PRESENT, launchBrowser, listen, shoot, signedInPage, warnIfSkipped } from '../../browser-kit.ts';
+import { consoleUser, newEmail } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp } from '../../helpers.ts';
 
 warnIfSkipped('the console team and settlement browser test');
 
@@ -39,15 +39,8 @@ describe.skipIf(!BROWSER_PRESENT)('team and settlement accounts in a browser', (
   it('invites, changes a role, closes, finds it in the audit log; adds settlement accounts and meets the one-active rule', async () => {
     const m = await newMerchant(t, { accountName: 'Likuni Builders' });
     const admin = await consoleUser(t, m, { role: 'MERC_ADMIN', firstName: 'Tamanda' });
-    const context = await browser.newContext({ viewport: { width: 375, height: 740 } });
-    const page = await context.newPage();
     const csp: string[] = [];
-    watchCsp(page, csp);
-
-    await page.goto(`${origin}/console/sign-in`);
-    await page.fill('#email', admin.email);
-    await page.fill('#password', admin.password);
-    await Promise.all([page.waitForURL(`${origin}/console`), page.click('#submit')]);
+    const { context, page } = await signedInPage(browser, origin, admin, { csp });
 
     // Team, from the navigation.
     await Promise.all([page.waitForURL(`${origin}/console/team`), page.click('nav.sections a[href="/console/team"]')]);

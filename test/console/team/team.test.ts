@@ -8,9 +8,10 @@
 // these actions with who did them, filters by user, action and days, pages by keyset, escapes what
 // entries hold, and never shows another merchant's entries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAudit, type AuditAction } from '../src/modules/console/kit/audit.ts';
-import { ConsoleClient, consoleUser, invitationToken, newEmail, textOf, type ConsoleUserInfo } from './console-client.ts';
-import { newMerchant, startTestApp, type TestApp, type TestMerchant } from './helpers.ts';
+import { writeAudit, type AuditAction } from '../../../src/modules/console/kit/audit.ts';
+import { ConsoleClient, consoleUser, invitationToken, newEmail, textOf, type ConsoleUserInfo } from '../client.ts';
+import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
+import { merchantsAndAdmin } from '../fixtures.ts';
 
 const TEAM = '/console/team';
 const INVITE = '/console/team/invite';
@@ -27,9 +28,7 @@ let ipSeq = 0;
 
 beforeAll(async () => {
   t = await startTestApp();
-  m = await newMerchant(t, { accountName: 'Mponela Hardware' });
-  other = await newMerchant(t, { accountName: 'Another Shop' });
-  admin = await consoleUser(t, m, { role: 'MERC_ADMIN', firstName: 'Chikondi' });
+  ({ m, other, admin } = await merchantsAndAdmin(t, { merchant: { accountName: 'Mponela Hardware' }, admin: { firstName: 'Chikondi' } }));
   otherAdmin = await consoleUser(t, other, { role: 'MERC_ADMIN', firstName: 'Other' });
 });
 afterAll(async () => {

@@ -1,7 +1,7 @@
 // A chart of charts.ts as page markup. charts.ts returns SVG text whose every data-derived text
 // and attribute is escaped (escapeHtml), so it is emitted as it is: this is the one page-side
 // raw() call, and it takes chart options, never a string, so that nothing but charts.ts's own
-// output can pass through it (test/console-escaping.test.ts allows raw() in this file for that).
+// output can pass through it (test/console/kit/escaping.test.ts allows raw() in this file for that).
 import { h, raw, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { barChart, lineChart, type BarChartOptions, type LineChartOptions } from './charts.ts';
 

@@ -3,7 +3,7 @@
 // Accessible as one image: role="img" named by its <title> (aria-labelledby) and described by its
 // <desc>; the page puts a table with the same figures beside it for screen readers. Every text that
 // comes from data (title, labels, series names, formatted values) goes through escapeHtml, so the
-// page can wrap the result with raw() (this file is on test/console-escaping.test.ts's allowlist).
+// page can wrap the result with raw() (this file is on test/console/kit/escaping.test.ts's allowlist).
 // No style attributes (the CSP forbids inline styles): class names for the stylesheet, and
 // presentation attributes (fill, stroke, font-size, text-anchor) as defaults it may override.
 // Sized by its viewBox only: it scales to its container, from a 375 px phone to a desktop.

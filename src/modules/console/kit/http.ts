@@ -246,13 +246,12 @@ function fallbackContext(deps: Deps, request: FastifyRequest): PageContext {
   return { lang: request.lang ?? 'en', nonce: newNonce(), csrfToken: '', sandbox: deps.config.mode === 'sandbox', url: CONSOLE_PATH };
 }
 
-/** Registers the console's scope under /console with its hooks; `routes` adds the pages to it. */
-export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeOptions, routes: (scope: App) => void): void {
-  const { deps } = ctx;
-  const names = cookieNames(deps.config.mode);
-  const sandbox = deps.config.mode === 'sandbox';
+type ErrorKind = 'csrf' | 'forbidden' | 'notFound' | 'other';
+type SendError = (request: FastifyRequest, reply: FastifyReply, status: number, kind: ErrorKind) => FastifyReply;
 
-  const sendError = (request: FastifyRequest, reply: FastifyReply, status: number, kind: 'csrf' | 'forbidden' | 'notFound' | 'other') => {
+/** The console's error pages, in the page's context when the hook set one. */
+function errorSender(deps: Deps, options: ConsoleScopeOptions): SendError {
+  return (request, reply, status, kind) => {
     const context = request.consoleState ?? fallbackContext(deps, request);
     let html: string;
     try {
@@ -264,91 +263,18 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
     }
     return sendHtml(reply, context, status, html);
   };
+}
 
+/** Registers the console's scope under /console with its hooks; `routes` adds the pages to it. */
+export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeOptions, routes: (scope: App) => void): void {
+  const { deps } = ctx;
+  const sendError = errorSender(deps, options);
   void app.register(
     async (scope: App) => {
       scope.decorateRequest('consoleState', undefined);
-      // Every console route: hidden from the API's OpenAPI document, and its schema checked only
-      // once the hook below has run (validation errors are attached, then answered there).
-      scope.addHook('onRoute', (route) => {
-        route.attachValidation = true;
-        // The API's onRoute hook (http/pipeline.ts) has run first, on a schema not yet hidden: its
-        // case-insensitive key normalisation and documented error responses are the API's, not a page's.
-        const { response: _apiResponses, ...schema } = route.schema ?? {};
-        route.schema = { ...schema, hide: true };
-        route.config = { ...route.config, normalize: undefined };
-      });
-      // Read as the pages read fields before they had schemas: a POST without a body is an empty
-      // form (its CSRF token may come as a header), and a query field given twice is absent.
-      scope.addHook('preValidation', async (request) => {
-        if (request.method === 'POST' && (request.body === undefined || request.body === null)) request.body = {};
-        const query = request.query as Record<string, unknown> | undefined;
-        if (query) for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) delete query[name];
-      });
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(String(body))));
-      });
-
-      scope.addHook('preHandler', async (request, reply) => {
-        const config = request.routeOptions.config;
-        const access = config.consoleAccess ?? 'user';
-        if (access === 'asset') return;
-        const cookies = parseCookies(request.headers.cookie);
-        const { lang, chosen } = languageOf(request, cookies, names.lang);
-        if (chosen) reply.header('set-cookie', cookieHeader(deps, 'lang', lang, LANG_COOKIE_MAX_AGE_SECONDS));
-        // A page answering a POST links its languages to the page's GET address (it says which), else home.
-        const url = request.method === 'GET' ? urlWithoutLang(request) : access === 'user' ? CONSOLE_PATH : SIGN_IN_PATH;
-        const state: ConsoleState = { lang, nonce: newNonce(), csrfToken: '', sandbox, url, cookies };
-        request.consoleState = state;
-
-        if (access === 'user') {
-          const found = await lookUpSession(deps, cookies.get(names.session));
-          if (found.kind !== 'active') {
-            if (found.kind === 'ended') reply.header('set-cookie', cookieHeader(deps, 'session', '', 0));
-            const next = request.method === 'GET' ? `&next=${encodeURIComponent(state.url)}` : '';
-            return redirect(request, reply, `${SIGN_IN_PATH}?${found.kind === 'ended' ? 'expired=1' : 'from=console'}${next}`);
-          }
-          state.user = userOf(found.row);
-          state.session = found.id;
-          state.csrfToken = csrfToken(deps.jwtSecret, 'session', found.id.secret);
-          if (!found.row.two_factor_enrolled && mustUseTwoFactor(state.user.roleCode, deps.config.consoleRequireTwoFactor) && !config.consoleBeforeTwoFactor) {
-            return redirect(request, reply, `${SECURITY_PATH}?required=1`);
-          }
-          if (config.consoleSection && isSandboxOnly(config.consoleSection) && !sandbox) return sendError(request, reply, 404, 'notFound');
-          if (config.consoleSection && !maySee(state.user.roleCode, config.consoleSection, sandbox)) return sendError(request, reply, 403, 'forbidden');
-        } else {
-          let secret = parsePreSession(cookies.get(names.preSession));
-          if (!secret) {
-            secret = newSecret();
-            reply.header('set-cookie', cookieHeader(deps, 'preSession', secret));
-          }
-          state.preSession = secret;
-          state.csrfToken = csrfToken(deps.jwtSecret, 'pre-session', secret);
-        }
-
-        // Every state-changing request: the token of this session (or pre-session) and this origin.
-        if (request.method !== 'GET' && request.method !== 'HEAD') {
-          const field = formField(request.body, CSRF_FIELD);
-          const header = request.headers[CSRF_HEADER];
-          const given = field ? field : typeof header === 'string' ? header : undefined;
-          const origin = requestOrigin(request);
-          const fromHere = origin !== undefined && origin === expectedOrigin(deps, request);
-          if (!fromHere || !sameToken(given, state.csrfToken)) {
-            request.log.warn({ origin: request.headers.origin ?? null, fromHere, tokenSent: given !== undefined }, 'console request refused: CSRF token or origin');
-            return sendError(request, reply, 403, 'csrf');
-          }
-        }
-
-        // What the route's schema refused (kit/schemas.ts): a path naming nothing is not found; a
-        // query or form that is not one of ours cannot be read.
-        if (request.validationError) {
-          const inPath = request.validationError.validationContext === 'params';
-          return sendError(request, reply, inPath ? 404 : 400, inPath ? 'notFound' : 'other');
-        }
-      });
-
+      readFieldsAsPages(scope);
+      scope.addHook('preHandler', admitToPage(deps, sendError));
       scope.setNotFoundHandler((request, reply) => sendError(request, reply, 404, 'notFound'));
-
       scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
         const given = error instanceof AppError ? error.status : error.statusCode;
         const unreachable = error.code === 'ECONNREFUSED' || error.code === '57P01';
@@ -356,9 +282,109 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
         if (status === 500) request.log.error({ err: error }, 'console page failed');
         return sendError(request, reply, status, status === 404 ? 'notFound' : 'other');
       });
-
       routes(scope);
     },
     { prefix: CONSOLE_PATH },
   );
+}
+
+/**
+ * Every console route is hidden from the API's OpenAPI document, reads forms as urlencoded strings,
+ * and has its schema checked only once admitToPage has run (validation errors are attached, then
+ * answered there).
+ */
+function readFieldsAsPages(scope: App): void {
+  scope.addHook('onRoute', (route) => {
+    route.attachValidation = true;
+    // The API's onRoute hook (http/pipeline.ts) has run first, on a schema not yet hidden: its
+    // case-insensitive key normalisation and documented error responses are the API's, not a page's.
+    const { response: _apiResponses, ...schema } = route.schema ?? {};
+    route.schema = { ...schema, hide: true };
+    route.config = { ...route.config, normalize: undefined };
+  });
+  // Read as the pages read fields before they had schemas: a POST without a body is an empty
+  // form (its CSRF token may come as a header), and a query field given twice is absent.
+  scope.addHook('preValidation', async (request) => {
+    if (request.method === 'POST' && (request.body === undefined || request.body === null)) request.body = {};
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query) for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) delete query[name];
+  });
+  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+}
+
+/**
+ * Before every page: its language and state; the session (or a pre-session for the pages before
+ * sign-in), two-factor and the role's sections; the CSRF token and origin of every state-changing
+ * request; then what the route's schema refused.
+ */
+function admitToPage(deps: Deps, sendError: SendError) {
+  const names = cookieNames(deps.config.mode);
+  const sandbox = deps.config.mode === 'sandbox';
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const config = request.routeOptions.config;
+    const access = config.consoleAccess ?? 'user';
+    if (access === 'asset') return undefined;
+    const cookies = parseCookies(request.headers.cookie);
+    const { lang, chosen } = languageOf(request, cookies, names.lang);
+    if (chosen) reply.header('set-cookie', cookieHeader(deps, 'lang', lang, LANG_COOKIE_MAX_AGE_SECONDS));
+    // A page answering a POST links its languages to the page's GET address (it says which), else home.
+    const url = request.method === 'GET' ? urlWithoutLang(request) : access === 'user' ? CONSOLE_PATH : SIGN_IN_PATH;
+    const state: ConsoleState = { lang, nonce: newNonce(), csrfToken: '', sandbox, url, cookies };
+    request.consoleState = state;
+    if (access === 'user') {
+      const refused = await admitUser(deps, request, reply, state, sendError);
+      if (refused) return refused;
+    } else {
+      let secret = parsePreSession(cookies.get(names.preSession));
+      if (!secret) {
+        secret = newSecret();
+        reply.header('set-cookie', cookieHeader(deps, 'preSession', secret));
+      }
+      state.preSession = secret;
+      state.csrfToken = csrfToken(deps.jwtSecret, 'pre-session', secret);
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !fromThisConsole(deps, request, state)) return sendError(request, reply, 403, 'csrf');
+    // What the route's schema refused (kit/schemas.ts): a path naming nothing is not found; a
+    // query or form that is not one of ours cannot be read.
+    if (request.validationError) {
+      const inPath = request.validationError.validationContext === 'params';
+      return sendError(request, reply, inPath ? 404 : 400, inPath ? 'notFound' : 'other');
+    }
+    return undefined;
+  };
+}
+
+/** A signed-in user's page: the session, two-factor where it is required, and the role's sections; the answer when refused. */
+async function admitUser(deps: Deps, request: FastifyRequest, reply: FastifyReply, state: ConsoleState, sendError: SendError): Promise<FastifyReply | undefined> {
+  const config = request.routeOptions.config;
+  const sandbox = state.sandbox;
+  const found = await lookUpSession(deps, state.cookies.get(cookieNames(deps.config.mode).session));
+  if (found.kind !== 'active') {
+    if (found.kind === 'ended') reply.header('set-cookie', cookieHeader(deps, 'session', '', 0));
+    const next = request.method === 'GET' ? `&next=${encodeURIComponent(state.url)}` : '';
+    return redirect(request, reply, `${SIGN_IN_PATH}?${found.kind === 'ended' ? 'expired=1' : 'from=console'}${next}`);
+  }
+  state.user = userOf(found.row);
+  state.session = found.id;
+  state.csrfToken = csrfToken(deps.jwtSecret, 'session', found.id.secret);
+  if (!found.row.two_factor_enrolled && mustUseTwoFactor(state.user.roleCode, deps.config.consoleRequireTwoFactor) && !config.consoleBeforeTwoFactor) {
+    return redirect(request, reply, `${SECURITY_PATH}?required=1`);
+  }
+  if (config.consoleSection && isSandboxOnly(config.consoleSection) && !sandbox) return sendError(request, reply, 404, 'notFound');
+  if (config.consoleSection && !maySee(state.user.roleCode, config.consoleSection, sandbox)) return sendError(request, reply, 403, 'forbidden');
+  return undefined;
+}
+
+/** Every state-changing request carries the token of this session (or pre-session) and comes from this origin. */
+function fromThisConsole(deps: Deps, request: FastifyRequest, state: ConsoleState): boolean {
+  const field = formField(request.body, CSRF_FIELD);
+  const header = request.headers[CSRF_HEADER];
+  const given = field ? field : typeof header === 'string' ? header : undefined;
+  const origin = requestOrigin(request);
+  const fromHere = origin !== undefined && origin === expectedOrigin(deps, request);
+  if (fromHere && sameToken(given, state.csrfToken)) return true;
+  request.log.warn({ origin: request.headers.origin ?? null, fromHere, tokenSent: given !== undefined }, 'console request refused: CSRF token or origin');
+  return false;
 }
