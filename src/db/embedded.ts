@@ -260,6 +260,26 @@ async function launch(dataDir: string, pgdata: string, settings: StoredSettings,
   return { postmaster, created };
 }
 
+/** Its watchdog killed too: another is started while the server runs. */
+function keepWatchdogAlive(dataDir: string, pgdata: string): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    void (async () => {
+      const current = readWatchdog(dataDir);
+      if (current && isAlive(current)) return;
+      const postmaster = runningPostmaster(pgdata);
+      const again = postmaster && (await tryLock(dataDir));
+      if (!again) return;
+      try {
+        ensureWatchdog(dataDir, postmaster);
+      } finally {
+        again.release();
+      }
+    })().catch(() => undefined);
+  }, WATCHDOG_CHECK_MS);
+  timer.unref();
+  return timer;
+}
+
 export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => undefined): Promise<EmbeddedServer> {
   checkDataDir(dataDir);
   const account = serverAccount();
@@ -300,22 +320,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   // stops the server within a second if no one else uses it.
   const dropLease = () => fs.rmSync(leaseFile, { force: true });
   process.once('exit', dropLease);
-  // Its watchdog killed too: another is started while the server runs.
-  const keepWatchdog = setInterval(() => {
-    void (async () => {
-      const current = readWatchdog(dataDir);
-      if (current && isAlive(current)) return;
-      const postmaster = runningPostmaster(pgdata);
-      const again = postmaster && (await tryLock(dataDir));
-      if (!again) return;
-      try {
-        ensureWatchdog(dataDir, postmaster);
-      } finally {
-        again.release();
-      }
-    })().catch(() => undefined);
-  }, WATCHDOG_CHECK_MS);
-  keepWatchdog.unref();
+  const keepWatchdog = keepWatchdogAlive(dataDir, pgdata);
 
   let stopped = false;
   return {

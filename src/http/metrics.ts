@@ -33,6 +33,22 @@ export function createMetrics(db: Db): Metrics {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
     registers: [registry],
   });
+  registerGauges(registry, db);
+  return {
+    registry,
+    observeRequest(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    observeBatch(statement, rows) {
+      batchRows.observe({ statement }, rows);
+    },
+  };
+}
+
+/** What is read when /metrics is asked: the database pool, the job queue and the webhook backlog. */
+function registerGauges(registry: client.Registry, db: Db): void {
   new client.Gauge({
     name: 'db_pool_connections',
     help: 'Database pool clients by state.',
@@ -78,15 +94,4 @@ export function createMetrics(db: Db): Metrics {
       this.set({ state: 'waiting' }, rows[0].waiting);
     },
   });
-  return {
-    registry,
-    observeRequest(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
-    },
-    observeBatch(statement, rows) {
-      batchRows.observe({ statement }, rows);
-    },
-  };
 }

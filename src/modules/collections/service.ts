@@ -13,7 +13,7 @@ import { emitEvent } from '../../jobs/outbox.ts';
 import { Coalescer } from '../../lib/coalescer.ts';
 import { randomDigits, randomUpperAlnum } from '../../lib/ids.ts';
 import { formatMajor, toMajor } from '../../lib/money.ts';
-import { activeConnector, findConnector, type ConnectorRow } from '../connectors/repository.ts';
+import { activeConnector, type ConnectorRow } from '../connectors/repository.ts';
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
@@ -25,14 +25,14 @@ import * as repo from './repository.ts';
 /** Attempts at a free timed account number before giving up (each is one insert, no scan). */
 const TIMED_ACCOUNT_ATTEMPTS = 20;
 
-async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow> {
+export async function activeMerchant(tx: pg.PoolClient, merchantAccountNumber: number): Promise<MerchantRow> {
   const merchant = await lockMerchant(tx, merchantAccountNumber);
   if (!merchant) throw new AppError('notFound', 'detail.merchantNotFound', { merchantAccountNumber });
   if (merchant.status_code !== MERCHANT.active) throw new AppError('merchantInactive', 'detail.merchantInactive', { merchantAccountNumber });
   return merchant;
 }
 
-async function collectionConnector(q: pg.PoolClient, connectorId: number): Promise<ConnectorRow> {
+export async function collectionConnector(q: pg.PoolClient, connectorId: number): Promise<ConnectorRow> {
   const connector = await activeConnector(q, connectorId);
   if (!connector.is_collection_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNotForCollections', { connectorId });
   return connector;
@@ -236,6 +236,15 @@ export async function createPaymentRequestInTransaction(deps: Deps, tx: pg.PoolC
   }
 }
 
+/** Who paid over a rail (rail-payments.ts): the payer's account and name, and the rail's reference. */
+export interface RailPayer {
+  /** The payer's account (a wallet number, an account number) as the rail names it. */
+  accountNumber: string;
+  name: string;
+  /** The rail's reference for the payment (the collection's bridgeReferenceNumber). */
+  reference: string;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Payments (both kinds)
 
@@ -263,7 +272,7 @@ interface PaymentInput {
   limits: 'check' | 'judged-when-held';
 }
 
-async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
+export async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise<repo.CollectionRow> {
   const merchantNo = p.merchant.merchant_account_number;
   const currency = p.merchant.currency_code;
   // Locked: concurrent payments of this merchant and type take turns between reading the day's
@@ -430,7 +439,7 @@ export async function payTimedAccount(tx: pg.PoolClient, input: PayTimedAccountI
 }
 
 /** Whether a payment of this amount and currency may pay this (locked) request now: throws why not. */
-function judgeTimedAccount(request: repo.PaymentRequestRow, input: { timedAccountNumber: string; amountMinor: number; currencyCode: string }): void {
+export function judgeTimedAccount(request: repo.PaymentRequestRow, input: { timedAccountNumber: string; amountMinor: number; currencyCode: string }): void {
   if (request.status_code === repo.PAYMENT_REQUEST.paid) throw new AppError('timedAccountPaid', 'detail.timedAccountPaid', { timedAccountNumber: input.timedAccountNumber });
   // A rail's transfer may be committed by now: until the rail says, no other payment may take it.
   if (request.held_by_transfer) throw new AppError('timedAccountPaid', 'detail.timedAccountBeingPaid', { timedAccountNumber: input.timedAccountNumber });
@@ -461,128 +470,6 @@ export async function payPaymentAccount(tx: pg.PoolClient, input: CustomPaymentI
   const merchant = await activeMerchant(tx, rows[0].merchant_account_number);
   const connector = await collectionConnector(tx, input.connectorId);
   return recordPayment(tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy, limits: 'check' });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Payments from outside, over a payment rail (src/rails): the payer's institution asks first
-// (who is this account, what does it expect), then its transfer arrives, and the rail commits it
-// or not. Every rule of a payment is judged when the transfer is accepted, and a timed account is
-// held for it then; the credit, once the rail has committed the money, refuses nothing.
-
-export interface RailPayer {
-  /** The payer's account (a wallet number, an account number) as the rail names it. */
-  accountNumber: string;
-  name: string;
-  /** The rail's reference for the payment (the collection's bridgeReferenceNumber). */
-  reference: string;
-}
-
-export type PayableAccount =
-  | { kind: 'timed'; merchant: MerchantRow; request: repo.PaymentRequestRow }
-  | { kind: 'payment'; merchant: MerchantRow };
-
-/**
- * The account a rail's payer names, if it can be paid now: an open timed account (not held, not
- * expired) of an active merchant, or an active merchant's payment account. Without a lock: for the
- * lookup and the quote, which move no money.
- */
-export async function findPayableAccount(q: Queryable, accountNumber: string): Promise<PayableAccount | undefined> {
-  if (/^1[0-9]{7}$/.test(accountNumber)) {
-    const { rows } = await q.query<repo.PaymentRequestRow>(
-      `select *, now() >= expires_at as is_expired from payment_requests
-        where timed_account_number = $1 and status_code = 'O' and expires_at > now() and held_by_transfer is null`,
-      [accountNumber],
-    );
-    const merchant = rows[0] && (await activeMerchantRow(q, rows[0].merchant_account_number));
-    return merchant ? { kind: 'timed', merchant, request: rows[0] } : undefined;
-  }
-  const { rows } = await q.query<MerchantRow>(`select * from merchants where payment_account_number = $1 and status_code = 'A'`, [accountNumber]);
-  return rows[0] ? { kind: 'payment', merchant: rows[0] } : undefined;
-}
-
-async function activeMerchantRow(q: Queryable, merchantAccountNumber: number): Promise<MerchantRow | undefined> {
-  const { rows } = await q.query<MerchantRow>(`select * from merchants where merchant_account_number = $1 and status_code = 'A'`, [merchantAccountNumber]);
-  return rows[0];
-}
-
-/** Whether the merchant's per-payment limits take this amount: a quote's check (the transfer's is holdForRailPayment's, with the day's total). */
-export async function checkRailAmount(q: Queryable, account: PayableAccount, amountMinor: number): Promise<void> {
-  const code = account.kind === 'timed' ? 'RTP' : 'BAM';
-  checkAmount(await limitFor(q as pg.PoolClient, account.merchant.merchant_account_number, code, account.merchant.currency_code), amountMinor);
-}
-
-export interface RailHoldInput {
-  accountNumber: string;
-  /** The connector the rail's payments are recorded under: it must take collections. */
-  connectorId: number;
-  amountMinor: number;
-  currencyCode: string;
-  /** The rail's transfer that will pay it. */
-  transferId: string;
-}
-
-/**
- * Judges a rail's payment by every rule a payment of this account obeys (open, not held, not
- * expired, amount, currency, the merchant's limits) and holds a timed account for the transfer.
- * Throws the AppError a payment would; changes nothing then.
- */
-export async function holdForRailPayment(tx: pg.PoolClient, input: RailHoldInput): Promise<PayableAccount> {
-  let account: PayableAccount;
-  if (/^1[0-9]{7}$/.test(input.accountNumber)) {
-    const request = await repo.lockRequestByTimedAccount(tx, input.accountNumber);
-    if (!request) throw new AppError('notFound', 'detail.timedAccountNotFound', { timedAccountNumber: input.accountNumber });
-    judgeTimedAccount(request, { ...input, timedAccountNumber: input.accountNumber });
-    account = { kind: 'timed', merchant: await activeMerchant(tx, request.merchant_account_number), request };
-  } else {
-    const { rows } = await tx.query<{ merchant_account_number: number }>('select merchant_account_number from merchants where payment_account_number = $1', [input.accountNumber]);
-    if (!rows[0]) throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.accountNumber });
-    account = { kind: 'payment', merchant: await activeMerchant(tx, rows[0].merchant_account_number) };
-    if (input.currencyCode !== account.merchant.currency_code) throw new AppError('currencyMismatch', 'detail.currencyMismatch', { currencyCode: input.currencyCode, requested: account.merchant.currency_code });
-  }
-  await collectionConnector(tx, input.connectorId);
-  const code = account.kind === 'timed' ? 'RTP' : 'BAM';
-  const merchantNo = account.merchant.merchant_account_number;
-  const limit = await limitFor(tx, merchantNo, code, input.currencyCode, { lock: 'for update' });
-  checkAmount(limit, input.amountMinor);
-  checkDaily(limit, code, await repo.collectedToday(tx, merchantNo, code, input.currencyCode), input.amountMinor);
-  if (account.kind === 'timed') await repo.setRequestHold(tx, account.request.request_id, input.transferId);
-  return account;
-}
-
-/** The rail did not commit the transfer: its timed account is open again (or expires as due). */
-export async function releaseRailHold(tx: pg.PoolClient, requestId: number, transferId: string): Promise<void> {
-  await tx.query('update payment_requests set held_by_transfer = null where request_id = $1 and held_by_transfer = $2', [requestId, transferId]);
-}
-
-export interface RailCreditInput {
-  merchantAccountNumber: number;
-  /** The timed account's request, held by this transfer; none: the merchant's payment account. */
-  requestId?: number;
-  transferId: string;
-  connectorId: number;
-  amountMinor: number;
-  payer: RailPayer;
-  createdBy: string;
-}
-
-/**
- * Credits a payment the rail has committed, as any payment is booked (ledger, statistics, the
- * merchant's webhook, a checkout's callback). Judged when held: the money has moved, so no limit
- * or expiry may refuse it now.
- */
-export async function creditRailPayment(tx: pg.PoolClient, input: RailCreditInput): Promise<repo.CollectionRow> {
-  const merchant = await lockMerchant(tx, input.merchantAccountNumber);
-  if (!merchant) throw new Error(`merchant ${input.merchantAccountNumber} of a committed rail payment is gone`);
-  // Judged active when held: a connector switched off since then does not undo a committed payment.
-  const connector = await findConnector(tx, input.connectorId);
-  if (!connector) throw new Error(`connector ${input.connectorId} of a committed rail payment is gone`);
-  const common = { merchant, connector, amountMinor: input.amountMinor, createdBy: input.createdBy, payer: input.payer, limits: 'judged-when-held' as const };
-  if (input.requestId === undefined) return recordPayment(tx, { ...common, transactionCode: 'BAM', description: 'Customer payment' });
-  const request = await repo.lockRequestById(tx, input.requestId);
-  // Only this transfer can hold it (holdForRailPayment): anything else is a defect, and crediting
-  // the wrong request would be worse than the rail's retry finding the defect logged.
-  if (!request || request.held_by_transfer !== input.transferId) throw new Error(`request ${input.requestId} is not held by transfer ${input.transferId}`);
-  return recordPayment(tx, { ...common, transactionCode: 'RTP', description: request.transaction_description, request });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { AppError } from '../../http/errors.ts';
-import { checkRailAmount, creditRailPayment, findPayableAccount, holdForRailPayment, releaseRailHold } from '../../modules/collections/service.ts';
+import { checkRailAmount, creditRailPayment, findPayableAccount, holdForRailPayment, releaseRailHold } from '../../modules/collections/rail-payments.ts';
 import { fromFspiopAmount, toFspiopAmount } from './amount.ts';
 import type { SwitchAnswer, SwitchRequest } from './client.ts';
 import { errorInformation } from './errors.ts';

@@ -4,12 +4,12 @@
 // A large body is copied into the database while it arrives (upload.ts); a small one, or one that
 // finds every copy slot taken, is stored from its parsed lines.
 import { pipeline } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type pg from 'pg';
 import { withTransaction } from '../../../db/pool.ts';
 import { sendSerialized, storeResponse } from '../../../http/idempotency.ts';
 import { SANDBOX_PAYOUTS_TEXT } from '../docs.ts';
-import type { RouteModule } from '../../../http/types.ts';
+import type { Deps, RouteModule } from '../../../http/types.ts';
 import { BatchAccepted } from '../schemas.ts';
 import { submitBatch } from '../service.ts';
 import { BatchJsonBody, CopyingStream, UploadCopy, uploadCopySlots } from '../upload.ts';
@@ -17,18 +17,52 @@ import { BatchJsonBody, CopyingStream, UploadCopy, uploadCopySlots } from '../up
 /** Bodies from this size (1 MiB, about 5,000 lines) are fingerprinted by their bytes. */
 export const RAW_FINGERPRINT_MIN_BYTES = 1024 * 1024;
 
-const route: RouteModule = (app, { deps }) => {
+/**
+ * A large body is copied into the database while it arrives (upload.ts), at most uploadCopySlots
+ * at a time and never waiting for a connection: with the pool busy, it is stored the other way.
+ */
+function uploadCopier(deps: Deps) {
   const bodyLimit = deps.config.batchBodyLimitBytes;
   const maxCopies = uploadCopySlots(deps.config);
   const copyDb = deps.uploadDb ?? deps.db;
   let copies = 0;
   const copying = new WeakMap<FastifyRequest, UploadCopy>();
+  // After authentication, before the body is read.
+  const preParsing = async (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> => {
+    const length = Number(request.headers['content-length']);
+    const worthCopying = length >= deps.config.batchCopyMinBytes && length <= bodyLimit;
+    const freeConnections = copyDb.idleCount + ((copyDb.options.max ?? maxCopies) - copyDb.totalCount);
+    if (!worthCopying || copies >= maxCopies || freeConnections < 1) return payload;
+    copies += 1;
+    const upload = await UploadCopy.begin(copyDb, () => {
+      copies -= 1;
+    });
+    if (!upload) return payload;
+    copying.set(request, upload);
+    // Whatever ends the request without the handler's commit (a refusal, a replay, a client
+    // gone: see the route's hooks) drops the copy.
+    reply.raw.once('close', () => upload.abandon());
+    // A client gone before this hook ran has had its abort and 'close' already: drop it now.
+    if (reply.raw.closed || request.raw.destroyed) {
+      upload.abandon();
+      return payload;
+    }
+    const copyingStream = new CopyingStream(upload, (sawEscape) => {
+      request.bodyTextStorable = !sawEscape;
+    });
+    pipeline(payload, copyingStream, () => undefined);
+    return copyingStream;
+  };
+  return { copying, preParsing };
+}
 
+const route: RouteModule = (app, { deps }) => {
+  const { copying, preParsing } = uploadCopier(deps);
   app.post('/disbursements/batch/addJson', {
     // Retries of a large batch are compared by their bytes: its canonical form would cost a
     // third of the request (http/idempotency.ts fingerprintOfBytes).
     config: { idempotent: true, rawFingerprintMinBytes: RAW_FINGERPRINT_MIN_BYTES },
-    bodyLimit,
+    bodyLimit: deps.config.batchBodyLimitBytes,
     schema: {
       tags: ['Disbursements'],
       summary: 'Add a batch of payouts (JSON)',
@@ -42,33 +76,7 @@ const route: RouteModule = (app, { deps }) => {
       body: BatchJsonBody,
       response: { 200: { ...BatchAccepted, description: 'The batch was accepted: its number and status Q (queued for validation).' } },
     },
-    // After authentication, before the body is read.
-    preParsing: async (request, reply, payload) => {
-      const length = Number(request.headers['content-length']);
-      const worthCopying = length >= deps.config.batchCopyMinBytes && length <= bodyLimit;
-      // Never waits for a connection: with the pool busy, the upload is stored the other way.
-      const freeConnections = copyDb.idleCount + ((copyDb.options.max ?? maxCopies) - copyDb.totalCount);
-      if (!worthCopying || copies >= maxCopies || freeConnections < 1) return payload;
-      copies += 1;
-      const upload = await UploadCopy.begin(copyDb, () => {
-        copies -= 1;
-      });
-      if (!upload) return payload;
-      copying.set(request, upload);
-      // Whatever ends the request without the handler's commit (a refusal, a replay, a client
-      // gone: see the hooks below) drops the copy.
-      reply.raw.once('close', () => upload.abandon());
-      // A client gone before this hook ran has had its abort and 'close' already: drop it now.
-      if (reply.raw.closed || request.raw.destroyed) {
-        upload.abandon();
-        return payload;
-      }
-      const copyingStream = new CopyingStream(upload, (sawEscape) => {
-        request.bodyTextStorable = !sawEscape;
-      });
-      pipeline(payload, copyingStream, () => undefined);
-      return copyingStream;
-    },
+    preParsing,
     // The parse held the event loop while the copy's writes queued up: one turn lets them out, so
     // the database takes them in while validation holds the loop again (see upload.ts).
     preValidation: async (request) => {

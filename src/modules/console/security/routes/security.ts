@@ -29,6 +29,8 @@ const CODE_MAX_LENGTH = 32;
 
 // What each form posts (kit/schemas.ts): the shape only; codeOf bounds the code.
 const CodeForm = Form({ code: Text() });
+/** The button that begins the enrolment posts its CSRF token only. */
+const ButtonForm = Form({});
 /** on: 'true' keeps payout decisions in the console; anything else gives them back to the API. */
 const DecisionsForm = Form({ on: Text() });
 
@@ -62,8 +64,7 @@ function securityOverview(scope: App, deps: Deps): void {
 
 /** Setting up two-factor sign-in: a new secret to scan, then a code that proves it (`key` seals the secret). */
 function twoFactorSetup(scope: App, deps: Deps, key: Buffer): void {
-  // The button posts nothing but its CSRF token: no body is declared (a token in the header alone is enough).
-  scope.post(at(TWO_FACTOR_PATH), { config: CONFIG }, async (request, reply) => {
+  scope.post(at(TWO_FACTOR_PATH), { schema: { body: ButtonForm }, config: CONFIG }, async (request, reply) => {
     const context = consoleContext(request);
     const enrolment = await beginEnrolment(deps.db, key, context.user, accountLabel(context), issuer(deps), deps.clock.now());
     if (!enrolment) {

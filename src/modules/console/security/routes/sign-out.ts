@@ -6,10 +6,13 @@ import { consoleContext, cookieHeader, originFromRequest, redirect, sessionOf } 
 import { SIGN_IN_PATH, SIGN_OUT_PATH } from '../../kit/paths.ts';
 import { deleteSession } from '../../kit/session-store.ts';
 import { at } from '../../kit/at.ts';
+import { Form } from '../../kit/schemas.ts';
+
+/** The sign-out form carries its CSRF token only (the scope checks it: kit/http.ts). */
+const SignOutForm = Form({});
 
 const route: RouteModule = (scope, { deps }) => {
-  // No body is declared: the form carries its CSRF token only, which the scope checks (kit/http.ts).
-  scope.post(at(SIGN_OUT_PATH), { config: { consoleAccess: 'user', consoleBeforeTwoFactor: true } }, async (request, reply) => {
+  scope.post(at(SIGN_OUT_PATH), { schema: { body: SignOutForm }, config: { consoleAccess: 'user', consoleBeforeTwoFactor: true } }, async (request, reply) => {
     const { user } = consoleContext(request);
     const session = sessionOf(request)!;
     await withTransaction(deps.db, async (tx) => {
