@@ -10,6 +10,16 @@ import { canonicalActor } from '../../lib/actor.ts';
 import type { BatchAction } from '../disbursements/lifecycle.ts';
 import { activeUsers, decisionsInConsole } from './repository.ts';
 
+/** The seeded merchant-user roles (migrations/0005 and 0008, table roles), by code; other roles may exist and take nothing. */
+export const ROLE = {
+  admin: 'MERC_ADMIN',
+  initiator: 'MERC_INITIATOR',
+  reviewer: 'MERC_REVIEWER',
+  approver: 'MERC_APPROVER',
+  viewer: 'MERC_VIEWER',
+} as const;
+export type RoleCode = (typeof ROLE)[keyof typeof ROLE];
+
 /** 'any': on any batch of the merchant; 'own': only on a batch the user captured. */
 export type Grant = 'any' | 'own';
 
@@ -19,13 +29,13 @@ export type Grant = 'any' | 'own';
  * "Merchant users" section of docs/integrators-guide.md shows the same table.
  */
 export const ACTIONS_BY_ROLE: Readonly<Record<string, Readonly<Partial<Record<BatchAction, Grant>>>>> = {
-  MERC_ADMIN: { review: 'any', approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
+  [ROLE.admin]: { review: 'any', approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
   // Captures batches; may withdraw (cancel) their own, never move money.
-  MERC_INITIATOR: { cancel: 'own' },
-  MERC_REVIEWER: { review: 'any', reject: 'any' },
-  MERC_APPROVER: { approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
-  MERC_VIEWER: {},
-};
+  [ROLE.initiator]: { cancel: 'own' },
+  [ROLE.reviewer]: { review: 'any', reject: 'any' },
+  [ROLE.approver]: { approve: 'any', reject: 'any', cancel: 'any', transferFunds: 'any' },
+  [ROLE.viewer]: {},
+} satisfies Record<RoleCode, Readonly<Partial<Record<BatchAction, Grant>>>>;
 
 /** The batch actions of ACTIONS_BY_ROLE, in the order the table of docs/integrators-guide.md shows them. */
 const BATCH_ACTIONS: readonly BatchAction[] = ['review', 'approve', 'reject', 'cancel', 'transferFunds'];

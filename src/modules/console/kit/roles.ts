@@ -4,16 +4,17 @@
 // initiators, who capture payouts; the developers' keys, the team and the settlement accounts are
 // the administrators'. Unknown roles see the home page only. Within a section, what a user may
 // change follows users/permissions.ts (ACTIONS_BY_ROLE) for payouts.
+import { ROLE, type RoleCode } from '../../users/permissions.ts';
 import type { Section } from './paths.ts';
 
 export const SECTIONS_BY_ROLE: Readonly<Record<string, readonly Section[]>> = {
-  MERC_ADMIN: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'developers', 'team', 'settlement', 'sandbox'],
-  MERC_APPROVER: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'sandbox'],
-  MERC_REVIEWER: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'sandbox'],
-  MERC_INITIATOR: ['home', 'collections', 'payouts', 'getPaid', 'sandbox'],
+  [ROLE.admin]: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'developers', 'team', 'settlement', 'sandbox'],
+  [ROLE.approver]: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'sandbox'],
+  [ROLE.reviewer]: ['home', 'collections', 'payouts', 'getPaid', 'statements', 'analytics', 'sandbox'],
+  [ROLE.initiator]: ['home', 'collections', 'payouts', 'getPaid', 'sandbox'],
   // Sees the money, changes nothing: no API keys, no team, no settlement accounts, no tools that move test money.
-  MERC_VIEWER: ['home', 'collections', 'payouts', 'statements', 'analytics'],
-};
+  [ROLE.viewer]: ['home', 'collections', 'payouts', 'statements', 'analytics'],
+} satisfies Record<RoleCode, readonly Section[]>;
 
 /** Sections that exist only in sandbox mode (they make test money move). */
 const SANDBOX_ONLY: readonly Section[] = ['sandbox'];
@@ -36,7 +37,7 @@ export function maySee(roleCode: string, section: Section, sandbox: boolean): bo
  * approve payouts and manage the merchant (its users, its keys), whose password alone would move
  * money.
  */
-export const TWO_FACTOR_ROLES: readonly string[] = ['MERC_ADMIN', 'MERC_APPROVER'];
+export const TWO_FACTOR_ROLES: readonly string[] = [ROLE.admin, ROLE.approver];
 
 export function mustUseTwoFactor(roleCode: string, required: boolean): boolean {
   return required && TWO_FACTOR_ROLES.includes(roleCode);

@@ -418,6 +418,28 @@ function Outcome(p: { lang: Lang; item: PayoutItem }): SafeHtml {
   return <span class="muted">{ct(lang, 'payouts.noOutcome')}</span>;
 }
 
+
+/** The search above a list of payout lines (a batch's, or the single payouts): ids start with `prefix`. */
+export function LineSearch(p: { lang: Lang; prefix: 'line' | 'single'; action: string; region: string; label: string; filter: LineFilterValues }): SafeHtml {
+  const { lang, prefix } = p;
+  return (
+    <form class="filters card" method="get" action={p.action} {...swapping(p.action, p.region)} role="search" aria-label={p.label}>
+      <div class="field field-grow">
+        <label for={`${prefix}-search`}>{ct(lang, 'payouts.search')}</label>
+        <input type="search" id={`${prefix}-search`} name="search" value={p.filter.search ?? ''} maxlength="100" aria-describedby={`${prefix}-search-hint`} />
+      </div>
+      <Choice id={`${prefix}-status`} name="status" label={ct(lang, 'payouts.col.status')} value={p.filter.status} options={lineStatusOptions(lang)} />
+      <div class="filter-actions">
+        <button class="button" type="submit" id={`${prefix}-filter-submit`}>
+          {ct(lang, 'payouts.apply')}
+        </button>
+      </div>
+      <p class="hint field-full" id={`${prefix}-search-hint`}>
+        {ct(lang, 'payouts.searchHint')}
+      </p>
+    </form>
+  );
+}
 /** The cells every payout list shows after its first one(s). */
 export function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: string | null }): SafeHtml {
   const { lang, item } = p;
@@ -536,21 +558,7 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; line
         <BatchActions context={p.context} batch={batch} problem={p.actionProblem} />
         <BatchHeader lang={lang} batch={batch} />
       </div>
-      <form class="filters card" method="get" action={base} {...swapping(base, REGIONS.lines)} role="search" aria-label={ct(lang, 'payouts.searchLines')}>
-        <div class="field field-grow">
-          <label for="line-search">{ct(lang, 'payouts.search')}</label>
-          <input type="search" id="line-search" name="search" value={p.filter.search ?? ''} maxlength="100" aria-describedby="line-search-hint" />
-        </div>
-        <Choice id="line-status" name="status" label={ct(lang, 'payouts.col.status')} value={p.filter.status} options={lineStatusOptions(lang)} />
-        <div class="filter-actions">
-          <button class="button" type="submit" id="line-filter-submit">
-            {ct(lang, 'payouts.apply')}
-          </button>
-        </div>
-        <p class="hint field-full" id="line-search-hint">
-          {ct(lang, 'payouts.searchHint')}
-        </p>
-      </form>
+      <LineSearch lang={lang} prefix="line" action={base} region={REGIONS.lines} label={ct(lang, 'payouts.searchLines')} filter={p.filter} />
       <LinesResults lang={lang} batchNumber={batch.batchNumber} page={p.lines} filter={p.filter} swapped={false} />
     </Layout>
   );

@@ -16,9 +16,9 @@ import type { SinglePayoutItem } from '../queries.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
-import { Cell, Choice, Money, Pager, Results, swapping, When, withQuery } from '../../kit/lists.tsx';
+import { Cell, Money, Pager, Results, When, withQuery } from '../../kit/lists.tsx';
 import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, singlePayoutPath, type ActionProblem } from './payout-actions.tsx';
-import { lineStatusName, lineStatusOptions, PayoutCells, PayoutHead, PAYOUTS_PATH, REGIONS, SINGLE_PAYOUTS_PATH, Tabs, type LineFilterValues } from './payouts.tsx';
+import { lineStatusName, LineSearch, PayoutCells, PayoutHead, PAYOUTS_PATH, REGIONS, SINGLE_PAYOUTS_PATH, Tabs, type LineFilterValues } from './payouts.tsx';
 import { Alerts } from '../../kit/display.tsx';
 
 /** The form's fields: the API's own names (single/add). */
@@ -380,21 +380,7 @@ export function SinglePage(p: { context: ConsoleContext; page: Page<SinglePayout
         </p>
       ) : null}
       <p class="lead">{ct(lang, 'payouts.singleIntro')}</p>
-      <form class="filters card" method="get" action={SINGLE_PAYOUTS_PATH} {...swapping(SINGLE_PAYOUTS_PATH, REGIONS.single)} role="search" aria-label={ct(lang, 'payouts.searchSingles')}>
-        <div class="field field-grow">
-          <label for="single-search">{ct(lang, 'payouts.search')}</label>
-          <input type="search" id="single-search" name="search" value={p.filter.search ?? ''} maxlength="100" aria-describedby="single-search-hint" />
-        </div>
-        <Choice id="single-status" name="status" label={ct(lang, 'payouts.col.status')} value={p.filter.status} options={lineStatusOptions(lang)} />
-        <div class="filter-actions">
-          <button class="button" type="submit" id="single-filter-submit">
-            {ct(lang, 'payouts.apply')}
-          </button>
-        </div>
-        <p class="hint field-full" id="single-search-hint">
-          {ct(lang, 'payouts.searchHint')}
-        </p>
-      </form>
+      <LineSearch lang={lang} prefix="single" action={SINGLE_PAYOUTS_PATH} region={REGIONS.single} label={ct(lang, 'payouts.searchSingles')} filter={p.filter} />
       <SingleResults lang={lang} page={p.page} filter={p.filter} swapped={false} />
     </Layout>
   );
