@@ -105,8 +105,8 @@ class ApiSession {
     private readonly credentials: ListenOptions['credentials'],
   ) {}
 
-  private async accessToken(fresh: boolean): Promise<string> {
-    if (fresh || !this.token || Date.now() > this.expiresAtMs - 30_000) {
+  private async accessToken(options: { fresh: boolean }): Promise<string> {
+    if (options.fresh || !this.token || Date.now() > this.expiresAtMs - 30_000) {
       const body = (await call(this.base, 'POST', '/sandbox/v1/account/getAccessToken', { body: this.credentials })) as { accessToken?: unknown; expiryInMinutes?: unknown };
       if (typeof body.accessToken !== 'string') throw new FailureError('the server answered getAccessToken without an accessToken');
       this.token = body.accessToken;
@@ -116,9 +116,9 @@ class ApiSession {
   }
 
   async send(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<Answer> {
-    const answer = await send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(false) });
+    const answer = await send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken({ fresh: false }) });
     // A token refused early (clock skew, a restarted server with a new JWT secret): once more with a new one.
-    if (answer.status === 401) return send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken(true) });
+    if (answer.status === 401) return send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken({ fresh: true }) });
     return answer;
   }
 
