@@ -1,9 +1,9 @@
 // Enforcing the merchant's transaction limits (product.md §8) where money moves: always inside
 // the transaction that moves it, never from a cache.
 import type pg from 'pg';
-import type { FindOptions } from '../../db/pool.ts';
+import type { FindOptions, Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
-import { formatMajor } from '../../lib/money.ts';
+import { formatMajor, parseMinor, toMajor } from '../../lib/money.ts';
 
 interface Limit {
   minimum_amount_minor: number;
@@ -44,4 +44,26 @@ export function checkDaily(limit: Limit | undefined, transactionCode: string, us
   if (total > limit.daily_limit_minor) {
     throw new AppError('limitExceeded', 'detail.dailyLimit', { transactionCode, total: formatMajor(total), limit: formatMajor(limit.daily_limit_minor) });
   }
+}
+
+/** An amount range in major units, as decimal text ("100", "10000000.5"). */
+export interface AmountRange {
+  min: string;
+  max: string;
+}
+
+/**
+ * The amounts a merchant can use for `transactionCode`: the API's own range (from its schema)
+ * within the merchant's limit. Forms state this range and check it, so that a hint never promises
+ * what the service then refuses.
+ */
+export async function amountRange(q: Queryable, merchantAccountNumber: number, transactionCode: string, currencyCode: string, api: AmountRange): Promise<AmountRange> {
+  const { rows } = await q.query<Pick<Limit, 'minimum_amount_minor' | 'maximum_amount_minor'>>(
+    'select minimum_amount_minor, maximum_amount_minor from merchant_limits where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3',
+    [merchantAccountNumber, transactionCode, currencyCode],
+  );
+  const limit = rows[0];
+  const minMinor = Math.max(parseMinor(api.min) ?? 0, Number(limit?.minimum_amount_minor ?? 0));
+  const maxMinor = Math.min(parseMinor(api.max) ?? Number.MAX_SAFE_INTEGER, Number(limit?.maximum_amount_minor ?? Number.MAX_SAFE_INTEGER));
+  return { min: String(toMajor(minMinor)), max: String(toMajor(maxMinor)) };
 }

@@ -154,21 +154,34 @@ describe('a request to pay', () => {
       expect(res.body).toContain('value="AB-1"');
       expect(textOf(res.body, 'rtp-problem')).toContain(ct(lang, 'form.fixFields'));
     }
-    // Out of the API's range, and a description longer than E12 takes.
-    const range = await createRequest(c, { amount: '50000000.01', description: 'x'.repeat(201), reference: newReference() });
+    // Out of the merchant's request-to-pay limit (MWK 100.00 to 10,000,000.00, within E12's own
+    // 0.01 to 50,000,000.00), and a description longer than E12 takes.
+    const range = await createRequest(c, { amount: '10000000.01', description: 'x'.repeat(201), reference: newReference() });
     expect(range.statusCode).toBe(400);
-    expect(textOf(range.body, 'rtp-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '0.01', max: '50,000,000.00' }));
+    expect(textOf(range.body, 'rtp-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '100.00', max: '10,000,000.00' }));
     expect(textOf(range.body, 'rtp-description-error')).toBe(ct('en', 'form.error.tooLong', { max: 200 }));
     expect(await requestCount(m)).toBe(before);
   });
 
-  it('shows the service’s refusals on their field: the merchant’s limit on the amount, an open reference on the reference', async () => {
+  it('states and checks the merchant’s own limit on the amount, and shows the service’s refusals on their field', async () => {
     const before = await requestCount(m);
-    // Within the API's range but under the merchant's RTP minimum (MWK 100.00): E12's own refusal.
+    // The hint reads the limits rather than restating E12's schema (0.01 to 50,000,000.00).
+    const form = await c.get('/console/get-paid');
+    expect(textOf(form.body, 'rtp-amount-hint')).toBe(ct('en', 'form.amountHint', { min: '100.00', max: '10,000,000.00' }));
+    // Within E12's range but under the merchant's minimum: refused on its field, by the same range.
     const small = await createRequest(c, { amount: '5', description: 'Sweets', reference: newReference() });
-    expect(small.statusCode).toBe(402);
-    expect(textOf(small.body, 'rtp-amount-error')).toMatch(/5\.00/);
+    expect(small.statusCode).toBe(400);
+    expect(textOf(small.body, 'rtp-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '100.00', max: '10,000,000.00' }));
     expect(small.body).toContain('value="5"');
+    // A limit the operator lowers after the page was shown: the form's range follows it at once.
+    await t.db.query(`update merchant_limits set maximum_amount_minor = 20000 where merchant_account_number = $1 and transaction_code = 'RTP'`, [m.merchantAccountNumber]);
+    try {
+      const over = await createRequest(c, { amount: '250', description: 'Lowered', reference: newReference() });
+      expect(over.statusCode).toBe(400);
+      expect(textOf(over.body, 'rtp-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '100.00', max: '200.00' }));
+    } finally {
+      await t.db.query(`update merchant_limits set maximum_amount_minor = 1000000000 where merchant_account_number = $1 and transaction_code = 'RTP'`, [m.merchantAccountNumber]);
+    }
     const reference = newReference();
     createdId(await createRequest(c, { amount: '150', description: 'First', reference }));
     const again = await createRequest(c, { amount: '150', description: 'Second', reference });
@@ -271,7 +284,7 @@ describe('a checkout link', () => {
     // The request-to-pay form on the same page is untouched.
     expect(bad.body).not.toContain('id="rtp-amount-error"');
     // Credentials in the address: the checkout service's own refusal, placed on its field.
-    const credentials = await createCheckout(c, { amount: '10', description: 'Soap', sourceReference: 'ORD-1', successUrl: 'https://shop.example.mw/ok', failureUrl: 'https://user:secret@shop.example.mw/no' });
+    const credentials = await createCheckout(c, { amount: '150', description: 'Soap', sourceReference: 'ORD-1', successUrl: 'https://shop.example.mw/ok', failureUrl: 'https://user:secret@shop.example.mw/no' });
     expect(credentials.statusCode).toBe(400);
     expect(textOf(credentials.body, 'checkout-failureUrl-error')).toBe(ct('en', 'getPaid.error.url', { max: 2048 }));
     expect(textOf(credentials.body, 'checkout-successUrl-error')).toBeUndefined();

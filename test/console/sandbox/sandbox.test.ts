@@ -171,9 +171,14 @@ describe('a simulated customer payment', () => {
       expect(textOf(res.body, 'simulate-connector-error')).toBe(ct(lang, 'form.error.connectorRequired'));
       expect(res.body).toMatch(/id="simulate-connector" name="connector" required aria-invalid="true"/);
     }
+    // The merchant's limit for customer payments (BAM: MWK 100.00 to 50,000,000.00), stated and checked.
+    const page = await c.get('/console/sandbox?lang=en');
+    expect(textOf(page.body, 'simulate-amount-hint')).toBe(ct('en', 'form.amountHint', { min: '100.00', max: '50,000,000.00' }));
+    const small = await simulate(c, { amount: '50', connector: '' });
+    expect(textOf(small.body, 'simulate-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '100.00', max: '50,000,000.00' }));
     const huge = await simulate(c, { amount: '50000000.01', connector: '99' });
     expect(huge.statusCode).toBe(400);
-    expect(textOf(huge.body, 'simulate-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '0.01', max: '50,000,000.00' }));
+    expect(textOf(huge.body, 'simulate-amount-error')).toBe(ct('en', 'form.error.amountRange', { min: '100.00', max: '50,000,000.00' }));
     expect(textOf(huge.body, 'simulate-connector-error')).toBe(ct('en', 'form.error.connector'));
     // A connector that takes no collections: E11's service refuses it, on its field.
     const unknown = await simulate(c, { amount: '100', connector: '999999' });

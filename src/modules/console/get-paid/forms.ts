@@ -1,14 +1,16 @@
 // The checks of Get paid's two forms, before any service is called: each refused field gets a
-// message of its own in the user's language, with the API's own limits (limits.ts). The services
+// message of its own in the user's language, with the API's own limits (limits.ts) and, for the
+// amount, the merchant's (the route reads them: limits/enforce.ts amountRange). The services
 // check again (limits per merchant, open references, addresses): kit/forms.tsx fieldOfRefusal
 // places their refusals on a field.
 import type { Lang } from '../../../http/i18n.ts';
+import type { AmountRange } from '../../limits/enforce.ts';
 import { CHECKOUT_LIMITS, REQUEST_TO_PAY_LIMITS } from './limits.ts';
 import { amountProblem, textProblem, withoutEmpty, type Problems } from '../kit/forms.tsx';
 import { ct } from './texts.ts';
 
 /** A request to pay's fields (E12's limits). */
-export function requestProblems(lang: Lang, v: Record<'amount' | 'description' | 'reference', string>): Problems<'amount' | 'description' | 'reference'> {
+export function requestProblems(lang: Lang, v: Record<'amount' | 'description' | 'reference', string>, amount: AmountRange): Problems<'amount' | 'description' | 'reference'> {
   const limits = REQUEST_TO_PAY_LIMITS;
   let reference: string | undefined;
   if (v.reference === '') reference = ct(lang, 'form.error.required');
@@ -16,7 +18,7 @@ export function requestProblems(lang: Lang, v: Record<'amount' | 'description' |
     reference = ct(lang, 'getPaid.error.reference', { min: limits.referenceMinLength, max: limits.referenceMaxLength });
   }
   return withoutEmpty({
-    amount: amountProblem(lang, v.amount, limits.amount),
+    amount: amountProblem(lang, v.amount, amount),
     description: textProblem(lang, v.description, limits.descriptionMaxLength),
     reference,
   });
@@ -31,7 +33,7 @@ function urlProblem(lang: Lang, text: string): string | undefined {
 }
 
 /** A checkout's fields (POST /checkout/rtp/initiate's limits). */
-export function checkoutProblems(lang: Lang, v: Record<'amount' | 'description' | 'sourceReference' | 'successUrl' | 'failureUrl', string>) {
+export function checkoutProblems(lang: Lang, v: Record<'amount' | 'description' | 'sourceReference' | 'successUrl' | 'failureUrl', string>, amount: AmountRange) {
   const limits = CHECKOUT_LIMITS;
   let sourceReference: string | undefined;
   if (v.sourceReference === '') sourceReference = ct(lang, 'form.error.required');
@@ -39,7 +41,7 @@ export function checkoutProblems(lang: Lang, v: Record<'amount' | 'description' 
     sourceReference = ct(lang, 'getPaid.error.sourceReference', { max: limits.sourceReferenceMaxLength });
   }
   return withoutEmpty({
-    amount: amountProblem(lang, v.amount, limits.amount),
+    amount: amountProblem(lang, v.amount, amount),
     description: textProblem(lang, v.description, limits.descriptionMaxLength),
     sourceReference,
     successUrl: urlProblem(lang, v.successUrl),

@@ -8,6 +8,7 @@ import type { Lang } from '../../../http/i18n.ts';
 import { Fragment, h, type SafeHtml } from '../../../lib/html/jsx.ts';
 import { formatMajor, parseMinor } from '../../../lib/money.ts';
 import { CHECKOUT_URL_FIELDS } from '../../checkout/service.ts';
+import type { AmountRange } from '../../limits/enforce.ts';
 import { FormKey } from './actions.tsx';
 import { CSRF_FIELD, type ConsoleContext } from './http.ts';
 import { ct } from './i18n.ts';
@@ -20,10 +21,6 @@ export function valuesOf<K extends string>(request: FastifyRequest, names: reado
   return Object.fromEntries(names.map((name) => [name, (formField(request.body, name) ?? '').trim().slice(0, SHOWN_MAX_CHARS)])) as Record<K, string>;
 }
 
-export interface AmountRange {
-  min: string;
-  max: string;
-}
 
 /** "2,500.50" and "2500.5" → 250050: spaces and thousands commas are dropped, at most 2 decimals. */
 export function amountMinorOf(text: string): number | undefined {

@@ -16,6 +16,7 @@ import { render } from '../../../../lib/html/jsx.ts';
 import { randomUpperAlnum } from '../../../../lib/ids.ts';
 import { checkoutTargets, checkoutUrl, createCheckout } from '../../../checkout/service.ts';
 import { createPaymentRequestInTransaction } from '../../../collections/service.ts';
+import { amountRange, type AmountRange } from '../../../limits/enforce.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { findPaymentRequest, listOpenRequests } from '../../../collections/payment-requests.ts';
@@ -91,13 +92,24 @@ function refusalState<K extends string>(context: ConsoleContext, err: unknown, n
 }
 
 /** What the forms tell people: the merchant's currency, the API's limits, how long a timed account lives. */
-async function limitsFor(deps: Deps, merchantAccountNumber: number): Promise<GetPaidLimits> {
+/** What a request to pay may ask: E12's range within the merchant's request-to-pay limit (a checkout is one too). */
+async function requestAmountRange(deps: Deps, merchant: { merchant_account_number: number; currency_code: string }): Promise<AmountRange> {
+  return amountRange(deps.db, merchant.merchant_account_number, 'RTP', merchant.currency_code, REQUEST_TO_PAY_LIMITS.amount);
+}
+
+async function merchantOf(deps: Deps, merchantAccountNumber: number) {
   const merchant = await findMerchant(deps.db, merchantAccountNumber);
   if (!merchant) throw new Error(`the signed-in user's merchant ${merchantAccountNumber} does not exist`);
+  return merchant;
+}
+
+async function limitsFor(deps: Deps, merchantAccountNumber: number): Promise<GetPaidLimits> {
+  const merchant = await merchantOf(deps, merchantAccountNumber);
+  const range = await requestAmountRange(deps, merchant);
   return {
     currencyCode: merchant.currency_code,
-    minAmount: shownAmount(REQUEST_TO_PAY_LIMITS.amount.min),
-    maxAmount: shownAmount(REQUEST_TO_PAY_LIMITS.amount.max),
+    minAmount: shownAmount(range.min),
+    maxAmount: shownAmount(range.max),
     descriptionMaxLength: REQUEST_TO_PAY_LIMITS.descriptionMaxLength,
     referenceMaxLength: REQUEST_TO_PAY_LIMITS.referenceMaxLength,
     sourceReferenceMaxLength: CHECKOUT_LIMITS.sourceReferenceMaxLength,
@@ -156,7 +168,7 @@ function requestToPayRoute(scope: App, deps: Deps): void {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, REQUEST_FIELDS);
-    const problems = requestProblems(context.lang, values);
+    const problems = requestProblems(context.lang, values, await requestAmountRange(deps, await merchantOf(deps, user.merchantAccountNumber)));
     if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { request: { values, errors: problems } } });
     try {
       const result = await runAction(deps, request, context, {
@@ -190,7 +202,7 @@ function checkoutRoute(scope: App, deps: Deps): void {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, CHECKOUT_FIELDS);
-    const problems = checkoutProblems(context.lang, values);
+    const problems = checkoutProblems(context.lang, values, await requestAmountRange(deps, await merchantOf(deps, user.merchantAccountNumber)));
     if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { checkout: { values, errors: problems } } });
     try {
       const input = {

@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../http/errors.ts';
 import type { App, Deps, RouteModule } from '../../../../http/types.ts';
 import { payPaymentAccount, payTimedAccount } from '../../../collections/service.ts';
+import { amountRange, type AmountRange } from '../../../limits/enforce.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
 import { ConsoleRefusal, noticeOf, refusalOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { listOpenRequests, requestByTimedAccount } from '../../../collections/payment-requests.ts';
@@ -76,6 +77,7 @@ async function showPage(deps: Deps, request: FastifyRequest, reply: FastifyReply
   const merchant = await findMerchant(deps.db, merchantAccountNumber);
   if (!merchant) throw new Error(`the signed-in user's merchant ${merchantAccountNumber} does not exist`);
   const open = await listOpenRequests(deps.db, merchantAccountNumber, { limit: OFFERED_REQUESTS });
+  const range = await customerPaymentRange(deps, merchant);
   const chosen = view.chosen ?? '';
   const forms = view.forms ?? {};
   const html = page(
@@ -89,13 +91,18 @@ async function showPage(deps: Deps, request: FastifyRequest, reply: FastifyReply
       open: open.items,
       paymentAccountNumber: merchant.payment_account_number,
       currencyCode: merchant.currency_code,
-      minAmount: shownAmount(SANDBOX_LIMITS.amount.min),
-      maxAmount: shownAmount(SANDBOX_LIMITS.amount.max),
+      minAmount: shownAmount(range.min),
+      maxAmount: shownAmount(range.max),
       payoutTimeoutSeconds: deps.config.payoutTimeoutSeconds,
       payoutReversalSeconds: deps.config.payoutReversalSeconds,
     }),
   );
   return sendHtml(reply, context, status, html);
+}
+
+/** What a customer payment may be: E11's range within the merchant's limit for customer payments (BAM). */
+function customerPaymentRange(deps: Deps, merchant: { merchant_account_number: number; currency_code: string }): Promise<AmountRange> {
+  return amountRange(deps.db, merchant.merchant_account_number, 'BAM', merchant.currency_code, SANDBOX_LIMITS.amount);
 }
 
 /** GET /console/sandbox: the tools. */
@@ -111,7 +118,9 @@ function customerPaymentRoute(scope: App, deps: Deps): void {
     const context = consoleContext(request);
     const { user } = context;
     const values = valuesOf(request, SIMULATE_FIELDS);
-    const problems = withoutEmpty<SimulateField>({ amount: amountProblem(context.lang, values.amount, SANDBOX_LIMITS.amount), connector: connectorProblem(context.lang, values.connector) });
+    const merchant = await findMerchant(deps.db, user.merchantAccountNumber);
+    const range = merchant ? await customerPaymentRange(deps, merchant) : SANDBOX_LIMITS.amount;
+    const problems = withoutEmpty<SimulateField>({ amount: amountProblem(context.lang, values.amount, range), connector: connectorProblem(context.lang, values.connector) });
     if (Object.keys(problems).length > 0) return showPage(deps, request, reply, 400, { forms: { simulate: { values, errors: problems } } });
     try {
       const result = await runAction(deps, request, context, {
