@@ -43,6 +43,9 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     loggerInstance: deps.log,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
     requestIdHeader: false,
+    // One line a request, written by the pipeline when the answer is out (http/pipeline.ts), instead
+    // of Fastify's two: they pushed the start-up banner off the terminal, and logged query strings.
+    disableRequestLogging: true,
     bodyLimit: deps.config.bodyLimitBytes,
     // ASP.NET routes match case-insensitively; clients write /core/connectors/GetAll and /core/Connectors/GetSummary.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 200 },

@@ -129,6 +129,8 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
   });
   app.addHook('onResponse', async (request, reply) => {
     metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    // The path only: a query can carry a token (a set-password or reset link).
+    request.log.info({ method: request.method, path: request.url.split('?')[0].slice(0, 200), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
   app.setNotFoundHandler((request, reply) => {
     request.lang = negotiateLanguage(request.headers['accept-language']);

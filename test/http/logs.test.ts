@@ -59,6 +59,19 @@ describe('logs', () => {
     }
   });
 
+  // Two lines a request (Fastify's "incoming request" and "request completed") pushed the start-up
+  // banner, with its one-time secret and console password, off the terminal within minutes.
+  it('write one line a request at info: its method, its path without the query, its status and time', async () => {
+    const from = lines.length;
+    const res = await logged.app.inject({ method: 'GET', url: '/health/ready?token=Query-Secret-Value-0123456789' });
+    const id = String(res.headers['x-request-id']);
+    const ours = lines.slice(from).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === id && Number(l.level) >= 30);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatchObject({ msg: 'request', method: 'GET', path: '/health/ready', status: res.statusCode });
+    expect(typeof ours[0].ms).toBe('number');
+    expect(lines.slice(from).join('')).not.toContain('Query-Secret-Value-0123456789');
+  });
+
   // On a terminal, people read `time level msg key=value…`; anywhere else (a pipe, a collector) JSON.
   it('are human-readable lines when stdout is a terminal, still without secrets', () => {
     const had = Object.getOwnPropertyDescriptor(process.stdout, 'isTTY');
