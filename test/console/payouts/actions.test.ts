@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/http/errors.ts';
 import type { BatchAction } from '../../../src/modules/disbursements/lifecycle.ts';
+import { TEST_WALLETS } from '../../../src/modules/disbursements/sandbox.ts';
 import { actOnBatch, transferFunds } from '../../../src/modules/disbursements/service.ts';
 import { ConsoleClient, consoleUser, textOf as textOfTight, type ConsoleUserInfo, type Page } from '../client.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
@@ -386,6 +387,8 @@ describe('single payouts', () => {
     const form = await clients.initiator.get('/console/payouts/single/new');
     expect(textOf(form.body, 'level-text')).toContain('waits for one user to review it and another to approve it');
     expect(form.body).toContain(`<option value="${AIRTEL}">`);
+    // In the sandbox the hint names a documented test wallet (1111…), read from the table that decides its outcome.
+    expect(textOf(form.body, 'beneficiaryAccountNumber-hint')).toContain(TEST_WALLETS[0]);
     const res = await create('initiator', good);
     expect(res.statusCode, res.body).toBe(303);
     const location = String(res.headers.location);

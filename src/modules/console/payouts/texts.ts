@@ -45,6 +45,10 @@ export const PAYOUT_ACTION_MESSAGES = {
   'payoutActions.field.banks': { en: 'Banks', ny: 'Mabanki' },
   'payoutActions.field.account': { en: 'Beneficiary account number', ny: 'Nambala ya akaunti ya wolandira' },
   'payoutActions.field.accountHint': { en: 'Wallets: the 12-digit number starting 265. Banks: 10 to 16 digits.', ny: 'Mawolleti: nambala ya manambala 12 yoyamba ndi 265. Mabanki: manambala 10 mpaka 16.' },
+  'payoutActions.field.accountHintSandbox': {
+    en: 'Wallets: the 12-digit number starting 265, or a test wallet such as {example} (Sandbox tools lists what each one does). Banks: 10 to 16 digits.',
+    ny: 'Mawolleti: nambala ya manambala 12 yoyamba ndi 265, kapena wolleti yoyesera monga {example} (Zida za sandbox zikuwonetsa zomwe iliyonse imachita). Mabanki: manambala 10 mpaka 16.',
+  },
   'payoutActions.field.name': { en: 'Beneficiary name', ny: 'Dzina la wolandira' },
   'payoutActions.field.amount': { en: 'Amount', ny: 'Ndalama' },
   'payoutActions.field.amountHint': { en: 'In {currency}, for example 1500 or 1500.50. The fee is added to it.', ny: 'Mu {currency}, mwachitsanzo 1500 kapena 1500.50. Malipiro a ntchito amaonjezedwa.' },

@@ -14,6 +14,7 @@ import { singleVerdict } from '../../../disbursements/may-act.ts';
 import { mayCapture, SINGLE_ACTIONS } from '../actions.ts';
 import type { SinglePayoutItem } from '../queries.ts';
 import { CSRF_FIELD, type ConsoleContext } from '../../kit/http.ts';
+import { TEST_WALLETS } from '../../../disbursements/sandbox.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { Cell, Money, Pager, Results, When, withQuery } from '../../kit/lists.tsx';
@@ -190,7 +191,7 @@ export function SingleFormPage(p: { context: ConsoleContext; connectors: Connect
         <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
         <FormKey />
         <ConnectorField lang={lang} connectors={p.connectors} values={values} problem={problem} />
-        <TextField lang={lang} name="beneficiaryAccountNumber" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.accountHint')} maxlength={MAX_LENGTHS.beneficiaryAccountNumber} inputmode="numeric" />
+        <TextField lang={lang} name="beneficiaryAccountNumber" values={values} problem={problem} hint={context.sandbox ? ct(lang, 'payoutActions.field.accountHintSandbox', { example: TEST_WALLETS[0] }) : ct(lang, 'payoutActions.field.accountHint')} maxlength={MAX_LENGTHS.beneficiaryAccountNumber} inputmode="numeric" />
         <TextField lang={lang} name="beneficiaryName" values={values} problem={problem} maxlength={MAX_LENGTHS.beneficiaryName} autocomplete="name" />
         <TextField lang={lang} name="transactionAmount" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.amountHint', { currency: p.currencyCode })} inputmode="decimal" />
         <TextField lang={lang} name="sourceReferenceNumber" values={values} problem={problem} hint={ct(lang, 'payoutActions.field.referenceHint', { max: MAX_LENGTHS.sourceReferenceNumber })} maxlength={MAX_LENGTHS.sourceReferenceNumber} />
