@@ -1,7 +1,7 @@
 // buildApp(deps): the whole HTTP API as one Fastify instance, its routes and their services from
 // the modules (src/composition.ts). server.ts only listens and closes.
 import { randomUUID } from 'node:crypto';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -43,9 +43,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
     loggerInstance: deps.log,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id'], randomUUID),
     requestIdHeader: false,
-    // One line a request, written by the pipeline when the answer is out (http/pipeline.ts), instead
-    // of Fastify's two: they pushed the start-up banner off the terminal, and logged query strings.
-    disableRequestLogging: true,
+    // One line a request, written by the pipeline when the answer is out (http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     // ASP.NET routes match case-insensitively; clients write /core/connectors/GetAll and /core/Connectors/GetSummary.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 200 },

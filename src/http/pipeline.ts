@@ -12,6 +12,7 @@ import { checkInput } from './input-guard.ts';
 import { BodyHasher, fingerprint, fingerprintOfBytes, heldKey, IDEMPOTENCY_KEY_PATTERN, isKeyHeld, storeRefusal } from './idempotency.ts';
 import type { Metrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import { logAnswered } from './request-log.ts';
 import { errorResponses, IDEMPOTENCY_KEY_HEADER, successResponseHeaders } from './docs.ts';
 import type { App, Deps, IdempotencyContext, Principal } from './types.ts';
 import { fieldMessages } from './validation.ts';
@@ -129,8 +130,7 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
   });
   app.addHook('onResponse', async (request, reply) => {
     metrics.observeRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    // The path only: a query can carry a token (a set-password or reset link).
-    request.log.info({ method: request.method, path: request.url.split('?')[0].slice(0, 200), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    logAnswered(request, reply);
   });
   app.setNotFoundHandler((request, reply) => {
     request.lang = negotiateLanguage(request.headers['accept-language']);
