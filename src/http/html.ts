@@ -156,20 +156,3 @@ export function pageScope(app: App, options: PageScopeOptions, routes: (scope: A
     routes(scope);
   });
 }
-
-/**
- * Fastify's request log serializer with the named query parameters blanked: a page whose link
- * is its key (checkout `ptid`, set-password `token`) must not leave that key in the logs.
- */
-export function redactingSerializers(...parameters: string[]) {
-  const pattern = new RegExp(`([?&](?:${parameters.join('|')})=)[^&#]*`, 'gi');
-  return {
-    req: (req: FastifyRequest) => ({
-      method: req.method,
-      url: req.url.replace(pattern, '$1[redacted]'),
-      host: req.host,
-      remoteAddress: req.ip,
-      remotePort: req.socket?.remotePort,
-    }),
-  };
-}

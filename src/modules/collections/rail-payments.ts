@@ -43,7 +43,7 @@ async function activeMerchantRow(q: Queryable, merchantAccountNumber: number): P
 /** Whether the merchant's per-payment limits take this amount: a quote's check (the transfer's is holdForRailPayment's, with the day's total). */
 export async function checkRailAmount(q: Queryable, account: PayableAccount, amountMinor: number): Promise<void> {
   const code = account.kind === 'timed' ? 'RTP' : 'BAM';
-  checkAmount(await limitFor(q as pg.PoolClient, account.merchant.merchant_account_number, code, account.merchant.currency_code), amountMinor);
+  checkAmount(await limitFor(q, account.merchant.merchant_account_number, code, account.merchant.currency_code), amountMinor);
 }
 
 export interface RailHoldInput {

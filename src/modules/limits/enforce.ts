@@ -1,6 +1,5 @@
 // Enforcing the merchant's transaction limits (product.md §8) where money moves: always inside
 // the transaction that moves it, never from a cache.
-import type pg from 'pg';
 import type { FindOptions, Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { formatMajor, parseMinor, toMajor } from '../../lib/money.ts';
@@ -15,8 +14,8 @@ interface Limit {
  * `lock: 'for update'`: the limit row is locked until the transaction ends, so that checking the daily total
  * and recording the amount happen one transaction at a time per merchant and type (checkDaily).
  */
-export async function limitFor(tx: pg.PoolClient, merchantAccountNumber: number, transactionCode: string, currencyCode: string, options: FindOptions = {}): Promise<Limit | undefined> {
-  const { rows } = await tx.query<Limit>({
+export async function limitFor(q: Queryable, merchantAccountNumber: number, transactionCode: string, currencyCode: string, options: FindOptions = {}): Promise<Limit | undefined> {
+  const { rows } = await q.query<Limit>({
     name: options.lock ? 'limit_for_update' : 'limit_for',
     text: `select minimum_amount_minor, maximum_amount_minor, daily_limit_minor from merchant_limits
             where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3${options.lock ? ' for update' : ''}`,
@@ -58,11 +57,7 @@ export interface AmountRange {
  * what the service then refuses.
  */
 export async function amountRange(q: Queryable, merchantAccountNumber: number, transactionCode: string, currencyCode: string, api: AmountRange): Promise<AmountRange> {
-  const { rows } = await q.query<Pick<Limit, 'minimum_amount_minor' | 'maximum_amount_minor'>>(
-    'select minimum_amount_minor, maximum_amount_minor from merchant_limits where merchant_account_number = $1 and transaction_code = $2 and currency_code = $3',
-    [merchantAccountNumber, transactionCode, currencyCode],
-  );
-  const limit = rows[0];
+  const limit = await limitFor(q, merchantAccountNumber, transactionCode, currencyCode);
   const minMinor = Math.max(parseMinor(api.min) ?? 0, Number(limit?.minimum_amount_minor ?? 0));
   const maxMinor = Math.min(parseMinor(api.max) ?? Number.MAX_SAFE_INTEGER, Number(limit?.maximum_amount_minor ?? Number.MAX_SAFE_INTEGER));
   return { min: String(toMajor(minMinor)), max: String(toMajor(maxMinor)) };

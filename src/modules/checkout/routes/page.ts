@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../../config.ts';
 import { publicBaseUrl } from '../../../http/base-url.ts';
-import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } from '../../../http/html.ts';
+import { formField, pageLanguage, pageScope, sendPage } from '../../../http/html.ts';
 import { t, type Lang } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { renderCheckout, renderMessage } from '../page.ts';
@@ -17,7 +17,6 @@ import { CHECKOUT_PATHS, checkoutStatus, pageState, PAGE_MESSAGES, PAYMENT_TRANS
 /** The form has four short fields; anything bigger is not from the page. */
 const FORM_BODY_LIMIT_BYTES = 4096;
 /** The ptid is the page's only key: blanked in the request log. */
-const logSerializers = redactingSerializers('ptid');
 
 function sendMessage(reply: FastifyReply, status: number, lang: Lang, which: keyof typeof PAGE_MESSAGES, sandbox: boolean, ptid?: string): FastifyReply {
   const { title, body } = PAGE_MESSAGES[which];
@@ -65,7 +64,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     (scope) => {
       for (const path of CHECKOUT_PATHS) {
-        scope.get(path, { schema: { hide: true }, logSerializers }, async (request, reply) => {
+        scope.get(path, { schema: { hide: true } }, async (request, reply) => {
           const lang = pageLanguage(request, request.query);
           const ptid = formField(request.query, 'ptid') ?? '';
           const state = await pageState(deps, ptid);
@@ -80,7 +79,7 @@ const route: RouteModule = (app, { deps }) => {
         });
       }
 
-      scope.get('/checkout/status', { schema: { hide: true }, logSerializers }, async (request, reply) => {
+      scope.get('/checkout/status', { schema: { hide: true } }, async (request, reply) => {
         const status = await checkoutStatus(deps, formField(request.query, 'ptid') ?? '');
         reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
         switch (status.kind) {
@@ -95,7 +94,7 @@ const route: RouteModule = (app, { deps }) => {
         }
       });
 
-      scope.post('/checkout/pay', { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT_BYTES, logSerializers }, async (request, reply) => {
+      scope.post('/checkout/pay', { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT_BYTES }, async (request, reply) => {
         const lang = pageLanguage(request, request.body);
         if (!sameOrigin(deps.config, request)) return sendMessage(reply, 403, lang, 'forbidden', sandbox);
         const ptid = formField(request.body, 'ptid') ?? '';

@@ -5,6 +5,7 @@
 import type { Queryable } from '../../../db/pool.ts';
 import { AppError } from '../../../http/errors.ts';
 import { checkDay, checkOrder, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
+import type { UserStatus } from '../../users/repository.ts';
 
 /** The most users the team page lists (a merchant's back office is a few people; a limit all the same). */
 export const TEAM_MAX_USERS = 200;
@@ -40,7 +41,7 @@ interface MemberRow {
   role_id: number;
   role_code: string;
   role_name: string;
-  status_code: 'A' | 'C';
+  status_code: UserStatus;
   is_password_set: boolean;
   two_factor: boolean;
   invitation_expires_at: Date | null;

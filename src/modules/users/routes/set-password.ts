@@ -5,7 +5,7 @@
 // existed) answers 410 with a page saying so. Errors are pages, not problem+json: a person reads
 // them. The token never reaches the logs: the request line is logged without it.
 import type { FastifyReply } from 'fastify';
-import { formField, pageLanguage, pageScope, redactingSerializers, sendPage } from '../../../http/html.ts';
+import { formField, pageLanguage, pageScope, sendPage } from '../../../http/html.ts';
 import { t, type Lang, type MessageKey } from '../../../http/i18n.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { SIGN_IN_PATH } from '../../console/kit/paths.ts';
@@ -19,8 +19,6 @@ import { openInvitation, passwordProblem, setPassword } from '../service.ts';
  * from the page.
  */
 const FORM_BODY_LIMIT_BYTES = 8192;
-
-const logSerializers = redactingSerializers('token');
 
 function sendMessagePage(reply: FastifyReply, status: number, lang: Lang, title: MessageKey, text: MessageKey): FastifyReply {
   return sendPage(reply, status, lang, renderUserMessage(lang, t(lang, title), t(lang, text)));
@@ -37,7 +35,7 @@ const route: RouteModule = (app, { deps }) => {
       errorPage: (request, reply, status) => sendMessagePage(reply, status, pageLanguage(request, request.query), 'setPassword.errorTitle', 'setPassword.error'),
     },
     (scope) => {
-      scope.get(SET_PASSWORD_PATH, { schema: { hide: true }, logSerializers }, async (request, reply) => {
+      scope.get(SET_PASSWORD_PATH, { schema: { hide: true } }, async (request, reply) => {
         const lang = pageLanguage(request, request.query);
         const token = formField(request.query, 'token') ?? '';
         const invitation = await openInvitation(deps, token);
@@ -45,7 +43,7 @@ const route: RouteModule = (app, { deps }) => {
         return sendPage(reply, 200, lang, renderSetPasswordForm(lang, { token, invitation }));
       });
 
-      scope.post(SET_PASSWORD_PATH, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT_BYTES, logSerializers }, async (request, reply) => {
+      scope.post(SET_PASSWORD_PATH, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT_BYTES }, async (request, reply) => {
         const lang = pageLanguage(request, request.body);
         const token = formField(request.body, 'token') ?? '';
         const password = formField(request.body, 'password') ?? '';

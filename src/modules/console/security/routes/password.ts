@@ -3,7 +3,6 @@
 //   (the users module's policy), every session of the user ended, 303 to sign-in. A link that no
 //   longer works answers 410. The token never reaches the logs.
 import { publicBaseUrl } from '../../../../http/base-url.ts';
-import { redactingSerializers } from '../../../../http/html.ts';
 import { t } from '../../../../http/i18n.ts';
 import type { RouteModule } from '../../../../http/types.ts';
 import { passwordProblem } from '../../../users/service.ts';
@@ -15,7 +14,6 @@ import { FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, SIGN_IN_PATH } from '../../k
 import { at } from '../../kit/at.ts';
 import { Form, Query, Text } from '../../kit/schemas.ts';
 
-const logSerializers = redactingSerializers('token');
 const PUBLIC = { consoleAccess: 'public' } as const;
 
 // What each route reads (kit/schemas.ts): the shape only. m is the merchant's account number, as
@@ -37,7 +35,7 @@ const route: RouteModule = (scope, { deps }) => {
     return sendHtml(reply, context, 200, page(ForgotPasswordPage({ context, sentTo: email })));
   });
 
-  scope.get(at(RESET_PASSWORD_PATH), { schema: { querystring: ResetQuery }, logSerializers, config: PUBLIC }, async (request, reply) => {
+  scope.get(at(RESET_PASSWORD_PATH), { schema: { querystring: ResetQuery }, config: PUBLIC }, async (request, reply) => {
     const context = pageContext(request);
     const merchantAccountNumber = Number(request.query.m);
     const token = request.query.token ?? '';
@@ -46,7 +44,7 @@ const route: RouteModule = (scope, { deps }) => {
     return sendHtml(reply, context, 200, page(ResetPasswordPage({ context, merchantAccountNumber, token, emailAddress: reset.emailAddress, merchantName: reset.merchantName })));
   });
 
-  scope.post(at(RESET_PASSWORD_PATH), { schema: { body: ResetForm }, logSerializers, config: PUBLIC }, async (request, reply) => {
+  scope.post(at(RESET_PASSWORD_PATH), { schema: { body: ResetForm }, config: PUBLIC }, async (request, reply) => {
     const context = pageContext(request);
     const { body } = request;
     const merchantAccountNumber = Number(body.m);
