@@ -15,6 +15,7 @@
 //   consoleFiles   bench/parts/console-files.ts: a 50,000-line XLSX uploaded and validated through the console, next to the API
 //   rails          bench/parts/rails.ts: a 10,000-line batch paid over Mojaloop (TTK as the switch) and to the simulated connector
 //   rails-inbound  bench/parts/rails-inbound.ts: payments into timed accounts over Mojaloop (TTK, then a bare payer) and commit → webhook
+//   docs           bench/parts/docs.ts: /docs in Chromium to its first operation, compressed and not
 // Shared helpers are in bench/lib: load generation (autocannon, hooks), percentiles, CPU and
 // memory from /proc, databases and merchants, the service as a child process, the report files.
 // http, webhooks, collections and keyed use the database this file creates (migrated, queue
@@ -58,6 +59,7 @@ import { benchCollections } from './parts/collections.ts';
 import { benchConsole } from './parts/console.ts';
 import { benchConsoleFiles } from './parts/console-files.ts';
 import { benchDisbursements } from './parts/disbursements.ts';
+import { benchDocs } from './parts/docs.ts';
 import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
 import { benchKeyed, keyedTable } from './parts/keyed.ts';
@@ -78,6 +80,7 @@ const PARTS = {
   consoleFiles: benchConsoleFiles,
   rails: benchRails,
   'rails-inbound': benchRailsInbound,
+  docs: benchDocs,
 } satisfies Record<string, (ctx: BenchContext) => Promise<object>>;
 type Part = keyof typeof PARTS;
 const PART_NAMES = Object.keys(PARTS) as Part[];

@@ -95,7 +95,9 @@ export function bannerText({ config, baseUrl, demo, created }: BannerInput): str
       `  organisationId        ${demo.organisationId}`,
       `  merchantAccountNumber ${demo.merchantAccountNumber}`,
       `  paymentAccountNumber  ${demo.paymentAccountNumber}`,
-      `  export BASE=${baseUrl}/sandbox/v1 ORG=${demo.organisationId} MERCHANT=${demo.merchantAccountNumber}   # KEY and SECRET: the first start's, or keys create's`,
+      '',
+      "For the README's first integration, a new key pair and its export line (the first start's pair still works):",
+      `  npm run cli -- demo credentials${cliUrl}`,
     );
   }
   lines.push('', newPair(merchant ? String(merchant.merchantAccountNumber) : 'ACCOUNTNUMBER'), '');

@@ -9,6 +9,7 @@
 // in a file of its own, which exports its commands (name, help lines, options, run), so a new
 // group is a new file and its import here.
 import { parseArgs } from 'node:util';
+import { commands as demo } from './demo.ts';
 import { commands as emails } from './emails.ts';
 import { commands as keys } from './keys.ts';
 import { commands as ledger } from './ledger.ts';
@@ -20,9 +21,9 @@ import { FailureError, OPTIONS, usage, UsageError, type CliCommand, type OptionN
 import { commands as token } from './token.ts';
 
 /** In the order the help lists them. */
-const COMMANDS: readonly CliCommand[] = [...merchants, ...emails, ...keys, ...rails, ...token, ...listen, ...ledger];
+const COMMANDS: readonly CliCommand[] = [...merchants, ...emails, ...keys, ...demo, ...rails, ...token, ...listen, ...ledger];
 
-/** The first words of the two-word commands: merchants, emails, keys, rails, ledger. */
+/** The first words of the two-word commands: merchants, emails, keys, demo, rails, ledger. */
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]));
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -31,7 +32,7 @@ Commands:
 ${COMMANDS.map((c) => c.usage).join('')}  help
       Show this text.
 
-Options for every command but ledger verify:
+Options for every command but ledger verify and demo credentials:
   --url URL              server base URL (default: $ONEKHUSA_URL, else http://localhost:$PORT or :8080)
   --admin-token TOKEN    operator token for the merchants, keys, emails and rails commands (default: $ADMIN_TOKEN);
                          a server started without ADMIN_TOKEN has no operator API, and says so

@@ -9,8 +9,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 pg.types.setTypeParser(1082, (value) => value);
 
 export type Db = pg.Pool;
-/** Anything that can run a query: the pool or a client inside a transaction. */
-export type Queryable = pg.Pool | pg.PoolClient;
+/** Anything that can run a query: the pool, a client inside a transaction, or a command's own connection (the CLI's). */
+export type Queryable = pg.Pool | pg.ClientBase;
 
 export function createPool(connectionString: string, max: number): Db {
   const pool = new pg.Pool({

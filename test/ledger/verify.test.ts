@@ -483,7 +483,7 @@ describe('npm run cli -- ledger verify', () => {
     try {
       const none = await cli(['ledger', 'verify'], { DATABASE_URL: undefined, DATA_DIR: empty });
       expect(none.code).toBe(1);
-      expect(none.stderr).toContain('no database to verify');
+      expect(none.stderr).toContain('no database to open');
       expect(fs.readdirSync(empty)).toEqual([]);
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });

@@ -20,6 +20,9 @@ describe('the start-up banner', () => {
     expect(text).toContain('Operator API    on');
     expect(text).toContain('merchantAccountNumber 12345678');
     expect(text).not.toContain('apiSecret');
+    // The README's export line cannot be shown again: the command that issues a new pair with it is.
+    expect(text).not.toContain('export BASE=');
+    expect(text).toContain('npm run cli -- demo credentials\n');
     // The CLI's default URL needs no --url.
     expect(text).toContain('npm run cli -- keys create --merchant 12345678\n');
   });

@@ -37,23 +37,37 @@ describe.skipIf(!HAS_TOOLS)("the README's first integration", () => {
   let exportLine = '';
   const block = shellBlockAfter(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), '## A first integration');
 
-  beforeAll(async () => {
-    const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-    delete env.DATABASE_URL;
-    delete env.ADMIN_TOKEN;
+  let env: NodeJS.ProcessEnv;
+
+  /** `npm start` as a newcomer runs it, on the test's DATA_DIR; resolves with its banner once printed. */
+  async function start(): Promise<string> {
+    output = '';
     child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
-    exportLine = await until('the banner', async () => /^\s*(export BASE=.*)$/m.exec(output)?.[1], 90_000, 100, () => output);
-  }, 120_000);
+    await until('the banner', async () => /New key pair/.test(output), 90_000, 100, () => output);
+    return output;
+  }
 
-  afterAll(async () => {
+  async function stop(): Promise<void> {
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
     }
+  }
+
+  beforeAll(async () => {
+    const port = await freePort();
+    env = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    delete env.ADMIN_TOKEN;
+    const banner = await start();
+    exportLine = /^\s*(export BASE=.*)$/m.exec(banner)?.[1] ?? '';
+  }, 120_000);
+
+  afterAll(async () => {
+    await stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -73,11 +87,32 @@ describe.skipIf(!HAS_TOOLS)("the README's first integration", () => {
     const wrong = exportLine.replace(/SECRET=\S+/, 'SECRET=not-the-secret');
     const run = await bash(`${wrong}\n${block}`);
     expect(run.code).not.toBe(0);
-    expect(run.err).toContain('no token');
+    expect(run.err).toContain('no accessToken');
     expect(run.err).toContain('E901');
+    // Said, not thrown: no Node stack trace follows the message.
+    expect(run.err).not.toMatch(/SyntaxError|\n\s+at /);
     expect(run.out).not.toContain('token ok');
     // Every later step says why it cannot go on.
     expect(run.err).toContain('no TOKEN: the token step above failed');
     expect(run.out).not.toContain('timed account');
   }, 90_000);
+
+  it('after a restart, the command the banner names prints an export line that works verbatim (no ADMIN_TOKEN)', async () => {
+    await stop();
+    const banner = await start();
+    expect(banner).not.toMatch(/export BASE=/);
+    const command = /^\s*npm run cli -- (demo credentials.*)$/m.exec(banner)?.[1];
+    expect(command, banner).toBeDefined();
+    const issued = await new Promise<{ code: number; out: string; err: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...command!.trim().split(/\s+/)], { cwd: ROOT, env, timeout: 60_000 }, (err, out, errOut) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: String(out), err: String(errOut) }),
+      );
+    });
+    expect(issued.code, issued.err).toBe(0);
+    const again = /^\s*(export BASE=.*)$/m.exec(issued.out)?.[1];
+    expect(again).toMatch(/KEY=\S{30} SECRET=\S{45} /);
+    const run = await bash(`set -e\n${again}\n${block.replaceAll('first-', 'again-')}`);
+    expect(run.code, `${run.out}\n${run.err}`).toBe(0);
+    expect(run.out).toContain('token ok');
+  }, 180_000);
 });
