@@ -13,6 +13,7 @@
 //   analytics      bench/parts/analytics.ts: E5 over 1,000,000 transactions
 //   console        bench/parts/console.ts: the console's data functions and statement CSV for a merchant with 1,000,000 collections
 //   consoleFiles   bench/parts/console-files.ts: a 50,000-line XLSX uploaded and validated through the console, next to the API
+//   exports        bench/parts/exports.ts: the console's collections list as CSV and XLSX, 1,000,000 rows, streamed over HTTP
 //   rails          bench/parts/rails.ts: a 10,000-line batch paid over Mojaloop (TTK as the switch) and to the simulated connector
 //   rails-inbound  bench/parts/rails-inbound.ts: payments into timed accounts over Mojaloop (TTK, then a bare payer) and commit → webhook
 //   docs           bench/parts/docs.ts: /docs in Chromium to its first operation, compressed and not
@@ -59,6 +60,7 @@ import { benchCollections } from './parts/collections.ts';
 import { benchConsole } from './parts/console.ts';
 import { benchConsoleFiles } from './parts/console-files.ts';
 import { benchDisbursements } from './parts/disbursements.ts';
+import { benchExports } from './parts/exports.ts';
 import { benchDocs } from './parts/docs.ts';
 import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
@@ -78,6 +80,7 @@ const PARTS = {
   analytics: benchAnalytics,
   console: benchConsole,
   consoleFiles: benchConsoleFiles,
+  exports: benchExports,
   rails: benchRails,
   'rails-inbound': benchRailsInbound,
   docs: benchDocs,

@@ -107,3 +107,17 @@ export async function shoot(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize(before);
 }
+
+/**
+ * Follows the navigation's link to `href` as a person does: on a phone the sections are behind the
+ * menu button (kit/layout.tsx), opened first; at a desk the link is on the row.
+ */
+export async function clickSection(page: Page, href: string): Promise<void> {
+  // After a viewport change (shoot) the page measures its menu again on 'resize', which the browser
+  // fires before the next frame: wait for it, so the link is not clicked while the row collapses.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
+  if (await page.isVisible('#menu-button')) {
+    if ((await page.getAttribute('#menu-button', 'aria-expanded')) !== 'true') await page.click('#menu-button');
+  }
+  await page.click(`nav.sections a[href="${href}"]`);
+}

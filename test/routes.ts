@@ -240,6 +240,31 @@ export const MERCHANT_ROUTES: RouteSpec[] = [
     build: (_t, m) => ({ body: { organisationId: m.organisationId, ...mac(m), pageNumber: 1, numberOfReturnedRows: 10, isIncremental: false, searchBy: 'AccountName', searchText: '' } }),
   },
   { method: 'GET', url: `${BASE}/merchants/accounts/getStatusChanges`, merchantIn: 'query', build: (_t, m) => ({ query: { MerchantAccountNumber: m.merchantAccountNumber } }) },
+  // The operator's operations at their documented paths (issue 27): a merchant's token is refused, 403.
+  // add's body names no merchant account: the suite's numbers travel beside organisationId.
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/accounts/add`,
+    merchantIn: 'body',
+    status: 403,
+    build: (_t, m) => ({ body: { organisationId: m.organisationId, ...mac(m), accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', levelNumber: 1, capturedBy: ACTOR } }),
+  },
+  {
+    method: 'POST',
+    url: `${BASE}/merchants/accounts/update`,
+    merchantIn: 'body',
+    status: 403,
+    build: (_t, m) => ({ body: { ...mac(m), accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', capturedBy: ACTOR, levelNumber: 1 } }),
+  },
+  ...(['activate', 'suspend', 'blacklist'] as const).map(
+    (action): RouteSpec => ({
+      method: 'POST',
+      url: `${BASE}/merchants/accounts/${action}`,
+      merchantIn: 'body',
+      status: 403,
+      build: (_t, m) => ({ body: { ...mac(m), changedBy: ACTOR, reasonId: 5, comments: 'Requested by the merchant' } }),
+    }),
+  ),
 
   // Connectors (the catalogue names no merchant)
   { method: 'GET', url: `${BASE}/core/Connectors/GetSummary`, merchantIn: 'none', build: () => ({}) },

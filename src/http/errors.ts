@@ -40,6 +40,10 @@ export const ERRORS = {
   // The same user may not capture and approve (or review and approve) a batch: product.md §3's
   // own example of 403, with a type URI of its own.
   fourEyes: { status: 403, errorCode: 'E902', title: 'title.forbidden', slug: 'four-eyes' },
+  // An operation of the gateway's merchant API that this service gives the operator (creating
+  // merchant accounts, their level and status: docs/integrators-guide.md): served at its
+  // documented path and refused for a merchant's token, naming the operator's path.
+  operatorOnly: { status: 403, errorCode: 'E902', title: 'title.forbidden', slug: 'operator-only' },
   // Another settlement account of the merchant is active (one at a time).
   settlementAccountActive: { status: 402, errorCode: 'E926', title: 'title.businessRule', slug: 'settlement-account-active' },
   // E6: the user has already set a password; there is nothing to invite them to.

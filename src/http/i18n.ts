@@ -37,6 +37,10 @@ const MESSAGES = {
   'detail.badCredentials': { en: 'The API key, secret, organisation or merchant account is wrong, inactive or expired.', ny: 'Kiyi, chinsinsi, bungwe kapena akaunti ya wamalonda sizolondola, sizikugwira ntchito kapena nthawi yake yatha.' },
   'detail.adminToken': { en: 'A valid operator token is required.', ny: 'Chiphaso choyenera cha woyang\'anira chikufunika.' },
   'detail.routeNotFound': { en: 'No operation exists at {method} {path}.', ny: 'Palibe ntchito pa {method} {path}.' },
+  'detail.operatorOnly': {
+    en: '{method} {path} is an operator operation: a merchant\'s access token cannot make it. The operator makes it with POST /admin/v1/merchants/accounts/{action} (operator token).',
+    ny: '{method} {path} ndi ntchito ya woyang\'anira: chiphaso cha wamalonda sichingaichite. Woyang\'anira amaichita ndi POST /admin/v1/merchants/accounts/{action} (chiphaso cha woyang\'anira).',
+  },
   'detail.merchantNotFound': { en: 'Merchant account {merchantAccountNumber} was not found.', ny: 'Akaunti ya wamalonda {merchantAccountNumber} sinapezeke.' },
   'detail.organisationNotFound': { en: 'Organisation {organisationId} was not found.', ny: 'Bungwe {organisationId} silinapezeke.' },
   'detail.apiKeyNotFound': { en: 'API key {clientKey} was not found.', ny: 'Kiyi ya API {clientKey} sinapezeke.' },
@@ -128,7 +132,8 @@ const MESSAGES = {
   // success messages (bare JSON strings)
   'ok.apiKeyCreated': { en: 'API key has been created successfully', ny: 'Kiyi ya API yapangidwa bwino' },
   'ok.apiKeyActivated': { en: 'API key has been activated successfully', ny: 'Kiyi ya API yayambitsidwa bwino' },
-  'ok.apiKeyDeactivated': { en: 'API key has been deactivated successfully', ny: 'Kiyi ya API yaimitsidwa bwino' },
+  // The gateway's texts (docs.onekhusa.com): deactivate answers the status change, not the word.
+  'ok.apiKeyDeactivated': { en: 'API key status has been changed successfully', ny: 'Momwe kiyi ya API ilili zasinthidwa bwino' },
   'ok.apiKeyDeleted': { en: 'API key has been deleted successfully', ny: 'Kiyi ya API yachotsedwa bwino' },
 
   'ok.webhookCreated': { en: 'Merchant webhook has been created successfully', ny: 'Webhook ya wamalonda yapangidwa bwino' },
@@ -282,6 +287,11 @@ const MESSAGES = {
   'batchStatus.X': { en: 'rejected', ny: 'lakanidwa' },
   'role.capturer': { en: 'capturer', ny: 'woyambitsa' },
   'role.reviewer': { en: 'reviewer', ny: 'wowunika' },
+  // A console upload's row whose amount is not one (files.ts 'fail-line'); the text as written, at most 40 characters.
+  'lineError.amountFormat': {
+    en: 'The amount "{amount}" is not a number of MWK from 0.01 to 1,000,000,000 with at most 2 decimals.',
+    ny: 'Ndalama "{amount}" si nambala ya MWK kuyambira 0.01 mpaka 1,000,000,000 yokhala ndi madesimali awiri kapena ochepera.',
+  },
   'lineError.connectorUnknown': { en: 'Connector {connectorId} does not exist.', ny: 'Cholumikizira {connectorId} palibe.' },
   'lineError.connectorInactive': { en: 'Connector {connectorId} is inactive.', ny: 'Cholumikizira {connectorId} sichikugwira ntchito.' },
   'lineError.connectorNoPayouts': { en: 'Connector {connectorId} does not take payouts.', ny: 'Cholumikizira {connectorId} sichitumiza malipiro.' },
@@ -302,11 +312,12 @@ const MESSAGES = {
   'detail.valueInvalid': { en: '{field} is not valid: {value}.', ny: '{field} silili bwino: {value}.' },
 
   // settlement accounts
-  'ok.settlementCreated': { en: 'Settlement account {accountId} has been created successfully', ny: 'Akaunti yolandirira ndalama {accountId} yapangidwa bwino' },
-  'ok.settlementActivated': { en: 'Settlement account has been activated successfully', ny: 'Akaunti yolandirira ndalama yayambitsidwa bwino' },
-  'ok.settlementDeactivated': { en: 'Settlement account has been deactivated successfully', ny: 'Akaunti yolandirira ndalama yaimitsidwa bwino' },
-  'ok.settlementUpdated': { en: 'Settlement account has been updated successfully', ny: 'Akaunti yolandirira ndalama yasinthidwa bwino' },
-  'ok.settlementDeleted': { en: 'Settlement account has been deleted successfully', ny: 'Akaunti yolandirira ndalama yachotsedwa bwino' },
+  // The gateway's texts (docs.onekhusa.com merchants/*SettlementAccount); the new accountId is in X-Account-Id.
+  'ok.settlementCreated': { en: 'Merchant bank account has been created successfully', ny: 'Akaunti ya banki ya wamalonda yapangidwa bwino' },
+  'ok.settlementActivated': { en: 'Merchant bank account has been activated successfully', ny: 'Akaunti ya banki ya wamalonda yayambitsidwa bwino' },
+  'ok.settlementDeactivated': { en: 'Merchant bank account has been deactivated successfully', ny: 'Akaunti ya banki ya wamalonda yaimitsidwa bwino' },
+  'ok.settlementUpdated': { en: 'Merchant bank account has been updated successfully', ny: 'Akaunti ya banki ya wamalonda yasinthidwa bwino' },
+  'ok.settlementDeleted': { en: 'Merchant bank account has been deleted successfully', ny: 'Akaunti ya banki ya wamalonda yachotsedwa bwino' },
   'detail.settlementNotFound': { en: 'Settlement account {accountId} was not found.', ny: 'Akaunti yolandirira ndalama {accountId} sinapezeke.' },
   'detail.settlementNotBank': { en: 'Connector {connectorId} is not a bank; settlement accounts are bank accounts.', ny: 'Cholumikizira {connectorId} si banki; akaunti zolandirira ndalama ndi za ku banki.' },
   'detail.settlementActive': { en: 'Settlement account {accountId} ({accountNumber}) is already active; deactivate it first.', ny: 'Akaunti {accountId} ({accountNumber}) ikugwira kale ntchito; iimitseni kaye.' },
@@ -314,11 +325,12 @@ const MESSAGES = {
   'detail.settlementIsActive': { en: 'Settlement account {accountId} is active; deactivate it before deleting it.', ny: 'Akaunti {accountId} ikugwira ntchito; iimitseni musanayichotse.' },
 
   // merchant users (product.md §13): API messages, the invitation e-mail and the set-password page
-  'ok.userCreated': { en: 'Merchant user {userId} has been created successfully; an invitation e-mail has been queued for {emailAddress}', ny: 'Wogwiritsa ntchito {userId} wapangidwa bwino; imelo yomuitana yakonzedwa kuti itumizidwe ku {emailAddress}' },
-  'ok.userUpdated': { en: 'Merchant user has been updated successfully', ny: 'Wogwiritsa ntchito wasinthidwa bwino' },
-  'ok.userActivated': { en: 'Merchant user has been activated successfully', ny: 'Wogwiritsa ntchito wayambitsidwa bwino' },
-  'ok.userClosed': { en: 'Merchant user has been closed successfully', ny: 'Wogwiritsa ntchito watsekedwa bwino' },
-  'ok.userReinvited': { en: 'Invitation e-mail has been sent to {emailAddress}', ny: 'Imelo yoitanira yatumizidwa ku {emailAddress}' },
+  // The gateway's texts (docs.onekhusa.com users/*); the new userId is in X-User-Id.
+  'ok.userCreated': { en: 'The user account has been created successfully.', ny: 'Akaunti ya wogwiritsa ntchito yapangidwa bwino.' },
+  'ok.userUpdated': { en: 'User account has been updated successfully', ny: 'Akaunti ya wogwiritsa ntchito yasinthidwa bwino' },
+  'ok.userActivated': { en: 'User account status has been changed successfully', ny: 'Momwe akaunti ya wogwiritsa ntchito ilili zasinthidwa bwino' },
+  'ok.userClosed': { en: 'User account status has been changed successfully', ny: 'Momwe akaunti ya wogwiritsa ntchito ilili zasinthidwa bwino' },
+  'ok.userReinvited': { en: 'The user invitation email sent', ny: 'Imelo yoitanira wogwiritsa ntchito yatumizidwa' },
   'detail.userNotFound': { en: 'Merchant user {userId} was not found.', ny: 'Wogwiritsa ntchito {userId} sanapezeke.' },
   'detail.userEmailExists': { en: 'A user with e-mail address {emailAddress} already exists for this merchant account.', ny: 'Wogwiritsa ntchito wa imelo {emailAddress} alipo kale pa akaunti iyi.' },
   'detail.passwordAlreadySet': { en: 'User {userId} has already set a password; there is no invitation to resend.', ny: 'Wogwiritsa ntchito {userId} anaika kale mawu achinsinsi; palibe kuitana koti mutumizenso.' },
@@ -357,9 +369,10 @@ const MESSAGES = {
   'status.A': { en: 'Active', ny: 'Ikugwira ntchito' },
   'status.I': { en: 'Inactive', ny: 'Siikugwira ntchito' },
   'status.C': { en: 'Closed', ny: 'Yatsekedwa' },
-  'level.1': { en: 'Initiator', ny: 'Woyambitsa' },
-  'level.2': { en: 'Initiator and approver', ny: 'Woyambitsa ndi wovomereza' },
-  'level.3': { en: 'Initiator, reviewer and approver', ny: 'Woyambitsa, woona ndi wovomereza' },
+  // The gateway's names (docs.onekhusa.com merchants/get, merchants/getAll, disbursements/batch-getBatch).
+  'level.1': { en: 'Initiator Only', ny: 'Woyambitsa Yekha' },
+  'level.2': { en: 'Initiator -> Approver', ny: 'Woyambitsa -> Wovomereza' },
+  'level.3': { en: 'Initiator -> Reviewer -> Approver', ny: 'Woyambitsa -> Woona -> Wovomereza' },
 
   // connectors and merchant account statuses (issue 14)
   'connectorKind.B': { en: 'bank', ny: 'banki' },

@@ -24,6 +24,11 @@ export interface EmitOptions {
    * subscription of this event already covers (same URL, same secret) is skipped: no duplicate.
    */
   targets?: CallbackTarget[];
+  /**
+   * Other subscription codes that get this event too: its older spellings (webhooks/catalogue.ts
+   * EVENT_ALIASES). Such a delivery names the code the subscription was made with.
+   */
+  aliases?: readonly string[];
 }
 
 export interface CallbackTarget {
@@ -45,7 +50,9 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
     [merchantAccountNumber, eventCode, JSON.stringify(payload), isTest],
   );
   const eventId = rows[0].event_id;
-  // Fan-out, set-based: one delivery per subscription to this event code (at most one exists),
+  // The subscription codes that take this event: its own, and its older spellings.
+  const codes = [eventCode, ...(options.aliases ?? [])];
+  // Fan-out, set-based: one delivery per subscription to this event code (at most one exists, and one per older spelling),
   // and a copy for every unexpired listener of the merchant that takes this code (`listen`; its
   // lease is checked here, so a lapsed listener gets nothing). One statement for both.
   const fanOut = await tx.query(
@@ -53,13 +60,13 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
      select s.merchant_account_number, $2::bigint, s.webhook_id, s.event_code, s.callback_url,
             'msg_' || replace(gen_random_uuid()::text, '-', ''), $4::boolean, null::bigint
        from webhook_subscriptions s
-      where s.merchant_account_number = $1 and s.event_code = $3 and ($5::bigint is null or s.webhook_id = $5)
+      where s.merchant_account_number = $1 and s.event_code = any($6::text[]) and ($5::bigint is null or s.webhook_id = $5)
      union all
      select l.merchant_account_number, $2::bigint, null, $3::text, l.callback_url,
             'msg_' || replace(gen_random_uuid()::text, '-', ''), $4::boolean, l.listener_id
        from webhook_listeners l
       where l.merchant_account_number = $1 and $3::text = any(l.event_codes) and l.expires_at > now()`,
-    [merchantAccountNumber, eventId, eventCode, isTest, options.webhookId ?? null],
+    [merchantAccountNumber, eventId, eventCode, isTest, options.webhookId ?? null, codes],
   );
   let deliveries = fanOut.rowCount ?? 0;
   const targets = options.targets ?? [];
@@ -72,7 +79,7 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
         -- Skipped when the fan-out above already sends the same thing: the subscription's own URL
         -- and secret (the same test as the fan-out, through the (merchant, event code) unique key).
         where not exists (select 1 from webhook_subscriptions s
-                           where s.merchant_account_number = $1 and s.event_code = $3 and s.callback_url = t.callback_url
+                           where s.merchant_account_number = $1 and s.event_code = any($9::text[]) and s.callback_url = t.callback_url
                              and s.signing_secret = t.signing_secret and ($8::bigint is null or s.webhook_id = $8))`,
       [
         merchantAccountNumber,
@@ -83,6 +90,7 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
         targets.map((x) => x.signingSecret),
         targets.map((x) => x.webhookSignature),
         options.webhookId ?? null,
+        codes,
       ],
     );
     deliveries += adHoc.rowCount ?? 0;

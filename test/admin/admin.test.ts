@@ -158,7 +158,7 @@ describe('GET /admin/v1/merchants', () => {
       organisationId: c.organisationId,
       accountName: 'Listed Shop',
       levelNumber: 2,
-      levelName: 'Initiator and approver',
+      levelName: 'Initiator -> Approver',
       currencyCode: 'MWK',
       accountBalance: 0,
       collectionBalance: 0,

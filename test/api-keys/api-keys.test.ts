@@ -348,7 +348,8 @@ describe('PUT /security/apiKeys/activate and /deactivate', () => {
 
     const off = await keyAction('PUT', '/security/apiKeys/deactivate', m, { clientKey: pair.key, changedBy: 'ops@shop.mw' });
     expect(off.statusCode).toBe(200);
-    expect(off.json()).toBe('API key has been deactivated successfully');
+    // The documented text (docs.onekhusa.com apiKeys/deactivate-key).
+    expect(off.json()).toBe('API key status has been changed successfully');
     expect(await callWith(m, token)).toBe(401);
     expect((await tokenFor(m, pair)).statusCode).toBe(401);
     const record = await t.app.inject({ method: 'GET', url: url(`/security/apiKeys/get?merchantAccountNumber=${m.merchantAccountNumber}&clientKey=${pair.key}`), headers: m.auth });
@@ -367,7 +368,7 @@ describe('PUT /security/apiKeys/activate and /deactivate', () => {
   it('answers in Chichewa when asked', async () => {
     const pair = await addedPair();
     const off = await keyAction('PUT', '/security/apiKeys/deactivate', m, { clientKey: pair.key, changedBy: 'ops@shop.mw' }, { 'accept-language': 'ny' });
-    expect(off.json()).toBe('Kiyi ya API yaimitsidwa bwino');
+    expect(off.json()).toBe('Momwe kiyi ya API ilili zasinthidwa bwino');
     const on = await keyAction('PUT', '/security/apiKeys/activate', m, { clientKey: pair.key, changedBy: 'ops@shop.mw' }, { 'accept-language': 'ny' });
     expect(on.json()).toBe('Kiyi ya API yayambitsidwa bwino');
   });

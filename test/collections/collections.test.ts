@@ -891,6 +891,7 @@ describe('E11 POST /collections/addFakeCustomPayment', () => {
       merchantAccountNumber: who.merchantAccountNumber,
       connectorId: AIRTEL,
       connectorName: 'Airtel Money',
+      sourceInstitution: 'Airtel Money',
       sourceAccountNumber: body.source.accountNumber,
       sourceAccountName: body.source.customerName,
       sourceReferenceNumber: body.source.sourceReferenceNumber,

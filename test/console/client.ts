@@ -13,6 +13,8 @@ export interface Page {
   statusCode: number;
   headers: Record<string, unknown>;
   body: string;
+  /** The body's bytes (a download that is not text: a workbook). */
+  rawPayload: Buffer;
 }
 
 export class ConsoleClient {

@@ -66,7 +66,7 @@ describe('a row is at most as wide as a spreadsheet', () => {
     // Read whole, its one array of cells outgrew the thread's heap, and V8 may then abort the whole
     // process rather than the thread (nodejs/node#47224; it did, in the service under tsx).
     const bomb = Buffer.from(`${HEADER}\n${','.repeat(24_000_000)}`).toString('base64');
-    await expect(readBatchFile('CSV', bomb, MAX_FILE_BYTES)).rejects.toMatchObject({ params: { contentType: 'CSV', reason: `a row has more than ${MAX_ROW_CELLS} cells` } });
+    await expect(readBatchFile('CSV', bomb, MAX_FILE_BYTES, { malformedAmounts: 'refuse-file' })).rejects.toMatchObject({ params: { contentType: 'CSV', reason: `a row has more than ${MAX_ROW_CELLS} cells` } });
   }, 30_000);
 });
 
@@ -80,7 +80,7 @@ describe('a CSV is parsed off the event loop', () => {
     const ticker = setInterval(() => turns++, 1);
     let refusal: unknown;
     try {
-      await readBatchFile('CSV', bytes.toString('base64'), MAX_FILE_BYTES);
+      await readBatchFile('CSV', bytes.toString('base64'), MAX_FILE_BYTES, { malformedAmounts: 'refuse-file' });
     } catch (err) {
       refusal = err;
     } finally {
@@ -94,8 +94,22 @@ describe('a CSV is parsed off the event loop', () => {
 
   it('a small CSV goes through a reader thread too, and its lines come back checked', async () => {
     threads.started.length = 0;
-    const lines = await readBatchFile('CSV', csvOf(3).toString('base64'), MAX_FILE_BYTES);
-    expect(lines).toEqual([0, 1, 2].map((i) => ({ beneficiaryName: `N${i}`, connectorId: 112400, beneficiaryAccountNumber: '265991234567', transactionDescription: '', transactionAmount: '10', sourceReferenceNumber: `R${i}` })));
+    const lines = await readBatchFile('CSV', csvOf(3).toString('base64'), MAX_FILE_BYTES, { malformedAmounts: 'refuse-file' });
+    expect(lines).toEqual([0, 1, 2].map((i) => ({ beneficiaryName: `N${i}`, connectorId: 112400, beneficiaryAccountNumber: '265991234567', transactionDescription: '', transactionAmount: '10', sourceReferenceNumber: `R${i}`, fileRow: i + 2 })));
     expect(threads.started.map((s) => s.contentType)).toEqual(['CSV']);
+  });
+
+  it('a row whose amount alone is wrong refuses the file, or is kept with the amount as written (malformedAmounts)', async () => {
+    const csv = Buffer.from([HEADER, 'A,112400,265991234567,,10,R0', 'B,112400,265991234567,,"12,5x",R1', '', 'C,112400,265991234567,,,R2', `D,112400,265991234567,,${'9'.repeat(60)}x,R3`].join('\n')).toString('base64');
+    const refusal = await readBatchFile('CSV', csv, MAX_FILE_BYTES, { malformedAmounts: 'refuse-file' }).catch((err: unknown) => err);
+    expect(refusal).toBeInstanceOf(FileValidationError);
+    expect((refusal as FileValidationError).validation.map((e) => e.instancePath)).toEqual(['/transactions/1/transactionAmount', '/transactions/2', '/transactions/3/transactionAmount']);
+    const lines = await readBatchFile('CSV', csv, MAX_FILE_BYTES, { malformedAmounts: 'fail-line' });
+    expect(lines.map((l) => [l.fileRow, l.transactionAmount, l.amountAsWritten])).toEqual([
+      [2, '10', undefined],
+      [3, '12,5x', '12,5x'],
+      [5, '', ''],
+      [6, `${'9'.repeat(39)}…`, `${'9'.repeat(39)}…`],
+    ]);
   });
 });

@@ -209,6 +209,14 @@ describe('addFile: refusals', () => {
     return problem;
   }
 
+  it('refuses the whole file for an amount that is not one, as E8 does (only the console keeps such a line, as an invalid one)', async () => {
+    for (const amount of ['"12,5x"', 'abc', '', '-3', '1.234']) {
+      const csv = [HEADER, 'Good,112400,265991234567,,100,A-0', `Bad amount,112400,265991234567,,${amount},A-1`].join('\n');
+      const problem = await refused(() => addCsv(m, csv));
+      expect(problem.errors, amount).toEqual([expect.stringMatching(/^Transaction Amount \(transactions\[1\]\.transactionAmount\) (must be an amount|is required)/)]);
+    }
+  });
+
   it('names each invalid row as transactions[i].field, with exactly the messages E8 gives', async () => {
     const rows = [
       ['Good', '112400', '265991234567', '', '100', 'S-0'],
@@ -371,9 +379,11 @@ describe('downloadErrors', () => {
     expect(text.startsWith('\uFEFFlineNumber,beneficiaryName,connectorId,beneficiaryAccountNumber,transactionDescription,transactionAmount,sourceReferenceNumber,errorMessage\r\n')).toBe(true);
     expect(rows).toEqual([
       ['lineNumber', 'beneficiaryName', 'connectorId', 'beneficiaryAccountNumber', 'transactionDescription', 'transactionAmount', 'sourceReferenceNumber', 'errorMessage'],
-      ['2', 'Wrong wallet', '112400', '12345', 'Rent, "May"', '200.00', 'E-2', 'A wallet account must be a 12-digit number starting with 265.'],
-      ['3', `'=HYPERLINK("http://evil")`, '999999', '265991234567', "'+line one\nline two", '300.50', 'E-3', 'Connector 999999 does not exist.'],
-      ['4', 'Dup', '212188', '3333888801', "'@sum", '400.00', 'E-1', 'The sourceReferenceNumber is already used on line 1.'],
+      // A file's lines by their row in it (the header is row 1; a quoted line break stays in its row), the row
+      // a spreadsheet shows and the console's messages name; the duplicate names the row of the first.
+      ['3', 'Wrong wallet', '112400', '12345', 'Rent, "May"', '200.00', 'E-2', 'A wallet account must be a 12-digit number starting with 265.'],
+      ['4', `'=HYPERLINK("http://evil")`, '999999', '265991234567', "'+line one\nline two", '300.50', 'E-3', 'Connector 999999 does not exist.'],
+      ['5', 'Dup', '212188', '3333888801', "'@sum", '400.00', 'E-1', 'The sourceReferenceNumber is already used on line 2.'],
     ]);
   });
 
@@ -382,7 +392,7 @@ describe('downloadErrors', () => {
     expect(rows.slice(1).map((r) => r[7])).toEqual([
       'Akaunti ya chikwama iyenera kukhala manambala 12 oyamba ndi 265.',
       'Cholumikizira 999999 palibe.',
-      'sourceReferenceNumber yagwiritsidwa kale ntchito pa mzere 1.',
+      'sourceReferenceNumber yagwiritsidwa kale ntchito pa mzere 2.',
     ]);
   });
 

@@ -108,18 +108,24 @@ async function expectStatementsRight(who: TestMerchant) {
       after = page.next ?? undefined;
     } while (after);
     const running = Object.fromEntries(expected.map((a) => [a.account, a.openingMinor]));
+    let both = summary.accounts[0].openingMinor;
     for (const line of lines) {
       running[line.account] += line.amountMinor;
-      expect(line.balanceMinor, `${from} … ${to}: entry ${line.entryId}`).toBe(running[line.account]);
+      both += line.amountMinor;
+      expect(line.accountBalanceMinor, `${from} … ${to}: entry ${line.entryId}`).toBe(running[line.account]);
+      expect(line.balanceMinor, `${from} … ${to}: entry ${line.entryId}, both accounts`).toBe(both);
     }
     expect(running).toEqual(Object.fromEntries(expected.map((a) => [a.account, a.closingMinor])));
+    expect(both).toBe(summary.accounts[0].closingMinor);
 
-    // The CSV: the last balance of each account is its closing balance.
+    // The CSV: an opening and a closing row around the lines; the last balance of each account is its closing balance.
     const csv = parse(await readAll(streamStatementCsv(t.db, who.merchantAccountNumber, from, to)), { columns: true }) as Array<Record<string, string>>;
-    expect(csv).toHaveLength(lines.length);
+    expect(csv).toHaveLength(lines.length + 2);
+    expect(Math.round(Number(csv[0].balance) * 100)).toBe(summary.accounts[0].openingMinor);
+    expect(Math.round(Number(csv.at(-1)!.balance) * 100)).toBe(summary.accounts[0].closingMinor);
     for (const a of expected) {
       const last = csv.filter((r) => r.account === a.account).at(-1);
-      if (last) expect(Math.round(Number(last.balance) * 100), `${from} … ${to}: CSV ${a.account}`).toBe(a.closingMinor);
+      if (last) expect(Math.round(Number(last.account_balance) * 100), `${from} … ${to}: CSV ${a.account}`).toBe(a.closingMinor);
     }
   }
 }

@@ -268,13 +268,35 @@ describe('merchant account status changes (the operator’s)', () => {
     expect(await historyOf(r)).toBe(1);
   });
 
-  it.each(['activate', 'suspend', 'blacklist', 'add', 'update'])('is not a merchant operation: POST /sandbox/v1/merchants/accounts/%s answers 404 and changes nothing', async (action) => {
+  // Issue 27: the documented path answers as the operation it is, refused for a merchant's token
+  // (403, naming the operator's path), not 404 "No operation exists".
+  it.each(['activate', 'suspend', 'blacklist', 'add', 'update'])('is the operator\'s: POST /sandbox/v1/merchants/accounts/%s answers 403 naming the operator API and changes nothing', async (action) => {
     const body = action === 'add' ? { organisationId: m.organisationId, accountName: 'KHUSA VILLAGE BANKS', currencyCode: 'MWK', levelNumber: '1', capturedBy: 'johndoe@example.com' } : { ...blacklistBody(m.merchantAccountNumber), accountName: 'X', currencyCode: 'MWK', capturedBy: 'johndoe@example.com', levelNumber: 1 };
     const res = await post(m, `/merchants/accounts/${action}`, body, { 'X-Organisation-Id': m.organisationId, 'X-Merchant-Account-Number': String(m.merchantAccountNumber) });
-    expect(res.statusCode).toBe(404);
-    expect(problemOf(res).errorCode).toBe('E903');
+    expect(res.statusCode, res.body).toBe(403);
+    expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+    const p = problemOf(res);
+    expect(p.errorCode).toBe('E902');
+    expect(p.type).toBe('urn:onekhusa-sandbox:problem:operator-only');
+    expect(p.detail).toContain(`POST /admin/v1/merchants/accounts/${action}`);
+    expect(p.errors).toEqual([p.detail]);
     expect(await statusOf(m)).toBe('A');
     expect(await historyOf(m)).toBe(1);
+    // Another merchant's account stays invisible: 404, as everywhere.
+    if (action !== 'add') expect(problemOf(await post(m, `/merchants/accounts/${action}`, { ...body, merchantAccountNumber: other.merchantAccountNumber })).errorCode).toBe('E903');
+    // Documented: the operation is in the OpenAPI document with its 403.
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const op = doc.paths[`${BASE}/merchants/accounts/${action}`]?.post;
+    expect(op?.responses?.['403']?.content).toHaveProperty(['application/problem+json']);
+  });
+
+  it('names the authorisation levels as documented (levelName "Initiator Only")', async () => {
+    const names: Record<number, string> = {};
+    for (const levelNumber of [1, 2, 3]) {
+      const who = await newMerchant(t, { accountName: `Level ${levelNumber} Shop`, levelNumber });
+      names[levelNumber] = (await get(who, `/merchants/accounts/get?merchantAccountNumber=${who.merchantAccountNumber}`)).json().levelName;
+    }
+    expect(names).toEqual({ 1: 'Initiator Only', 2: 'Initiator -> Approver', 3: 'Initiator -> Reviewer -> Approver' });
   });
 
   it('needs the operator token: a merchant token or none answers 401', async () => {
@@ -371,7 +393,8 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(op!.responses), path).toEqual(expect.arrayContaining(['4XX', '5XX']));
       if (path.startsWith('/admin/')) expect(op!.security).toEqual([{ adminToken: [] }]);
     }
-    expect(doc.paths[`${BASE}/merchants/accounts/activate`]).toBeUndefined();
+    // The merchant-side path is documented as what it is: the operator's, refused with 403.
+    expect(Object.keys(doc.paths[`${BASE}/merchants/accounts/activate`]?.post?.responses ?? {})).toEqual(expect.arrayContaining(['403', '4XX', '5XX']));
   });
 });
 

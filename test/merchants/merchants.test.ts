@@ -84,7 +84,7 @@ describe('GET /merchants/accounts/get', () => {
       disbursmentBalance: 0,
       currencyCode: 'MWK',
       levelNumber: 2,
-      levelName: 'Initiator and approver',
+      levelName: 'Initiator -> Approver',
       statusCode: 'A',
       statusName: 'Active',
       capturedBy: 'owner@chikondi.mw',
@@ -98,7 +98,7 @@ describe('GET /merchants/accounts/get', () => {
     const res = await account(m, { 'accept-language': 'ny' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-language']).toBe('ny');
-    expect(res.json()).toMatchObject({ statusCode: 'A', statusName: 'Ikugwira ntchito', levelName: 'Woyambitsa ndi wovomereza', disbursmentBalance: 0 });
+    expect(res.json()).toMatchObject({ statusCode: 'A', statusName: 'Ikugwira ntchito', levelName: 'Woyambitsa -> Wovomereza', disbursmentBalance: 0 });
   });
 
   it('refuses a missing or malformed account number with 400', async () => {

@@ -236,7 +236,7 @@ describe('merchant users: the documented bodies', () => {
       { claimType: 'MerchantAccountName', claimValue: 'Acme Corporation' },
       { claimType: 'MerchantStatusCode', claimValue: 'A' },
       { claimType: 'LevelNumber', claimValue: '1' },
-      { claimType: 'LevelName', claimValue: 'Initiator' },
+      { claimType: 'LevelName', claimValue: 'Initiator Only' },
       { claimType: 'MerchantAccountNumber', claimValue: String(shop.merchantAccountNumber) },
       { claimType: 'OrganisationId', claimValue: shop.organisationId },
       { claimType: 'OrganisationTypeCode', claimValue: 'MER' },

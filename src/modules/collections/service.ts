@@ -18,6 +18,7 @@ import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { lockMerchant, MERCHANT, type MerchantRow } from '../merchants/repository.ts';
+import { aliasesOf } from '../webhooks/catalogue.ts';
 import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import * as repo from './repository.ts';
@@ -349,6 +350,8 @@ export function eventPayload(c: repo.CollectionRow) {
       merchantAccountNumber: c.merchant_account_number,
       connectorId: c.connector_id,
       connectorName: c.connector_name,
+      // The institution the customer paid from: the connector's (an alias id carries its institution's name).
+      sourceInstitution: c.connector_name,
       sourceAccountNumber: c.source_account_number,
       sourceAccountName: c.source_account_name,
       sourceReferenceNumber: c.source_reference_number,
@@ -498,7 +501,9 @@ export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber:
   await repo.markReversed(tx, found.collection_id, input.reason);
   await applyStats(tx, [collectionStat(found, 'R')]);
   const reversed = (await repo.findCollection(tx, merchantNo, found.transaction_reference_number))!;
-  await emitEvent(tx, merchantNo, reversed.transaction_code === 'RTP' ? 'payrequest.reversed' : 'payment.reversed', eventPayload(reversed));
+  const reversal = reversed.transaction_code === 'RTP' ? 'payrequest.reversed' : 'payment.reversed';
+  // Subscriptions to the older spellings the gateway documents (payment.reverse) get it too.
+  await emitEvent(tx, merchantNo, reversal, eventPayload(reversed), { aliases: aliasesOf(reversal) });
   return reversed;
 }
 

@@ -24,6 +24,7 @@ import developerWebhooks from './developers/routes/webhooks.ts';
 import getPaid from './get-paid/routes/get-paid.ts';
 import payoutActions from './payouts/routes/payout-actions.ts';
 import sandboxTools from './sandbox/routes/sandbox-tools.ts';
+import sandboxOutbox from './sandbox/routes/outbox.ts';
 import settlement from './settlement/routes/settlement.ts';
 import team from './team/routes/team.ts';
 import uploads from './payouts/routes/uploads.ts';
@@ -54,6 +55,7 @@ const PAGES: readonly RouteModule[] = [
   team,
   settlement,
   sandboxTools,
+  sandboxOutbox,
 ];
 
 const consoleRoutes: RouteModule = (app, ctx) => {

@@ -17,6 +17,8 @@ export type DownloadType = 'XLSX' | 'CSV';
 
 /** What a document's contentType says: the gateway's words for a workbook, the media type for CSV. */
 export const CONTENT_TYPES: Record<DownloadType, string> = { XLSX: 'Microsoft Excel File', CSV: 'text/csv' };
+/** The invalid lines' workbook, by the name batch/downloadErrors gives it (and getBatch's errorFileName). */
+export const ERRORS_DOCUMENT_NAME = 'Batch Disbursement Errors';
 
 /** A cell: text, a whole number, or an amount in minor units (written as major, two decimals). */
 export type Cell = string | number | { minor: number } | null | undefined;

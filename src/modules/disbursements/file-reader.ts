@@ -65,6 +65,8 @@ class LineCollector {
   header: Array<string | undefined> | undefined;
   private readonly columns = new Map<Column, number>();
   readonly lines: Array<Record<string, string>> = [];
+  /** The row of the file each kept line is, as a spreadsheet numbers it (the header is usually 1): what people are told to fix. */
+  readonly rowNumbers: number[] = [];
   /** Data rows seen, kept or not: at most maxLines + 1. */
   rows = 0;
 
@@ -74,8 +76,8 @@ class LineCollector {
     this.maxLines = maxLines;
   }
 
-  /** `cell(i)` is the trimmed text of the row's cell i (from 0), '' when empty. */
-  add(width: number, cell: (i: number) => string): void {
+  /** `cell(i)` is the trimmed text of the row's cell i (from 0), '' when empty; `rowNumber` the row's in the file, from 1. */
+  add(width: number, cell: (i: number) => string, rowNumber: number): void {
     if (!this.header) {
       this.header = Array.from({ length: width }, (_, i) => cell(i));
       this.header.forEach((name, i) => {
@@ -99,6 +101,7 @@ class LineCollector {
     this.rows++;
     if (this.rows > this.maxLines) throw new EnoughRows();
     this.lines.push(line);
+    this.rowNumbers.push(rowNumber);
   }
 
   /** The required columns the header lacks. */
@@ -108,6 +111,9 @@ class LineCollector {
 }
 
 function readCsv(bytes: Buffer, into: LineCollector): void {
+  // Records counted from 1, blank ones too: the row a spreadsheet shows it in (a text editor's line
+  // as well, unless a quoted cell holds a line break).
+  let rowNumber = 0;
   try {
     parseCsv(bytes, {
       bom: true,
@@ -115,7 +121,8 @@ function readCsv(bytes: Buffer, into: LineCollector): void {
       relax_column_count: true,
       // `5" screen` inside an unquoted description is text, not a syntax error.
       relax_quotes: true,
-      skip_empty_lines: true,
+      // Blank lines come through as one empty cell (the collector skips them), so that they are counted.
+      skip_empty_lines: false,
       trim: true,
       // Called for each cell as it is added to its row: where the row's width is known in time.
       cast: (value: string, context: { column: number | string }) => {
@@ -124,8 +131,9 @@ function readCsv(bytes: Buffer, into: LineCollector): void {
       },
       // Each record goes to the collector and is dropped here, so the parser keeps nothing.
       on_record: (record: string[]) => {
+        rowNumber++;
         // Rows of empty cells before the header are not the header (their width is paid for in bytes).
-        if (into.header || record.some((c) => c !== '')) into.add(record.length, (i) => record[i] ?? '');
+        if (into.header || record.some((c) => c !== '')) into.add(record.length, (i) => record[i] ?? '', rowNumber);
         return null;
       },
     });
@@ -218,11 +226,13 @@ export interface FileContents {
   header: Array<string | undefined> | undefined;
   missing: Column[];
   lines: Array<Record<string, string>>;
+  /** The file's row of each line (rowNumbers[i] is lines[i]'s). */
+  rowNumbers: number[];
   rows: number;
 }
 
 function contentsOf(collector: LineCollector): FileContents {
-  return { header: collector.header, missing: collector.header ? collector.missing() : [], lines: collector.lines, rows: collector.rows };
+  return { header: collector.header, missing: collector.header ? collector.missing() : [], lines: collector.lines, rowNumbers: collector.rowNumbers, rows: collector.rows };
 }
 
 async function readXlsx(bytes: Buffer, into: LineCollector): Promise<void> {
@@ -240,10 +250,14 @@ async function readXlsx(bytes: Buffer, into: LineCollector): Promise<void> {
   try {
     // Rows with at least one value, in order; findCell reads a cell without creating it.
     sheet.eachRow({ includeEmpty: false }, (row) => {
-      into.add(row.cellCount, (i) => {
-        const cell = row.findCell(i + 1);
-        return cell ? cellText(cell).trim() : '';
-      });
+      into.add(
+        row.cellCount,
+        (i) => {
+          const cell = row.findCell(i + 1);
+          return cell ? cellText(cell).trim() : '';
+        },
+        row.number,
+      );
     });
   } catch (err) {
     if (err instanceof EnoughRows) return;
@@ -259,8 +273,8 @@ async function readXlsx(bytes: Buffer, into: LineCollector): Promise<void> {
  * served in between (a structured clone of 50,000 lines took 35–50 ms, there and back).
  */
 export type ReaderMessage =
-  | { lines: FileContents['lines'] }
-  | { done: Omit<FileContents, 'lines'> }
+  | { lines: FileContents['lines']; rowNumbers: FileContents['rowNumbers'] }
+  | { done: Omit<FileContents, 'lines' | 'rowNumbers'> }
   | { refused: 'notBase64' | 'tooLarge' }
   | { unreadable: string };
 export const LINES_PER_MESSAGE = 5_000;

@@ -23,9 +23,9 @@ if (typeof bytes === 'string') {
     post({ unreadable: err instanceof Error ? err.message : String(err) });
   }
   if (contents) {
-    const { lines, ...rest } = contents;
+    const { lines, rowNumbers, ...rest } = contents;
     for (let from = 0; from < lines.length; from += LINES_PER_MESSAGE) {
-      post({ lines: lines.slice(from, from + LINES_PER_MESSAGE) });
+      post({ lines: lines.slice(from, from + LINES_PER_MESSAGE), rowNumbers: rowNumbers.slice(from, from + LINES_PER_MESSAGE) });
       // The main thread asks for the next part once it has taken this one in.
       await once(port, 'message');
     }

@@ -12,7 +12,7 @@ import { checkInput } from '../../http/input-guard.ts';
 import { AJV_OPTIONS, ajvPlugins, MAX_FIELD_ERRORS } from '../../http/validation.ts';
 import { MAX_BATCH_LINES, PayoutInput } from './schemas.ts';
 import { FILE_COLUMNS, type FileContents, type FileType, type ReaderMessage } from './file-reader.ts';
-import type { PayoutInput as Line } from './schemas.ts';
+import type { BatchLine } from './upload.ts';
 
 export { FILE_COLUMNS, type FileType };
 
@@ -44,9 +44,15 @@ const validateLine = ajvPlugins(new Ajv(AJV_OPTIONS)).compile(PayoutInput);
 export class FileValidationError extends Error {
   readonly validation: ErrorObject[];
   readonly statusCode = 400;
-  constructor(validation: ErrorObject[]) {
+  /**
+   * The file's row of transactions[i] (as a spreadsheet numbers it), for those who name rows to the
+   * person who fixes the file (the console); the API names transactions[i], as for E8.
+   */
+  readonly rowNumbers: readonly number[];
+  constructor(validation: ErrorObject[], rowNumbers: readonly number[] = []) {
     super('the file is not a valid batch');
     this.validation = validation;
+    this.rowNumbers = rowNumbers;
   }
 }
 
@@ -90,16 +96,18 @@ async function readInWorker(contentType: FileType, fileContent: string, maxBytes
     const running = worker;
     timer = setTimeout(() => void running.terminate(), limits.timeoutMs);
     const lines: FileContents['lines'] = [];
+    const rowNumbers: FileContents['rowNumbers'] = [];
     const answer = await new Promise<Exclude<ReaderMessage, { lines: unknown }>>((resolve, reject) => {
       running.on('message', (message: ReaderMessage) => {
         if (!('lines' in message)) return resolve(message);
         for (const line of message.lines) lines.push(line);
+        for (const row of message.rowNumbers) rowNumbers.push(row);
         running.postMessage('more');
       });
       running.once('error', reject);
       running.once('exit', (code) => resolve({ unreadable: code === 1 ? unreadable : `the reader stopped (${code})` }));
     });
-    if ('done' in answer) return { ...answer.done, lines };
+    if ('done' in answer) return { ...answer.done, lines, rowNumbers };
     if ('refused' in answer) throw base64Refusal(answer.refused, maxBytes);
     throw badFile(contentType, answer.unreadable);
   } catch (err) {
@@ -114,11 +122,32 @@ async function readInWorker(contentType: FileType, fileContent: string, maxBytes
 }
 
 /**
- * Reads an uploaded batch file into E8 lines, each checked like an E8 line (coerced, defaults
- * applied). Refusals: a 400 naming the rows as transactions[i].field (i counts data rows from 0,
- * so line number i + 1 later), at most MAX_FIELD_ERRORS messages.
+ * What a row whose amount is not an amount (and whose other cells are fine) does to its file:
+ * 'refuse-file', the API's batch/addFile, refuses the file as E8 refuses such a body (product.md
+ * §9: the same result as E8); 'fail-line', the console's upload, keeps the row as a line that
+ * validation makes invalid (amountFormat, the text as written), listed with its row while the other
+ * lines go on. A row with any other schema error refuses the file either way (the batch has no
+ * place for a connector id that is not a number, or a name too long), its amount named too.
  */
-export async function readBatchFile(contentType: FileType, fileContent: string, maxBytes: number): Promise<Line[]> {
+export type MalformedAmounts = 'refuse-file' | 'fail-line';
+export interface ReadOptions {
+  malformedAmounts: MalformedAmounts;
+}
+
+/** The most characters of an amount that is not one kept to show it (a cell may hold anything). */
+const MAX_AMOUNT_TEXT = 40;
+
+/** An error of the line's amount alone: not an amount within the schema's bounds, or missing. */
+const aboutAmount = (e: ErrorObject) =>
+  e.instancePath === '/transactionAmount' || (e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'transactionAmount');
+
+/**
+ * Reads an uploaded batch file into E8 lines, each checked like an E8 line (coerced, defaults
+ * applied) and carrying its row in the file. Refusals: a 400 naming the rows as
+ * transactions[i].field (i counts data rows from 0; FileValidationError.rowNumbers has their rows
+ * in the file), at most MAX_FIELD_ERRORS rows; rows whose amount alone is wrong as `options` says.
+ */
+export async function readBatchFile(contentType: FileType, fileContent: string, maxBytes: number, options: ReadOptions): Promise<BatchLine[]> {
   const contents = await readInWorker(contentType, fileContent, maxBytes);
   if (!contents.header) throw countError('minItems', 1);
   if (contents.missing.length > 0) throw new AppError('validation', 'detail.noHeaderColumns', { columns: contents.missing.join(', ') });
@@ -131,16 +160,39 @@ export async function readBatchFile(contentType: FileType, fileContent: string, 
     if (from > 0) await nextTurn();
     checkInput(lines.slice(from, from + CHECK_SLICE_LINES), 'transactions');
   }
+  const checked = await checkLines(lines, options.malformedAmounts);
+  if (checked.errors.length > 0) throw new FileValidationError(checked.errors, contents.rowNumbers);
+  const batchLines = lines as unknown as BatchLine[];
+  for (const i of checked.badAmounts) {
+    const text = String(batchLines[i].transactionAmount ?? '');
+    batchLines[i].amountAsWritten = text.length > MAX_AMOUNT_TEXT ? `${text.slice(0, MAX_AMOUNT_TEXT - 1)}…` : text;
+    batchLines[i].transactionAmount = batchLines[i].amountAsWritten!;
+  }
+  batchLines.forEach((line, i) => (line.fileRow = contents.rowNumbers[i]));
+  return batchLines;
+}
+
+/**
+ * Every line against the line schema: the errors that refuse the file (at most MAX_FIELD_ERRORS
+ * rows'; none when it is accepted), and under 'fail-line' the lines kept although their amount is
+ * not one. Scanning goes on past the limit only while no row refuses the file yet.
+ */
+async function checkLines(lines: Array<Record<string, string>>, malformedAmounts: MalformedAmounts): Promise<{ errors: ErrorObject[]; badAmounts: number[] }> {
   const errors: ErrorObject[] = [];
+  const badAmounts: number[] = [];
   let invalidRows = 0;
-  for (let i = 0; i < lines.length && invalidRows < MAX_FIELD_ERRORS; i++) {
+  let refused = false;
+  for (let i = 0; i < lines.length && !(refused && invalidRows >= MAX_FIELD_ERRORS); i++) {
     if (i > 0 && i % CHECK_SLICE_LINES === 0) await nextTurn();
     if (validateLine(lines[i])) continue;
+    const found = validateLine.errors ?? [];
+    if (malformedAmounts === 'fail-line' && found.every(aboutAmount)) badAmounts.push(i);
+    else refused = true;
+    if (invalidRows >= MAX_FIELD_ERRORS) continue;
     invalidRows++;
-    for (const err of validateLine.errors ?? []) errors.push({ ...err, instancePath: `/transactions/${i}${err.instancePath}` });
+    for (const err of found) errors.push({ ...err, instancePath: `/transactions/${i}${err.instancePath}` });
   }
-  if (errors.length > 0) throw new FileValidationError(errors);
-  return lines as unknown as Line[];
+  return refused ? { errors, badAmounts: [] } : { errors: [], badAmounts };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -132,6 +132,16 @@ export const LINE_STATUS_ON: Partial<Record<BatchStatus, { from: string[]; to: s
   // their refund, in repository.cancelWaitingLines.
 };
 
+/**
+ * The amount a payout moves, in minor units. Only an invalid line (E, which never moves on) may
+ * lack one: a console upload's line whose amount was not one (amountFormat, migrations/0028). An
+ * invalid line is never debited, paid or shown as money, so asking for its amount is a bug.
+ */
+export function payableAmount(p: { amount_minor: number | null; transaction_reference_number: string }): number {
+  if (p.amount_minor === null) throw new Error(`payout ${p.transaction_reference_number} has no amount: it is invalid, never payable`);
+  return p.amount_minor;
+}
+
 /** Valid lines after validation: ready for funds transfer at once when nobody has to approve. */
 export function validLineStatus(levelNumber: number): 'P' | 'D' {
   return levelNumber === 1 ? 'D' : 'P';

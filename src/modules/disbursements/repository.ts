@@ -63,7 +63,8 @@ export interface PayoutRow {
   connector_name: string | null;
   beneficiary_account_number: string;
   transaction_description: string;
-  amount_minor: number;
+  /** Null only for an invalid line whose amount was not one (E, amountFormat: error_params.amount has the text as written). */
+  amount_minor: number | null;
   fee_minor: number;
   currency_code: string;
   transaction_code: string | null;
@@ -110,8 +111,9 @@ export interface NewBatch {
   numberOfEntries: number;
   /**
    * The lines: compact JSON, [[beneficiaryName, connectorId, beneficiaryAccountNumber, description,
-   * amountMinor, sourceReferenceNumber], …], or the id of the upload (batch_upload_chunks) copied
-   * in this transaction.
+   * amountMinor, sourceReferenceNumber(, fileRow)], …] (upload.ts compactLines: the amount slot is
+   * the text as written when it is not an amount), or the id of the upload (batch_upload_chunks)
+   * copied in this transaction.
    */
   lines: { stagedLines: string } | { uploadId: string };
 }
@@ -163,18 +165,20 @@ export async function readUpload(tx: pg.PoolClient, uploadId: string): Promise<B
 /**
  * Expands a queued batch's lines (its staged_lines, or `stagedLines` read from its upload) into
  * payouts and validates them in the same statement:
- * connector known, active and open to payouts; account format per channel; amount within the
- * merchant's limits for the transaction code (MMW wallets, MBA banks); sourceReferenceNumber
- * unique in the batch. Valid lines get their fee; invalid ones status E with the first reason.
+ * amount an amount (only a console upload keeps a line whose amount is not: amountFormat, no
+ * amount stored, checked first so that it is the reason given); connector known, active and open
+ * to payouts; account format per channel; amount within the merchant's limits for the transaction
+ * code (MMW wallets, MBA banks); sourceReferenceNumber unique in the batch. Valid lines get their
+ * fee; invalid ones status E with the first reason. A file's lines keep their row (file_row).
  */
 export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatus: 'P' | 'D', stagedLines: string | null = null): Promise<void> {
   // The duplicate-reference window sorts every line: in memory, not in temporary files.
   await tx.query(`set local work_mem = '64MB'`);
   await tx.query(
-    `insert into payouts (merchant_account_number, batch_number, line_number, transaction_reference_number, source_reference_number,
+    `insert into payouts (merchant_account_number, batch_number, line_number, file_row, transaction_reference_number, source_reference_number,
                           beneficiary_name, connector_id, beneficiary_account_number, transaction_description, amount_minor, fee_minor,
                           currency_code, transaction_code, status_code, error_code, error_params, captured_by)
-     select $1, b.batch_number, l.line_number, payout_reference(l.reference_seq, to_char(now() at time zone 'UTC', 'YYMMDD')), l.source_reference_number,
+     select $1, b.batch_number, l.line_number, l.file_row, payout_reference(l.reference_seq, to_char(now() at time zone 'UTC', 'YYMMDD')), l.source_reference_number,
             l.beneficiary_name, l.connector_id, l.beneficiary_account_number, l.transaction_description, l.amount_minor,
             case when v.error_code is null then fee_for_amount(l.amount_minor, coalesce(f.percent_basis_points, 0), coalesce(f.flat_minor, 0)) else 0 end,
             b.currency_code, l.transaction_code,
@@ -182,17 +186,22 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
        from batches b
        cross join lateral (
          select e.n as beneficiary_name, e.c as connector_id, e.a as beneficiary_account_number, e.d as transaction_description,
-                e.m as amount_minor, e.r as source_reference_number,
+                e.m as amount_minor, e.amount_text, e.r as source_reference_number, e.fr as file_row,
                 e.i as line_number, c.connector_id is not null as connector_known, c.is_active, c.is_disbursement_allowed, c.channel_code,
                 case c.channel_code when 'M' then 'MMW' when 'B' then 'MBA' end as transaction_code,
                 row_number() over (partition by e.r order by e.i) as reference_occurrence,
                 min(e.i) over (partition by e.r) as first_line,
+                -- A file's rows rise with its lines: the first occurrence's row, which its messages name.
+                min(e.fr) over (partition by e.r) as first_row,
                 -- Drawn here, as a column: payout_reference(nextval(…)) would not be inlined (its
                 -- argument is volatile and used six times), and calling it per row tripled the cost.
                 nextval('payout_reference_seq') as reference_seq
-           -- Each line is parsed once (jsonb), then its six fields are read by position.
-           from (select (x.v->>0) as n, (x.v->>1)::integer as c, (x.v->>2) as a, (x.v->>3) as d, (x.v->>4)::bigint as m, (x.v->>5) as r,
-                        x.i::integer as i
+           -- Each line is parsed once (jsonb), then its fields are read by position. The amount is
+           -- minor units when a number, the text as written when a string (not an amount: no amount).
+           from (select (x.v->>0) as n, (x.v->>1)::integer as c, (x.v->>2) as a, (x.v->>3) as d,
+                        case when jsonb_typeof(x.v->4) = 'number' then (x.v->>4)::bigint end as m,
+                        case when jsonb_typeof(x.v->4) = 'string' then x.v->>4 end as amount_text,
+                        (x.v->>5) as r, (x.v->>6)::integer as fr, x.i::integer as i
                    from jsonb_array_elements(coalesce($7::text, b.staged_lines)::jsonb) with ordinality as x(v, i)) e
            left join connectors c on c.connector_id = e.c
        ) l
@@ -200,6 +209,7 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
        left join fee_schedules f on f.transaction_code = l.transaction_code and f.currency_code = b.currency_code
        cross join lateral (
          select case
+           when l.amount_text is not null then 'amountFormat'
            when not l.connector_known then 'connectorUnknown'
            when not l.is_active then 'connectorInactive'
            when not l.is_disbursement_allowed then 'connectorNoPayouts'
@@ -216,7 +226,8 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
                   when r.error_code is null then null
                   when r.error_code = 'amountBelowMinimum' then jsonb_build_object('limit', ml.minimum_amount_minor, 'transactionCode', l.transaction_code)
                   when r.error_code = 'amountAboveMaximum' then jsonb_build_object('limit', ml.maximum_amount_minor, 'transactionCode', l.transaction_code)
-                  when r.error_code = 'duplicateReference' then jsonb_build_object('line', l.first_line)
+                  when r.error_code = 'amountFormat' then jsonb_build_object('amount', l.amount_text)
+                  when r.error_code = 'duplicateReference' then jsonb_build_object('line', coalesce(l.first_row, l.first_line))
                   else jsonb_build_object('connectorId', l.connector_id)
                 end as error_params
        ) v
@@ -278,7 +289,7 @@ export async function setLineStatus(tx: pg.PoolClient, batchNumber: number, from
 }
 
 /** Valid lines ready for transfer, per transaction code: what the debit and the daily limits count. */
-export async function readyTotals(tx: pg.PoolClient, batchNumber: number): Promise<Array<{ transaction_code: string; amount_minor: number; fee_minor: number; lines: number }>> {
+export async function readyTotals(tx: Queryable, batchNumber: number): Promise<Array<{ transaction_code: string; amount_minor: number; fee_minor: number; lines: number }>> {
   const { rows } = await tx.query(
     `select transaction_code, sum(amount_minor)::bigint as amount_minor, sum(fee_minor)::bigint as fee_minor, count(*)::integer as lines
        from payouts where batch_number = $1 and status_code = 'D' group by transaction_code order by transaction_code`,
@@ -381,7 +392,8 @@ export interface BatchFilter {
    * it (the console).
    */
   queued: 'hidden' | 'shown';
-  limit: number;
+  /** 'all': no limit (the console's export, which reads the statement through a cursor: listBatchesQuery). */
+  limit: number | 'all';
   /** E4's pages by number, or the console's keyset: the batches before this number (newest first). */
   page: { offset: number } | { beforeBatchNumber: number | undefined };
 }
@@ -390,6 +402,13 @@ const BATCH_SEARCH_COLUMNS: Record<string, string> = { CapturedBy: 'captured_by'
 
 /** The merchant's batches, newest first (batch_number desc, the index batches_merchant_idx): E4's and the console's lists. */
 export async function listBatches(q: Queryable, merchantAccountNumber: number, f: BatchFilter): Promise<BatchRow[]> {
+  const { text, values } = listBatchesQuery(merchantAccountNumber, f);
+  const { rows } = await q.query<BatchRow>(text, values);
+  return rows;
+}
+
+/** listBatches' statement (rows of BatchRow), for the console's export to read through a cursor. */
+export function listBatchesQuery(merchantAccountNumber: number, f: BatchFilter): { text: string; values: unknown[] } {
   const where = [`merchant_account_number = $1`];
   const values: unknown[] = [merchantAccountNumber];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -405,11 +424,10 @@ export async function listBatches(q: Queryable, merchantAccountNumber: number, f
   } else if (f.searchBy && f.searchText && BATCH_SEARCH_COLUMNS[f.searchBy]) {
     where.push(`${BATCH_SEARCH_COLUMNS[f.searchBy]} ilike ${param(containsPattern(f.searchText))}`);
   }
-  let window = `limit ${param(f.limit)}`;
+  let window = f.limit === 'all' ? '' : `limit ${param(f.limit)}`;
   if ('offset' in f.page) window += ` offset ${param(f.page.offset)}`;
   else if (f.page.beforeBatchNumber !== undefined) where.push(`batch_number < ${param(f.page.beforeBatchNumber)}`);
-  const { rows } = await q.query<BatchRow>(`select ${BATCH_COLUMNS} from batches where ${where.join(' and ')} order by batch_number desc ${window}`, values);
-  return rows;
+  return { text: `select ${BATCH_COLUMNS} from batches where ${where.join(' and ')} order by batch_number desc ${window}`, values };
 }
 
 export interface PayoutFilter {
@@ -486,14 +504,30 @@ export async function findPayout(q: Queryable, merchantAccountNumber: number, re
   return rows[0];
 }
 
+/** A payout with its merchant account's name: what batch/getTransaction and single/getTransaction answer. */
+export type PayoutDetailRow = PayoutRow & { merchant_account_name: string };
+
+export async function findPayoutDetail(q: Queryable, merchantAccountNumber: number, reference: string, options: { single: boolean }): Promise<PayoutDetailRow | undefined> {
+  const { rows } = await q.query<PayoutDetailRow>(
+    `select ${PAYOUT_COLUMNS}, m.account_name as merchant_account_name
+       from payouts p
+       left join connectors c on c.connector_id = p.connector_id
+       join merchants m on m.merchant_account_number = p.merchant_account_number
+      where p.transaction_reference_number = $1 and p.merchant_account_number = $2 and (p.batch_number is null) = $3`,
+    [reference.toUpperCase(), merchantAccountNumber, options.single],
+  );
+  return rows[0];
+}
+
 async function payoutById(q: Queryable, payoutId: number): Promise<PayoutRow> {
   const { rows } = await q.query<PayoutRow>(`${SELECT_PAYOUT} where p.payout_id = $1`, [payoutId]);
   return rows[0];
 }
 
-export async function invalidLines(q: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<PayoutRow[]> {
-  const { rows } = await q.query<PayoutRow>(
-    `${SELECT_PAYOUT}
+/** A batch's invalid lines in line order, each with its row in the file for a file's batch (file_row; null for E8's). */
+export async function invalidLines(q: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<Array<PayoutRow & { file_row: number | null }>> {
+  const { rows } = await q.query<PayoutRow & { file_row: number | null }>(
+    `select ${PAYOUT_COLUMNS}, p.file_row from payouts p left join connectors c on c.connector_id = p.connector_id
       where p.batch_number = $1 and p.merchant_account_number = $2 and p.status_code = 'E' order by p.line_number`,
     [batchNumber, merchantAccountNumber],
   );

@@ -89,6 +89,12 @@ const APPROVALS = {
 };
 
 export const BatchRecord = Type.Object({
+  contentType: Type.String({ description: 'How the batch came in: "Microsoft Excel File" (addFile XLSX), "text/csv" (addFile CSV) or "application/json" (addJson).', examples: ['Microsoft Excel File'] }),
+  dataSource: Type.String({ description: '"File" (addFile) or "JSON" (addJson).', examples: ['File'] }),
+  authorisationLevel: Type.String({ description: 'The level the batch follows, by name: "Initiator Only", "Initiator -> Approver" or "Initiator -> Reviewer -> Approver".', examples: ['Initiator -> Reviewer -> Approver'] }),
+  errorFileName: Type.Union([Type.String(), Type.Null()], { description: 'The invalid lines\' document (POST /disbursements/batch/downloadErrors) once validation found any; null otherwise.' }),
+  actionedBy: Type.Union([Type.String(), Type.Null()], { description: 'Who acted on the batch last after capturing it (review, approval, rejection, cancellation or funds transfer); null until then.' }),
+  dateActioned: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The UTC day of that action (YYYY-MM-DD).', examples: ['2024-01-15'] }),
   merchantAccountNumber: Type.Integer(),
   batchNumber: Type.Integer(),
   batchStatusCode: Type.String(),
@@ -132,7 +138,9 @@ export const PayoutRecord = Type.Object({
   connectorName: Type.String(),
   beneficiaryAccountNumber: Type.String(),
   transactionDescription: Type.String(),
-  transactionAmount: Type.Number(),
+  transactionAmount: Type.Union([Type.Number(), Type.Null()], {
+    description: 'MWK. null only for an invalid line (E) of a file uploaded in the console whose amount was not a number of MWK with at most 2 decimals (errorMessage quotes it): it has no amount and is never paid.',
+  }),
   transactionFee: Type.Number(),
   transactionCode: NullableString,
   transactionStatusCode: Type.String(),
@@ -155,6 +163,23 @@ export const SinglePayoutRecord = Type.Object({
   transactionDate: Type.String({ format: 'date', description: 'The UTC day it was captured.' }),
   levelNumber: Type.Integer({ minimum: 1, maximum: 3, description: 'The authorisation level it follows: 1 paid at once, 2 approved first, 3 reviewed and approved first.' }),
   ...APPROVALS,
+});
+
+/** batch/getTransaction: a batch line with its merchant account and the day it was processed. */
+export const PayoutDetail = Type.Object({
+  merchantAccountNumber: Type.Integer(),
+  merchantAccountName: Type.String({ examples: ['MERCHANT SANDBOX'] }),
+  ...PayoutRecord.properties,
+  processedDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The UTC day the line reached its outcome (S or F); null until then.', examples: ['2025-10-30'] }),
+});
+
+/** single/getTransaction: a single payout with its merchant account, its type and the day it was processed. */
+export const SinglePayoutDetail = Type.Object({
+  merchantAccountName: Type.String({ examples: ['ABC Company Ltd'] }),
+  merchantAccountNumber: Type.Integer(),
+  ...SinglePayoutRecord.properties,
+  transactionType: Type.String({ description: 'Always "Disbursement".', examples: ['Disbursement'] }),
+  processedDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The UTC day the payout reached its outcome (S or F); null until then.', examples: ['2024-01-15'] }),
 });
 
 /** Empty: no search (the gateway's own examples send "searchText": ""). */

@@ -2,6 +2,7 @@
 // approval lifecycle, the funds transfer that debits the merchant, and single payouts. Each action
 // is one transaction: state, lines, ledger transfer, job and event commit together or not at all.
 import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { hasMessage, t, type Lang, type MessageKey } from '../../http/i18n.ts';
 import type { Deps } from '../../http/types.ts';
@@ -22,6 +23,7 @@ import {
   LINE_STATUS_ON,
   LINE_STATUS_NAMES,
   PAYOUT,
+  payableAmount,
   SINGLE_TRANSITIONS,
   singleAllowed,
   singleStage,
@@ -34,8 +36,9 @@ import {
   type BatchAction,
   type SingleAction,
 } from './lifecycle.ts';
+import { CONTENT_TYPES, ERRORS_DOCUMENT_NAME } from './documents.ts';
 import * as repo from './repository.ts';
-import { compactLines, stagedLinesOfUpload } from './upload.ts';
+import { compactLines, stagedLinesOfUpload, type BatchLine } from './upload.ts';
 import { accountFormatValid } from './accounts.ts';
 import type { PayoutInput } from './schemas.ts';
 
@@ -62,7 +65,8 @@ export interface BatchSubmission {
   scheduledDate?: string | null;
   capturedBy: string;
   uploadType: repo.BatchRow['upload_type'];
-  transactions: PayoutInput[];
+  /** A file's lines carry their row, and a console upload's may carry an amount that is not one (upload.ts BatchLine). */
+  transactions: BatchLine[];
   /** The raw body, already copied into batch_upload_chunks in this transaction (upload.ts). */
   uploadId?: string;
 }
@@ -345,6 +349,22 @@ export interface SinglePayoutInput extends PayoutInput {
 
 
 /**
+ * The checks of a single payout's payee that take no lock: the connector (known, active, open to
+ * payouts) and the account's format for its channel; and the transaction code the channel means
+ * (MMW wallets, MBA banks), which decides the fee and the limits. Shared by the capture and its
+ * preview (preview.ts), so that both refuse alike.
+ */
+export async function checkedPayee(q: Queryable, input: Pick<PayoutInput, 'connectorId' | 'beneficiaryAccountNumber' | 'transactionAmount'>) {
+  const connector = await activeConnector(q, input.connectorId);
+  if (!connector.is_disbursement_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNoPayouts', { connectorId: input.connectorId });
+  if (!accountFormatValid(connector.channel_code, input.beneficiaryAccountNumber)) {
+    throw new AppError('validation', 'detail.accountFormat', { account: input.beneficiaryAccountNumber, channel: connector.connector_name });
+  }
+  const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
+  return { connector, transactionCode, amountMinor: toMinor(input.transactionAmount) };
+}
+
+/**
  * Captures one payout at the merchant's authorisation level (lifecycle.ts, SINGLE_TRANSITIONS).
  * Level 1: checked, debited and submitted at once, processed by the worker like a batch line.
  * Levels 2 and 3: checked (connector, account format, amount limits) and stored as P; nothing is
@@ -352,13 +372,7 @@ export interface SinglePayoutInput extends PayoutInput {
  */
 export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInput): Promise<repo.PayoutRow> {
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
-  const connector = await activeConnector(tx, input.connectorId);
-  if (!connector.is_disbursement_allowed) throw new AppError('connectorNotAllowed', 'detail.connectorNoPayouts', { connectorId: input.connectorId });
-  if (!accountFormatValid(connector.channel_code, input.beneficiaryAccountNumber)) {
-    throw new AppError('validation', 'detail.accountFormat', { account: input.beneficiaryAccountNumber, channel: connector.connector_name });
-  }
-  const transactionCode = connector.channel_code === 'M' ? 'MMW' : 'MBA';
-  const amountMinor = toMinor(input.transactionAmount);
+  const { connector, transactionCode, amountMinor } = await checkedPayee(tx, input);
   const statusCode = singleStatusAtCapture(merchant.level_number);
   if (statusCode === PAYOUT.transferring) await reserveDaily(tx, merchant, transactionCode, amountMinor, { checkLine: true });
   // Awaiting approval: only the per-transaction limits now, as a batch line at validation.
@@ -385,7 +399,7 @@ export async function addSinglePayout(tx: pg.PoolClient, input: SinglePayoutInpu
 
 /** Debits amount + fee of a single payout now in T and wakes the payout worker. */
 async function submitSinglePayout(tx: pg.PoolClient, merchant: MerchantRow, payout: repo.PayoutRow): Promise<void> {
-  await debitPayouts(tx, merchant, payout.transaction_reference_number, payout.amount_minor + payout.fee_minor, { transactionReferenceNumber: payout.transaction_reference_number });
+  await debitPayouts(tx, merchant, payout.transaction_reference_number, payableAmount(payout) + payout.fee_minor, { transactionReferenceNumber: payout.transaction_reference_number });
   await schedulePayouts(tx, merchant.merchant_account_number, new Date());
 }
 
@@ -424,7 +438,7 @@ export async function actOnSinglePayout(tx: pg.PoolClient, action: SingleAction,
   if (action !== 'approve') return repo.actOnSinglePayout(tx, payout.payout_id, action, input.actionedBy, input.reason);
   const merchant = await activeMerchant(tx, payout.merchant_account_number);
   if (!payout.transaction_code) throw new AppError('invalidState', 'detail.payoutState', { reference, status: { key: 'payoutStatus.P' }, action: { key: 'action.approve' } });
-  await reserveDaily(tx, merchant, payout.transaction_code, payout.amount_minor);
+  await reserveDaily(tx, merchant, payout.transaction_code, payableAmount(payout));
   const approved = await repo.actOnSinglePayout(tx, payout.payout_id, 'approve', input.actionedBy);
   await submitSinglePayout(tx, merchant, approved);
   return approved;
@@ -453,8 +467,38 @@ export function batchSummary(b: repo.BatchRow) {
   };
 }
 
-export function batchRecord(b: repo.BatchRow) {
+/** How a batch came in (getBatch's contentType and dataSource): the documented "Microsoft Excel File" from "File". */
+const UPLOADS: Record<repo.BatchRow['upload_type'], { contentType: string; dataSource: string }> = {
+  XLSX: { contentType: CONTENT_TYPES.XLSX, dataSource: 'File' },
+  CSV: { contentType: CONTENT_TYPES.CSV, dataSource: 'File' },
+  JSON: { contentType: 'application/json', dataSource: 'JSON' },
+};
+
+/** The last action on a batch after its capture (review, approval, rejection, cancellation, funds transfer): who and when. */
+function lastAction(b: repo.BatchRow): { by: string; at: Date } | null {
+  const actions = [
+    [b.reviewed_by, b.date_reviewed],
+    [b.approved_by, b.date_approved],
+    [b.rejected_by, b.date_rejected],
+    [b.cancelled_by, b.date_cancelled],
+    [b.transferred_by, b.date_transferred],
+  ] as const;
+  let last: { by: string; at: Date } | null = null;
+  for (const [by, at] of actions) if (by && at && (!last || at >= last.at)) last = { by, at };
+  return last;
+}
+
+export function batchRecord(lang: Lang, b: repo.BatchRow) {
+  const upload = UPLOADS[b.upload_type];
+  const actioned = lastAction(b);
   return {
+    contentType: upload.contentType,
+    dataSource: upload.dataSource,
+    authorisationLevel: t(lang, `level.${b.level_number}` as MessageKey),
+    // The invalid lines' document (batch/downloadErrors, by its default name) once validation found any.
+    errorFileName: b.status_code !== BATCH.queued && b.number_of_invalid_entries > 0 ? ERRORS_DOCUMENT_NAME : null,
+    actionedBy: actioned?.by ?? null,
+    dateActioned: actioned ? actioned.at.toISOString().slice(0, 10) : null,
     merchantAccountNumber: b.merchant_account_number,
     batchNumber: b.batch_number,
     batchStatusCode: b.status_code,
@@ -524,7 +568,8 @@ export function payoutRecord(lang: Lang, p: repo.PayoutRow) {
     connectorName: p.connector_name ?? '',
     beneficiaryAccountNumber: p.beneficiary_account_number,
     transactionDescription: p.transaction_description,
-    transactionAmount: toMajor(p.amount_minor),
+    // None for an invalid line whose amount was not one (amountFormat): never a made-up 0.
+    transactionAmount: p.amount_minor === null ? null : toMajor(p.amount_minor),
     transactionFee: toMajor(p.fee_minor),
     transactionCode: p.transaction_code,
     transactionStatusCode: p.status_code,
@@ -546,6 +591,25 @@ export function payoutRecord(lang: Lang, p: repo.PayoutRow) {
  * transactionDate (its UTC day of capture), the level it follows and who reviewed, approved or
  * rejected it (null until they have).
  */
+/** The UTC day a payout reached its outcome (S or F; null until then): the documented processedDate. */
+const processedDate = (p: repo.PayoutRow) => (p.completed_at ? p.completed_at.toISOString().slice(0, 10) : null);
+
+/** batch/getTransaction: a batch line with its merchant account and the day it was processed. */
+export function payoutDetail(lang: Lang, p: repo.PayoutDetailRow) {
+  return { merchantAccountNumber: p.merchant_account_number, merchantAccountName: p.merchant_account_name, ...payoutRecord(lang, p), processedDate: processedDate(p) };
+}
+
+/** single/getTransaction: a single payout with its merchant account, its type and the day it was processed. */
+export function singlePayoutDetail(lang: Lang, p: repo.PayoutDetailRow) {
+  return {
+    merchantAccountName: p.merchant_account_name,
+    merchantAccountNumber: p.merchant_account_number,
+    ...singlePayoutRecord(lang, p),
+    transactionType: 'Disbursement',
+    processedDate: processedDate(p),
+  };
+}
+
 export function singlePayoutRecord(lang: Lang, p: repo.PayoutRow) {
   return {
     ...payoutRecord(lang, p),

@@ -32,11 +32,29 @@ export const BatchJsonBody = Type.Object(
 );
 
 /**
- * The compact form the validation SQL expands (repository.expandBatch): one array per line, a
- * fifth smaller than the objects and quicker to serialise.
+ * A batch line as submitted: an E8 line, or a file's, with the row of the file it was read from
+ * (fileRow); and, from a console upload only (files.ts, malformedAmounts 'fail-line'), a line
+ * whose amount is not one, with the text as written (amountAsWritten): validation makes it invalid
+ * (amountFormat) and it never gets an amount.
  */
-export function compactLines(lines: readonly PayoutInput[]): string {
-  return JSON.stringify(lines.map((l) => [l.beneficiaryName, l.connectorId, l.beneficiaryAccountNumber, l.transactionDescription ?? '', toMinor(l.transactionAmount), l.sourceReferenceNumber]));
+export type BatchLine = PayoutInput & { fileRow?: number; amountAsWritten?: string };
+
+/**
+ * The compact form the validation SQL expands (repository.expandBatch): one array per line, a
+ * fifth smaller than the objects and quicker to serialise. [name, connector, account, description,
+ * amount, source reference] and, for a file's line, its row. The amount is minor units (a JSON
+ * number), or the text as written when it is not an amount (a JSON string), so that the one slot
+ * can never be read as money by mistake.
+ */
+export function compactLines(lines: readonly BatchLine[]): string {
+  return JSON.stringify(
+    lines.map((l) => {
+      const amount = l.amountAsWritten ?? toMinor(l.transactionAmount);
+      const line: Array<string | number> = [l.beneficiaryName, l.connectorId, l.beneficiaryAccountNumber, l.transactionDescription ?? '', amount, l.sourceReferenceNumber];
+      if (l.fileRow !== undefined) line.push(l.fileRow);
+      return line;
+    }),
+  );
 }
 
 // The route's validation, rebuilt for the job: the same normaliser (names in any case) and the

@@ -1,6 +1,7 @@
 // The double-entry ledger (product.md §6). Every money movement is one balanced transfer posted by
 // the database function ledger_post, inside the caller's transaction.
 import type pg from 'pg';
+import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 
 export type MerchantAccountKind = 'collection' | 'disbursement';
@@ -65,6 +66,15 @@ export async function systemAccountId(tx: pg.PoolClient, kind: SystemAccountKind
     [kind, currencyCode],
   );
   return inserted.rows[0].account_id;
+}
+
+/** A merchant account's balance now, in minor units (0 when it has none in that currency). */
+export async function merchantBalance(q: Queryable, merchantAccountNumber: number, kind: MerchantAccountKind, currencyCode: string): Promise<number> {
+  const { rows } = await q.query<{ balance_minor: string }>(
+    'select balance_minor from ledger_accounts where merchant_account_number = $1 and kind = $2 and currency_code = $3',
+    [merchantAccountNumber, kind, currencyCode],
+  );
+  return Number(rows[0]?.balance_minor ?? 0);
 }
 
 /** Opens a new merchant's ledger accounts at zero. */

@@ -1,7 +1,10 @@
 // Statements: the merchant's ledger movements over a period of UTC days (inclusive), per account
 // (collection, disbursement, and "account", the two together as GET /merchants/accounts/get's
-// accountBalance): opening balance, money in, money out, closing balance; the movements page by page
-// for the screen, and all of them as a CSV download streamed by PostgreSQL's COPY.
+// accountBalance): opening balance, money in, money out, closing balance. Then the statement a
+// bookkeeper reconciles, both accounts together: its lines (statement-lines.ts: one per movement,
+// each payee of a batch and each fee on a line of its own) page by page for the screen with their
+// totals, and all of them between an opening and a closing balance row as a CSV download streamed
+// by PostgreSQL's COPY, or as rows for any other exporter (statementRows).
 //
 // Balances come from the ledger itself: an account's balance at an instant is its running balance
 // now (ledger_accounts.balance_minor, which ledger_post keeps equal to the sum of its entries) less
@@ -15,6 +18,9 @@ import type { Db, Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { MAX_RANGE_DAYS } from '../analytics/service.ts';
 import { checkDay, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../http/keyset-pages.ts';
+import { columnsSql, entryLines, FEE_LINE_TYPES, sqlText, type StatementLineType } from './statement-lines.ts';
+
+export { STATEMENT_COLUMNS, STATEMENT_LINE_TYPES, type StatementColumnKey, type StatementLineType } from './statement-lines.ts';
 
 export type StatementAccount = 'account' | 'collection' | 'disbursement';
 
@@ -105,31 +111,48 @@ export async function statementSummary(db: Queryable, merchantAccountNumber: num
 }
 
 // ---------------------------------------------------------------------------------------------
-// Movements
+// Lines (statement-lines.ts: an entry split into the movements it is made of)
 
 export interface StatementLine {
   entryId: number;
+  /** The line's place among its entry's lines (statement-lines.ts). */
+  seq: number;
   date: Date;
-  /** The transfer's reference: a collection's or payout's transaction reference, B<batch> for a batch's debit, … */
-  reference: string;
-  /** payment, payrequest, reversal, topup, funding, payout_debit, payout_cancel, payout_settle (failed payouts refunded), payout_reversal. */
+  type: StatementLineType;
+  /** The ledger transfer's type: payment, payrequest, reversal, topup, funding, payout_debit, payout_cancel, payout_settle, payout_reversal, rail_settle, rail_correction. */
   transferType: string;
   account: 'collection' | 'disbursement';
+  /** The payer (a collection's) or payee (a payout's) name and account, where the records have one. */
+  counterparty: string | null;
+  counterpartyAccount: string | null;
+  /** The transfer's reference: B<batch> for a batch, a collection's or single payout's transaction reference, … */
+  reference: string;
+  /** The collection's or payout's own transaction reference, and the merchant's (or payer's) source reference. */
+  transactionReference: string | null;
+  sourceReference: string | null;
+  /** What a person typed: a reversal's reason, a funding's bank reference, a payout's description. */
+  note: string | null;
   /** Positive: money in. */
   amountMinor: number;
-  /** The account's balance after this movement. */
+  /** The merchant's balance (both accounts together) after this line. */
   balanceMinor: number;
-  /** What the person who caused it wrote: a reversal's reason, a funding's bank reference. */
-  note: string | null;
+  /** The balance of the line's own account after it. */
+  accountBalanceMinor: number;
 }
 
-/** A transfer's note: only text a person typed that the reference does not already say. */
-const NOTE = `case t.transfer_type when 'reversal' then t.metadata->>'reason' when 'funding' then t.metadata->>'bankReference' end`;
+/** A line's select list over an entry `e` (with balance_after, account_balance_after), its transfer `t` and its line `d`. */
+const LINE_FIELDS = `e.entry_id as "entryId", d.seq, e.created_at as date, d.type_code as type, t.transfer_type as "transferType", e.kind as account,
+            d.counterparty, d.counterparty_account as "counterpartyAccount", t.reference, d.transaction_reference as "transactionReference",
+            d.source_reference as "sourceReference", d.note, d.amount_minor as "amountMinor",
+            (e.balance_after - e.amount_minor + d.within_minor)::bigint as "balanceMinor",
+            (e.account_balance_after - e.amount_minor + d.within_minor)::bigint as "accountBalanceMinor"`;
 
 /**
- * The period's movements, oldest first ((created_at, entry_id): a total order), keyset paged, each
- * with its account's balance after it. The balance before the page is the account's balance now
- * less what was posted after the cursor: never more to read than the summary's opening balance.
+ * The period's lines, oldest first ((created_at, entry_id, seq): a total order), keyset paged, each
+ * with the merchant's balance and its account's after it. The balances before the page are the
+ * accounts' balances now less what was posted from the cursor's entry on (never more to read than
+ * the summary's opening balance); a page may start inside an entry (a batch of many payouts): that
+ * entry's lines up to the cursor are read again, to carry the balance, and not shown.
  */
 export async function statementLines(
   db: Queryable,
@@ -141,118 +164,173 @@ export async function statementLines(
   const period = checkPeriod(fromDate, toDate);
   const limit = pageRows(options.limit);
   const scope = listScope('statementLines', merchantAccountNumber, period);
-  const after = decodeCursor(options.after, scope, ['time', 'int']);
-  // The page starts after this key: the cursor's, or (the period's start, entry 0), which is
-  // before every entry of the period (entry ids start at 1).
-  const [afterTime, afterEntry] = after ?? [`${period.fromDate}T00:00:00.000000Z`, 0];
+  const after = decodeCursor(options.after, scope, ['time', 'int', 'int']);
+  // The page starts after this key: the cursor's, or (the period's start, entry 0, seq −1), which is
+  // before every line of the period (entry ids start at 1, seqs at 0).
+  const [afterTime, afterEntry, afterSeq] = after ?? [`${period.fromDate}T00:00:00.000000Z`, 0, -1];
   const { rows } = await db.query<StatementLine & { date_key: string }>(
     `with ${ACCOUNTS},
-     -- Materialised: each account's balance just before the page, computed once (not per row).
+     -- Materialised: each account's balance just before the cursor's entry, computed once.
      before as materialized (
        select a.account_id, a.kind, (a.balance_minor - (later.in_minor - later.out_minor))::bigint as balance_minor
          from accounts a
-        cross join lateral ledger_sums_after($1, a.account_id, $3::timestamptz, $4::bigint) later
+        cross join lateral ledger_sums_after($1, a.account_id, $3::timestamptz, $4::bigint - 1) later
      ),
-     page as (
+     -- Enough entries for the page: each has at least one line, and the cursor's may have none left.
+     entries as materialized (
        select x.* from before b
         cross join lateral (
-          select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, b.account_id
+          select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, b.account_id, b.kind, b.balance_minor as account_before
             from ledger_entries e
-           where e.account_id = b.account_id and (e.created_at, e.entry_id) > ($3::timestamptz, $4::bigint) and e.created_at < ($2::date + 1)::timestamp at time zone 'UTC'
+           where e.account_id = b.account_id and (e.created_at, e.entry_id) >= ($3::timestamptz, $4::bigint) and e.created_at < ($2::date + 1)::timestamp at time zone 'UTC'
            order by e.created_at, e.entry_id
            limit $5
         ) x
         order by x.created_at, x.entry_id
         limit $5
+     ),
+     balanced as (
+       select x.*,
+              (select sum(balance_minor) from before) + sum(x.amount_minor) over (order by x.created_at, x.entry_id rows between unbounded preceding and current row) as balance_after,
+              x.account_before + sum(x.amount_minor) over (partition by x.account_id order by x.created_at, x.entry_id rows between unbounded preceding and current row) as account_balance_after
+         from entries x
      )
-     select p.entry_id as "entryId", p.created_at as date, ${keysetTime('p.created_at')} as date_key, t.reference, t.transfer_type as "transferType",
-            b.kind as account, p.amount_minor as "amountMinor",
-            (b.balance_minor + sum(p.amount_minor) over (partition by p.account_id order by p.created_at, p.entry_id rows between unbounded preceding and current row))::bigint as "balanceMinor",
-            ${NOTE} as note
-       from page p
-       join before b on b.account_id = p.account_id
-       join ledger_transfers t on t.transfer_id = p.transfer_id
-      order by p.created_at, p.entry_id`,
-    [merchantAccountNumber, period.toDate, afterTime, afterEntry, limit + 1],
+     select ${LINE_FIELDS}, ${keysetTime('e.created_at')} as date_key
+       from balanced e
+       join ledger_transfers t on t.transfer_id = e.transfer_id
+      cross join lateral ${entryLines('$1')} d
+      where (e.created_at, e.entry_id, d.seq) > ($3::timestamptz, $4::bigint, $6::bigint)
+      order by e.created_at, e.entry_id, d.seq
+      limit $7`,
+    [merchantAccountNumber, period.toDate, afterTime, afterEntry, limit + 2, afterSeq, limit + 1],
   );
-  return pageOf(rows, limit, scope, (r) => [r.date_key, r.entryId], ({ date_key: _key, ...line }) => line);
+  return pageOf(rows, limit, scope, (r) => [r.date_key, r.entryId, r.seq], ({ date_key: _key, ...line }) => line);
+}
+
+export interface StatementTotals {
+  openingMinor: number;
+  /** Money in and out, fees apart (positive figures). */
+  inMinor: number;
+  outMinor: number;
+  /** Fees charged less fees refunded. closing = opening + in − out − fees. */
+  feesMinor: number;
+  closingMinor: number;
+  lines: number;
+}
+
+/** The period's statement totals over its lines, both accounts together, in one snapshot. */
+export async function statementTotals(db: Queryable, merchantAccountNumber: number, fromDate: string, toDate: string): Promise<StatementTotals> {
+  const period = checkPeriod(fromDate, toDate);
+  const fees = FEE_LINE_TYPES.map(sqlText).join(', ');
+  const { rows } = await db.query<StatementTotals>(
+    `with ${ACCOUNTS}
+     select (select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0) from accounts a cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_START}, 0) s)::bigint as "openingMinor",
+            (select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0) from accounts a cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_END}, 0) s)::bigint as "closingMinor",
+            coalesce(sum(d.amount_minor) filter (where d.type_code not in (${fees}) and d.amount_minor > 0), 0)::bigint as "inMinor",
+            coalesce(-sum(d.amount_minor) filter (where d.type_code not in (${fees}) and d.amount_minor < 0), 0)::bigint as "outMinor",
+            coalesce(-sum(d.amount_minor) filter (where d.type_code in (${fees})), 0)::bigint as "feesMinor",
+            count(d.seq)::bigint as lines
+       from accounts a
+       join ledger_entries e on e.account_id = a.account_id and e.created_at >= ${PERIOD_START} and e.created_at < ${PERIOD_END}
+       join ledger_transfers t on t.transfer_id = e.transfer_id
+      cross join lateral ${entryLines('$1')} d`,
+    [merchantAccountNumber, period.fromDate, period.toDate],
+  );
+  return rows[0];
 }
 
 // ---------------------------------------------------------------------------------------------
-// CSV
-
-/** The CSV's columns, in order (the header row). */
-export const CSV_COLUMNS = ['date', 'reference', 'type', 'account', 'amount', 'balance', 'note'] as const;
-
-/**
- * A cell a spreadsheet would run as a formula (=, +, -, @, and tab or carriage return before one)
- * gets a leading single quote (OWASP, CSV injection). Only text cells need it: amount and balance
- * are numbers the database formats (-?digits.dd), which every spreadsheet reads as numbers, and
- * quoting them would turn them into text that no longer sums.
- */
-function guarded(expression: string): string {
-  return `case when (${expression}) ~ '^[-=+@\\t\\r]' then '''' || (${expression}) else (${expression}) end`;
-}
-
-/** Minor units → major with 2 decimals ("-150.00"), exactly (numeric, never a float). */
-const major = (expression: string) => `((${expression})::numeric / 100)::numeric(20, 2)`;
+// The download: CSV (COPY) and rows (a cursor), one query
 
 /** The longest a statement export may run (the pool's 30 s statement timeout is for requests). */
 const EXPORT_TIMEOUT = '10min';
+
+/** How the download names the line types (the console's texts, in the reader's language); a type without a name shows its code. */
+export type StatementTypeNames = Partial<Record<StatementLineType, string>>;
 
 interface ExportAccount {
   account_id: number;
   kind: 'collection' | 'disbursement';
 }
 
-/** An account's movements in the period, in key order, each with the account's balance after it. */
-function accountMoves(merchantAccountNumber: number, a: ExportAccount, fromDate: string, toDate: string): string {
+/** An account's balance at `instant` (SQL): its balance now less what was posted from then on. Uncorrelated: computed once (an InitPlan). */
+function balanceAt(merchantAccountNumber: number, accountIds: number[], instant: string): string {
+  if (accountIds.length === 0) return '0::bigint';
+  return `(select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0)::bigint from ledger_accounts a
+            cross join lateral ledger_sums_after(${merchantAccountNumber}, a.account_id, ${instant}, 0) s where a.account_id in (${accountIds.join(', ')}))`;
+}
+
+/** An account's entries in the period in index order, with its balance after each (a window over rows already in order: no sort). */
+function accountEntries(merchantAccountNumber: number, a: ExportAccount, start: string, end: string): string {
   const id = Number(a.account_id);
-  const start = `('${fromDate}'::date)::timestamp at time zone 'UTC'`;
-  const end = `('${toDate}'::date + 1)::timestamp at time zone 'UTC'`;
-  // The opening balance: two uncorrelated subqueries, so PostgreSQL computes them once (InitPlans).
   return `(select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, '${a.kind}'::text as kind,
-          (select balance_minor from ledger_accounts where account_id = ${id})
-            - (select in_minor - out_minor from ledger_sums_after(${merchantAccountNumber}, ${id}, ${start}, 0))
-            + sum(e.amount_minor) over (order by e.created_at, e.entry_id rows between unbounded preceding and current row) as balance_minor
+          ${balanceAt(merchantAccountNumber, [id], start)} + sum(e.amount_minor) over (order by e.created_at, e.entry_id rows between unbounded preceding and current row) as account_balance_after
      from ledger_entries e
     where e.account_id = ${id} and e.created_at >= ${start} and e.created_at < ${end}
     order by e.created_at, e.entry_id)`;
 }
 
 /**
- * One COPY query. Each account's movements come in index order with their running balance (a window
- * over rows already in order: no sort), the accounts are merged by time (Merge Append), and each
- * line's transfer is looked up by its key as it passes (a LIMIT keeps it a nested loop, which keeps
- * the order): the first line leaves at once and nothing is sorted or spilled to disk, whatever the
- * number of lines. COPY takes no parameters: every inlined value is checked (the merchant's number,
- * account ids and kinds read from the database, two YYYY-MM-DD days).
+ * One query: the opening row, the lines, the closing row (UNION ALL of three parts, read in order:
+ * the export runs without parallel workers). Each account's entries come in index order, the
+ * accounts are merged by time (Merge Append), the merchant's balance runs over the merged entries
+ * (already in order: no sort), each entry's transfer is looked up by its key as it passes (a LIMIT
+ * keeps it a nested loop, which keeps the order) and split into its lines (statement-lines.ts):
+ * the first line leaves at once, and only one entry's lines are ever sorted. COPY takes no
+ * parameters: every inlined value is checked (the merchant's number, account ids and kinds read
+ * from the database, two YYYY-MM-DD days, the type names as quoted literals).
  */
-function csvQuery(merchantAccountNumber: number, accounts: ExportAccount[], fromDate: string, toDate: string): string {
-  const columns = `to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as date,
-            ${guarded('t.reference')} as reference, ${guarded('t.transfer_type')} as type, m.kind as account,
-            ${major('m.amount_minor')} as amount, ${major('m.balance_minor')} as balance, ${guarded(NOTE)} as note`;
-  if (accounts.length === 0) {
-    return `select ${columns} from (select null::timestamptz as created_at, null::text as kind, 0::bigint as amount_minor, 0::bigint as balance_minor) m,
-            (select null::text as reference, null::text as transfer_type, null::jsonb as metadata) t where false`;
-  }
-  return `select ${columns}
-       from (${accounts.map((a) => accountMoves(merchantAccountNumber, a, fromDate, toDate)).join(' union all ')} order by created_at, entry_id) m
-      cross join lateral (select t.reference, t.transfer_type, t.metadata from ledger_transfers t where t.transfer_id = m.transfer_id limit 1) t
-      order by m.created_at, m.entry_id`;
+function exportQuery(merchantAccountNumber: number, accounts: ExportAccount[], fromDate: string, toDate: string, names: StatementTypeNames, form: 'csv' | 'values'): string {
+  const start = `('${fromDate}'::date)::timestamp at time zone 'UTC'`;
+  const end = `('${toDate}'::date + 1)::timestamp at time zone 'UTC'`;
+  const ids = accounts.map((a) => Number(a.account_id));
+  const name = (code: string) => `coalesce((${sqlText(JSON.stringify(names))}::jsonb ->> ${code}), ${code})`;
+  const edge = (code: 'opening_balance' | 'closing_balance', at: string) =>
+    `select ${columnsSql(form)} from (select ${at} as created_at, '${code}'::text as type_code, ${name(`'${code}'`)} as type_name, null::text as transfer_type, null::text as account,
+            null::text as counterparty, null::text as counterparty_account, null::text as reference, null::text as transaction_reference, null::text as source_reference,
+            null::text as note, null::bigint as amount_minor, ${balanceAt(merchantAccountNumber, ids, at)} as balance_minor, null::bigint as account_balance_minor) l`;
+  const lines =
+    accounts.length === 0
+      ? `select ${columnsSql(form)} from (select null::timestamptz as created_at, null::text as type_code, null::text as type_name, null::text as transfer_type, null::text as account,
+            null::text as counterparty, null::text as counterparty_account, null::text as reference, null::text as transaction_reference, null::text as source_reference,
+            null::text as note, null::bigint as amount_minor, null::bigint as balance_minor, null::bigint as account_balance_minor) l where false`
+      : `select ${columnsSql(form)} from (
+         select e.created_at, d.type_code, ${name('d.type_code')} as type_name, t.transfer_type, e.kind as account, d.counterparty, d.counterparty_account, t.reference,
+                d.transaction_reference, d.source_reference, d.note, d.amount_minor,
+                e.balance_after - e.amount_minor + d.within_minor as balance_minor, e.account_balance_after - e.amount_minor + d.within_minor as account_balance_minor,
+                e.entry_id, d.seq
+           from (select m.*, ${balanceAt(merchantAccountNumber, ids, start)} + sum(m.amount_minor) over (order by m.created_at, m.entry_id rows between unbounded preceding and current row) as balance_after
+                   from (${accounts.map((a) => accountEntries(merchantAccountNumber, a, start, end)).join(' union all ')} order by created_at, entry_id) m) e
+          cross join lateral (select t.reference, t.transfer_type, t.metadata, t.created_at from ledger_transfers t where t.transfer_id = e.transfer_id limit 1) t
+          cross join lateral ${entryLines(String(merchantAccountNumber))} d
+          order by e.created_at, e.entry_id, d.seq) l`;
+  return `${edge('opening_balance', start)}\n union all\n (${lines})\n union all\n ${edge('closing_balance', end)}`;
+}
+
+/** A read-only export on its own pooled connection; the merchant's accounts read first. */
+async function beginExport(client: PoolClient, merchantAccountNumber: number): Promise<ExportAccount[]> {
+  // JIT compiling would only delay the first line: the per-line work is small. No parallel workers:
+  // the opening row, the lines and the closing row come out in the order the query appends them.
+  await client.query(`begin read only; set local statement_timeout = '${EXPORT_TIMEOUT}'; set local jit = off; set local max_parallel_workers_per_gather = 0`);
+  const { rows } = await client.query<ExportAccount>(`with ${ACCOUNTS} select account_id, kind from accounts order by kind`, [merchantAccountNumber]);
+  return rows;
+}
+
+function checkMerchant(merchantAccountNumber: number): void {
+  if (!Number.isSafeInteger(merchantAccountNumber) || merchantAccountNumber < 1) throw new AppError('validation', 'detail.valueInvalid', { field: 'merchantAccountNumber', value: merchantAccountNumber });
 }
 
 /**
- * The period's movements as CSV (header row; CSV_COLUMNS; amounts in major units with 2 decimals;
- * the running balance of each movement's account), produced by PostgreSQL (COPY … TO STDOUT) and
- * streamed with backpressure: memory stays flat whatever the number of lines, on both sides. The
- * export holds one pooled connection, in a read-only transaction, until the stream ends; if the
- * reader goes away (the stream is destroyed), the connection is closed rather than returned, which
- * also ends the query on the server. Bad dates throw here, before anything is streamed.
+ * The period as CSV (header row of STATEMENT_COLUMNS' keys; an opening balance row, the lines, a
+ * closing balance row; money in major units with 2 decimals), produced by PostgreSQL (COPY … TO
+ * STDOUT) and streamed with backpressure: memory stays flat whatever the number of lines, on both
+ * sides. The export holds one pooled connection, in a read-only transaction, until the stream
+ * ends; if the reader goes away (the stream is destroyed), the connection is closed rather than
+ * returned, which also ends the query on the server. Bad dates throw here, before anything is streamed.
  */
-export function streamStatementCsv(db: Db, merchantAccountNumber: number, fromDate: string, toDate: string): Readable {
+export function streamStatementCsv(db: Db, merchantAccountNumber: number, fromDate: string, toDate: string, options: { typeNames?: StatementTypeNames } = {}): Readable {
   const period = checkPeriod(fromDate, toDate);
-  if (!Number.isSafeInteger(merchantAccountNumber) || merchantAccountNumber < 1) throw new AppError('validation', 'detail.valueInvalid', { field: 'merchantAccountNumber', value: merchantAccountNumber });
+  checkMerchant(merchantAccountNumber);
   const out = new PassThrough();
   void (async () => {
     let client: PoolClient;
@@ -271,10 +349,9 @@ export function streamStatementCsv(db: Db, merchantAccountNumber: number, fromDa
     };
     let copy: CopyToStreamQuery;
     try {
-      // JIT compiling would only delay the first line: the per-line work is small.
-      await client.query(`begin read only; set local statement_timeout = '${EXPORT_TIMEOUT}'; set local jit = off`);
-      const { rows: accounts } = await client.query<ExportAccount>(`with ${ACCOUNTS} select account_id, kind from accounts order by kind`, [merchantAccountNumber]);
-      copy = client.query(copyTo(`copy (${csvQuery(merchantAccountNumber, accounts, period.fromDate, period.toDate)}) to stdout with (format csv, header)`));
+      const accounts = await beginExport(client, merchantAccountNumber);
+      const query = exportQuery(merchantAccountNumber, accounts, period.fromDate, period.toDate, options.typeNames ?? {}, 'csv');
+      copy = client.query(copyTo(`copy (${query}) to stdout with (format csv, header)`));
     } catch (err) {
       release(err as Error);
       out.destroy(err as Error);
@@ -292,4 +369,48 @@ export function streamStatementCsv(db: Db, merchantAccountNumber: number, fromDa
     });
   })();
   return out;
+}
+
+/** Rows fetched from the export's cursor at a time: a few hundred kilobytes at most. */
+const ROWS_PER_FETCH = 500;
+
+/** A row of the download: a cell per STATEMENT_COLUMNS column, as its kind says (text, Date, minor units), or null. */
+export type StatementRow = Array<string | Date | number | null>;
+
+/**
+ * The download's rows (no header: STATEMENT_COLUMNS names and types them) as an async iterable of
+ * cell arrays, the CSV's rows with values as they are (text unguarded, dates as Dates, amounts in
+ * minor units): for an exporter (console/kit/exports.ts), which formats and guards them. Read
+ * through a cursor, ROWS_PER_FETCH at a time, on a pooled connection in a read-only transaction;
+ * leaving the loop early (break, throw) closes the connection, which ends the cursor with it.
+ */
+export async function* statementRows(
+  db: Db,
+  merchantAccountNumber: number,
+  fromDate: string,
+  toDate: string,
+  options: { typeNames?: StatementTypeNames } = {},
+): AsyncGenerator<StatementRow> {
+  const period = checkPeriod(fromDate, toDate);
+  checkMerchant(merchantAccountNumber);
+  const client = await db.connect();
+  let failure: Error | undefined;
+  let done = false;
+  try {
+    const accounts = await beginExport(client, merchantAccountNumber);
+    await client.query(`declare statement_rows no scroll cursor for ${exportQuery(merchantAccountNumber, accounts, period.fromDate, period.toDate, options.typeNames ?? {}, 'values')}`);
+    for (;;) {
+      const { rows } = await client.query<StatementRow>({ text: `fetch ${ROWS_PER_FETCH} from statement_rows`, rowMode: 'array' });
+      for (const row of rows) yield row;
+      if (rows.length < ROWS_PER_FETCH) break;
+    }
+    await client.query('commit');
+    done = true;
+  } catch (err) {
+    failure = err as Error;
+    throw err;
+  } finally {
+    // Left early or failed: the connection may be mid-transaction; it is closed, not reused.
+    client.release(done ? undefined : (failure ?? new Error('statement rows not read to the end')));
+  }
 }

@@ -9,6 +9,8 @@ export interface PaymentFields {
   merchantAccountNumber: number;
   connectorId: number;
   connectorName: string;
+  /** The institution the customer paid from (the connector's institution). */
+  sourceInstitution: string;
   sourceAccountNumber: string;
   sourceAccountName: string;
   sourceReferenceNumber: string;
@@ -109,6 +111,7 @@ export function samplePayload(eventCode: EventCode, merchantAccountNumber: numbe
       merchantAccountNumber,
       connectorId: 112400,
       connectorName: 'Airtel Money',
+      sourceInstitution: 'Airtel Money',
       sourceAccountNumber: '265991234567',
       sourceAccountName: 'Chisomo Banda',
       sourceReferenceNumber: `SRC${randomDigits(9)}`,

@@ -8,7 +8,7 @@ import type { Lang } from '../../http/i18n.ts';
 import type { Clock, Deps } from '../../http/types.ts';
 import { emitEvent, DELIVERY_CHANNEL } from '../../jobs/outbox.ts';
 import { findMerchant } from '../merchants/repository.ts';
-import { eventName, isKnownEvent } from './catalogue.ts';
+import { aliasesOf, canonicalEvent, eventName } from './catalogue.ts';
 import { samplePayload } from './payloads.ts';
 import * as repo from './repository.ts';
 import { newSigningSecret, newWebhookSignature } from './signing.ts';
@@ -107,12 +107,14 @@ export async function sendTestEvent(deps: Deps, merchantAccountNumber: number, e
 
 /** sendTestEvent in the caller's transaction (the console's action). */
 export async function sendTestEventIn(tx: pg.PoolClient, clock: Clock, merchantAccountNumber: number, eventCode: string) {
-  if (!isKnownEvent(eventCode)) throw new AppError('validation', 'detail.unknownEventForTest', { eventCode }, { fieldErrors: [{ key: 'detail.unknownEventForTest', params: { eventCode } }] });
+  // An older spelling (payment.reverse) is tested with the event it stands for.
+  const event = canonicalEvent(eventCode);
+  if (!event) throw new AppError('validation', 'detail.unknownEventForTest', { eventCode }, { fieldErrors: [{ key: 'detail.unknownEventForTest', params: { eventCode } }] });
   const subscription = await repo.findSubscription(tx, merchantAccountNumber, { eventCode });
   if (!subscription && !(await repo.hasActiveListener(tx, merchantAccountNumber, eventCode))) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
   const merchant = await findMerchant(tx, merchantAccountNumber);
-  const payload = { ...samplePayload(eventCode, merchantAccountNumber, merchant!.payment_account_number, clock.now()), isTest: true };
-  const emitted = await emitEvent(tx, merchantAccountNumber, eventCode, payload, { isTest: true, webhookId: subscription?.webhook_id });
+  const payload = { ...samplePayload(event, merchantAccountNumber, merchant!.payment_account_number, clock.now()), isTest: true };
+  const emitted = await emitEvent(tx, merchantAccountNumber, event, payload, { isTest: true, webhookId: subscription?.webhook_id, aliases: aliasesOf(event) });
   const { rows } = await tx.query<{ delivery_id: number }>('select delivery_id from webhook_deliveries where event_id = $1 order by webhook_id is null, delivery_id limit 1', [emitted.eventId]);
   if (!rows[0]) throw new AppError('notFound', 'detail.webhookNotFound', { webhook: eventCode });
   return { merchantAccountNumber, eventCode, webhookId: subscription?.webhook_id ?? null, eventId: emitted.eventId, deliveryId: rows[0].delivery_id };

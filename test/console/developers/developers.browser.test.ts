@@ -12,7 +12,7 @@ import type net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDispatcher } from '../../../src/modules/webhooks/dispatcher.ts';
-import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signedInPage, warnIfSkipped, watchCsp } from '../../browser-kit.ts';
+import { axePage, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signedInPage, warnIfSkipped, watchCsp, clickSection } from '../../browser-kit.ts';
 import { consoleUser, type ConsoleUserInfo } from '../client.ts';
 import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../../helpers.ts';
 import { customPayment } from '../../money-ops.ts';
@@ -80,7 +80,7 @@ describe.skipIf(!BROWSER_PRESENT)('console developers in a browser', () => {
     watchCsp(page, problems);
 
     // Through the navigation: Developers, then API keys.
-    await Promise.all([page.waitForURL(`${origin}/console/developers`), page.click('nav.sections a[href="/console/developers"]')]);
+    await Promise.all([page.waitForURL(`${origin}/console/developers`), clickSection(page, '/console/developers')]);
     await axePage(page, 'developers overview');
     await Promise.all([page.waitForURL(`${origin}/console/developers/api-keys`), page.click('#link-keys')]);
     await axePage(page, 'api keys');

@@ -12,7 +12,9 @@ import { collectionDetail, listCollections, listCollectionsQuery, type Collectio
 import { attention, homeSummary } from '../../../src/modules/console/home/queries.ts';
 import type { Page } from '../../../src/http/keyset-pages.ts';
 import { batchDetail, batchLines, batchesPage, listSinglePayouts } from '../../../src/modules/console/payouts/queries.ts';
-import { CSV_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../../../src/modules/ledger/statements.ts';
+import { STATEMENT_COLUMNS, statementLines, statementSummary, streamStatementCsv, type StatementLine } from '../../../src/modules/ledger/statements.ts';
+
+const CSV_COLUMNS = STATEMENT_COLUMNS.map((c) => c.key);
 import { BASE, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../../helpers.ts';
 import {
   act,
@@ -668,21 +670,21 @@ describe('statements', () => {
 
   it('lists the movements page by page, each with its account\'s running balance ending at the closing balance', async () => {
     const summary = (await statementSummary(t.db, a.merchantAccountNumber, today, today))!;
-    const { items } = await allPages((after) => statementLines(t.db, a.merchantAccountNumber, today, today, { after, limit: 3 }), (x: StatementLine) => String(x.entryId));
+    const { items } = await allPages((after) => statementLines(t.db, a.merchantAccountNumber, today, today, { after, limit: 3 }), (x: StatementLine) => `${x.entryId}-${x.seq}`);
     const whole = await statementLines(t.db, a.merchantAccountNumber, today, today, { limit: 100 });
     expect(whole.next).toBeNull();
     expect(items).toEqual(whole.items);
-    expect(items.length).toBe(summary.accounts[0].movements);
+    // Each entry is one line or more (a collection and its fee, each payee of a batch: ledger/statement-lines.ts).
+    expect(new Set(items.map((x) => x.entryId)).size).toBe(summary.accounts[0].movements);
     for (const account of ['collection', 'disbursement'] as const) {
       const lines = items.filter((x) => x.account === account);
       const s = summary.accounts.find((x) => x.account === account)!;
       let balance = s.openingMinor;
       for (const line of lines) {
         balance += line.amountMinor;
-        expect(line.balanceMinor).toBe(balance);
+        expect(line.accountBalanceMinor).toBe(balance);
       }
       expect(balance).toBe(s.closingMinor);
-      expect(lines.filter((x) => x.amountMinor > 0).reduce((sum, x) => sum + x.amountMinor, 0)).toBe(s.inMinor);
     }
     const types = new Set(items.map((x) => x.transferType));
     for (const type of ['topup', 'payment', 'payrequest', 'reversal', 'payout_debit', 'payout_settle', 'payout_reversal']) expect(types).toContain(type);
@@ -718,10 +720,15 @@ describe('statements', () => {
     const rows = parse(text, { columns: false }) as string[][];
     expect(rows[0]).toEqual([...CSV_COLUMNS]);
     const records = rows.slice(1).map((r) => Object.fromEntries(CSV_COLUMNS.map((col, i) => [col, r[i]])));
-    expect(records).toHaveLength(summary.accounts[0].movements);
     const lines = (await statementLines(t.db, a.merchantAccountNumber, today, today, { limit: 100 })).items;
-    expect(records.map((r) => [r.reference.replace(/^'/, ''), r.account, r.amount, r.balance])).toEqual(
-      lines.map((l) => [l.reference, l.account, (l.amountMinor / 100).toFixed(2), (l.balanceMinor / 100).toFixed(2)]),
+    // An opening and a closing balance row around the lines.
+    expect(records).toHaveLength(lines.length + 2);
+    expect([records[0].type_code, records.at(-1)!.type_code]).toEqual(['opening_balance', 'closing_balance']);
+    expect(Number(records.at(-1)!.balance.replace('.', ''))).toBe(summary.accounts[0].closingMinor);
+    records.splice(0, 1);
+    records.splice(-1, 1);
+    expect(records.map((r) => [r.reference.replace(/^'/, ''), r.account, r.amount, r.balance, r.account_balance])).toEqual(
+      lines.map((l) => [l.reference, l.account, (l.amountMinor / 100).toFixed(2), (l.balanceMinor / 100).toFixed(2), (l.accountBalanceMinor / 100).toFixed(2)]),
     );
     for (const account of ['collection', 'disbursement'] as const) {
       const s = summary.accounts.find((x) => x.account === account)!;
@@ -729,26 +736,26 @@ describe('statements', () => {
       // Numbers parse back exactly: minor units from the text, no float sums.
       const sum = mine.reduce((acc, r) => acc + Number(r.amount.replace('.', '')), 0);
       expect(sum).toBe(s.closingMinor - s.openingMinor);
-      expect(Number(mine[mine.length - 1].balance.replace('.', ''))).toBe(s.closingMinor);
+      expect(Number(mine[mine.length - 1].account_balance.replace('.', ''))).toBe(s.closingMinor);
       for (const r of mine) {
         expect(r.amount).toMatch(/^-?\d+\.\d{2}$/);
-        expect(r.balance).toMatch(/^\d+\.\d{2}$/);
+        expect(r.account_balance).toMatch(/^\d+\.\d{2}$/);
         expect(r.date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
       }
     }
     // CSV injection: the reversal's reason starts with "=", so its cell starts with a quote.
-    const reversal = records.find((r) => r.type === 'reversal')!;
+    const reversal = records.find((r) => r.transfer_type === 'reversal')!;
     expect(reversal.note).toBe(`'${FORMULA}`);
     expect(records.filter((r) => /^[=+\-@]/.test(r.note) || /^[=+\-@]/.test(r.reference) || /^[=+\-@]/.test(r.type))).toEqual([]);
     // Beta's CSV has only Beta's references.
     const ofB = parse(await readAll(streamStatementCsv(t.db, b.merchantAccountNumber, today, today)), { columns: true }) as Array<{ reference: string }>;
-    expect(ofB.length).toBe((await statementSummary(t.db, b.merchantAccountNumber, today, today))!.accounts[0].movements);
+    expect(ofB.length).toBe((await statementLines(t.db, b.merchantAccountNumber, today, today, { limit: 100 })).items.length + 2);
     expect(ofB.filter((r) => records.some((x) => x.reference === r.reference))).toEqual([]);
   });
 
-  it('a period without movements is the header alone', async () => {
+  it('a period without movements is the header and its opening and closing balance', async () => {
     const text = await readAll(streamStatementCsv(t.db, a.merchantAccountNumber, '2020-01-01', '2020-01-31'));
-    expect(text).toBe(`${CSV_COLUMNS.join(',')}\n`);
+    expect(text).toBe(`${CSV_COLUMNS.join(',')}\n2020-01-01T00:00:00Z,opening_balance,opening_balance,,,,,,,,,,0.00,\n2020-02-01T00:00:00Z,closing_balance,closing_balance,,,,,,,,,,0.00,\n`);
   });
 
   it('gives its connection back when the reader goes away mid-stream', async () => {

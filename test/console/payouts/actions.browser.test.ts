@@ -3,7 +3,8 @@
 // their own: the initiator creates a single payout from the form (first with errors, shown per
 // field), the reviewer reviews it and a batch the initiator captured (through the API, capturedBy the
 // initiator's address), the approver approves both and transfers the batch's funds; the batch
-// completes. axe-core on each page state (no serious or critical violation), screenshots at 375 and
+// completes. Each step that moves money asks first, with the amount, the fee and the balance after
+// (issue 27): the new payout's form, the transfer, the payout's approval. axe-core on each page state (no serious or critical violation), screenshots at 375 and
 // 1440 px of the batch page with its actions card and of the form with its errors, for a person to
 // look at. Skipped with a notice where the browser is missing (CI installs it).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -93,7 +94,14 @@ describe.skipIf(!BROWSER_PRESENT)('payout actions in a browser', () => {
     await initiator.fill('#beneficiaryAccountNumber', '265991234567');
     await initiator.fill('#transactionAmount', '2,500.50');
     await initiator.fill('#sourceReferenceNumber', 'REFUND-77');
-    await submit(initiator, '#create-single', /\/console\/payouts\/single\/[A-Z0-9]{12}\?notice=/);
+    // First what it would cost: the confirmation, open under the form; nothing is saved yet.
+    await submit(initiator, '#create-single', `${origin}/console/payouts/single/new`);
+    expect(await initiator.isVisible('#action-create')).toBe(true);
+    expect(await initiator.textContent('#debit-fee dd')).toContain('MWK 100.00');
+    expect(await initiator.textContent('#action-create')).toContain('Save the payout');
+    await axePage(initiator, 'single-payout form, confirming');
+    await shoot(initiator, 'payout-actions-single-confirm');
+    await submit(initiator, '#action-create', /\/console\/payouts\/single\/[A-Z0-9]{12}\?notice=/);
     const payoutUrl = initiator.url().split('?')[0];
     expect(await initiator.textContent('#notice')).toBe('The payout is saved: it now waits for approval.');
     expect(await initiator.$('#actions')).toBeNull();
@@ -132,11 +140,23 @@ describe.skipIf(!BROWSER_PRESENT)('payout actions in a browser', () => {
     expect(await approver.textContent('#transfer-hint')).toContain('MWK 25,100.75');
     await axePage(approver, 'batch, approved');
     await shoot(approver, 'payout-actions-batch');
+    // Transferring asks first: the amount, the fees and the balance after.
+    expect(await approver.isVisible('#action-transferFunds')).toBe(false);
+    await approver.click('#open-transferFunds');
+    expect(await approver.textContent('#debit-amount dd')).toContain('MWK 24,800.75');
+    expect(await approver.textContent('#debit-fee dd')).toContain('MWK 300.00');
+    expect(await approver.textContent('#debit-after dd')).toContain('MWK 474,899.25');
+    await axePage(approver, 'batch, transfer confirming');
+    await shoot(approver, 'payout-actions-transfer-confirm');
     await submit(approver, '#action-transferFunds', `${batchUrl}?notice=notice.payoutActions.transferFunds`);
     expect(await approver.textContent('#notice')).toBe('Funds transferred: the payouts are on their way.');
     expect(await approver.$('#actions')).toBeNull();
     await axePage(approver, 'batch, transferring');
     await approver.goto(payoutUrl);
+    await approver.click('#open-approve');
+    expect(await approver.textContent('#debit-total dd')).toContain('MWK 2,600.50');
+    await axePage(approver, 'single payout, approve confirming');
+    await shoot(approver, 'payout-actions-approve-confirm');
     await submit(approver, '#action-approve', /notice=notice\.payoutActions\.singleApprove/);
     await axePage(approver, 'single payout, approved');
 

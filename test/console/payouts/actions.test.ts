@@ -78,12 +78,15 @@ function formKey(html: string, path: string): string | undefined {
   return new RegExp(`action="${path}"[^>]*>[\\s\\S]*?name="_form" value="([^"]+)"`).exec(html)?.[1];
 }
 
-/** Opens the batch page as `who` and sends `action`'s form (a forged one, with a fresh key, when the page has none). */
+/**
+ * Opens the batch page as `who` and sends `action`'s form (a forged one, with a fresh key, when the
+ * page has none); transferring funds as its confirmation sends it (confirm.test.ts asks first).
+ */
 async function post(who: Who, batchNumber: number, action: BatchAction, fields: Record<string, string> = {}): Promise<Page> {
   const c = clients[who];
   const page = await c.get(batchUrl(batchNumber));
   const path = `${batchUrl(batchNumber)}/${SLUGS[action]}`;
-  return c.post(path, { _form: formKey(page.body, path) ?? randomUUID(), ...fields });
+  return c.post(path, { _form: formKey(page.body, path) ?? randomUUID(), ...(action === 'transferFunds' ? { confirmed: 'yes' } : {}), ...fields });
 }
 
 async function audit(action: string, key: string, value: string | number) {
@@ -359,7 +362,7 @@ describe('refusals', () => {
     const c = new ConsoleClient(t, '10.77.1.1');
     expect((await c.signIn(approver.email, approver.password)).statusCode).toBe(303);
     const page = await c.get(batchUrl(n));
-    const res = await c.post(`${batchUrl(n)}/transfer-funds`, { _form: formKey(page.body, `${batchUrl(n)}/transfer-funds`)! });
+    const res = await c.post(`${batchUrl(n)}/transfer-funds`, { _form: formKey(page.body, `${batchUrl(n)}/transfer-funds`)!, confirmed: 'yes' });
     expect(res.statusCode).toBe(402);
     expect(textOf(res.body, 'actions-error')).toBe('The account balance is too low for this transaction. Nothing was changed.');
     expect(shown(res.body)).toEqual(['cancel', 'transferFunds']);
@@ -370,10 +373,14 @@ describe('refusals', () => {
 describe('single payouts', () => {
   const good = { connectorId: String(AIRTEL), beneficiaryAccountNumber: '265991234567', beneficiaryName: 'Chisomo Banda', transactionAmount: '2,500.50', sourceReferenceNumber: 'REFUND-77', transactionDescription: 'Refund of order 77' };
 
+  /** Sends the form; once its fields pass, confirms what it shows (confirm.test.ts looks at the confirmation). */
   async function create(who: Who, fields: Record<string, string>): Promise<Page> {
     const form = await clients[who].get('/console/payouts/single/new');
     expect(form.statusCode, form.body).toBe(200);
-    return clients[who].post('/console/payouts/single/new', { _form: formKey(form.body, '/console/payouts/single/new')!, ...fields });
+    const preview = await clients[who].post('/console/payouts/single/new', { _form: formKey(form.body, '/console/payouts/single/new')!, ...fields });
+    if (preview.statusCode !== 200) return preview;
+    const confirmation = preview.body.slice(preview.body.indexOf('id="confirm-create"'));
+    return clients[who].post('/console/payouts/single/new', { _form: formKey(confirmation, '/console/payouts/single/new')!, ...fields, confirmed: 'yes' });
   }
 
   async function payout(reference: string) {
@@ -449,7 +456,7 @@ describe('single payouts', () => {
     const forged = await clients.initiator.post(`${payoutUrl(reference)}/review`, { _form: randomUUID() });
     expect(forged.statusCode).toBe(403);
     expect(textOf(forged.body, 'actions-error')).toContain(`already acted on transaction ${reference} as capturer; another user must review it.`);
-    const early = await clients.approver.post(`${payoutUrl(reference)}/approve`, { _form: randomUUID() });
+    const early = await clients.approver.post(`${payoutUrl(reference)}/approve`, { _form: randomUUID(), confirmed: 'yes' });
     expect(early.statusCode).toBe(409);
 
     const reviewed = await clients.reviewer.post(`${payoutUrl(reference)}/review`, { _form: formKey(asReviewer.body, `${payoutUrl(reference)}/review`)! });
@@ -458,7 +465,7 @@ describe('single payouts', () => {
     const asApprover = await clients.approver.get(payoutUrl(reference));
     expect(shown(asApprover.body)).toEqual(['approve', 'reject']);
 
-    const approved = await clients.approver.post(`${payoutUrl(reference)}/approve`, { _form: formKey(asApprover.body, `${payoutUrl(reference)}/approve`)! });
+    const approved = await clients.approver.post(`${payoutUrl(reference)}/approve`, { _form: formKey(asApprover.body, `${payoutUrl(reference)}/approve`)!, confirmed: 'yes' });
     expect(approved.statusCode).toBe(303);
     expect(await payout(reference)).toMatchObject({ status_code: 'T', reviewed_by: users.reviewer.email, approved_by: users.approver.email });
     expect((await apiBalances(t, m)).disbursementMinor).toBe(before.disbursementMinor - 2500_50 - 100_00);

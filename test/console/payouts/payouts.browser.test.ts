@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signIn, warnIfSkipped } from '../../browser-kit.ts';
+import { axe, BROWSER_PRESENT, DESKTOP, launchBrowser, listen, PHONE, shoot, signIn, warnIfSkipped, clickSection } from '../../browser-kit.ts';
 import { consoleUser } from '../client.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
 import { act, addJson, APPROVER, CAPTURER, collectionReference, customPayment, paidSinglePayout, payoutLine, runPayouts, topup, validateBatch, walletLine } from '../../money-ops.ts';
@@ -109,7 +109,7 @@ describe.skipIf(!BROWSER_PRESENT)('payouts and statements in a browser', () => {
     await signIn(page, origin, user);
 
     // Payouts: the first page is E4's first 25 batches, newest first.
-    await Promise.all([page.waitForURL(`${origin}/console/payouts`), page.click('nav.sections a[href="/console/payouts"]')]);
+    await Promise.all([page.waitForURL(`${origin}/console/payouts`), clickSection(page, '/console/payouts')]);
     const e4 = await api<Array<{ batchNumber: number; batchStatusDescription: string }>>('/disbursements/batch/getBatches', { pageNumber: 1, numberOfReturnedRows: 100 });
     expect(e4).toHaveLength(27);
     expect(await rowIds(page, '#batches-table', 'batch-')).toEqual(e4.slice(0, 25).map((b) => String(b.batchNumber)));
@@ -178,7 +178,7 @@ describe.skipIf(!BROWSER_PRESENT)('payouts and statements in a browser', () => {
     await shoot(page, 'payouts-single');
 
     // Statements: this month so far; the closing balances are the API's; the CSV sums to the change.
-    await Promise.all([page.waitForURL(`${origin}/console/statements`), page.click('nav.sections a[href="/console/statements"]')]);
+    await Promise.all([page.waitForURL(`${origin}/console/statements`), clickSection(page, '/console/statements')]);
     const account = await (await fetch(`${origin}${BASE}/merchants/accounts/get?merchantAccountNumber=${m.merchantAccountNumber}`, { headers: m.auth })).json();
     expect(await page.isVisible('#summary-table'), text(await page.content())).toBe(true);
     const minorIn = async (id: string, column: number) => Number(await page.getAttribute(`#summary-${id} td:nth-of-type(${column})`, 'data-minor'));

@@ -180,6 +180,7 @@ describe.skipIf(!BROWSER_PRESENT)('the payroll journey', () => {
     // The approver approves, then transfers the funds.
     await Promise.all([approver.waitForURL(`${batchUrl}?notice=notice.payoutActions.approve`), approver.click('#action-approve')]);
     for (const page of [initiator, reviewer, viewer]) await liveStatus(page, 'A');
+    await approver.click('#open-transferFunds');
     await Promise.all([approver.waitForURL(`${batchUrl}?notice=notice.payoutActions.transferFunds`), approver.click('#action-transferFunds')]);
     await approver.waitForSelector('#live-batch[data-live-state="open"]', { timeout: WAIT_MS });
     await mark(approver);

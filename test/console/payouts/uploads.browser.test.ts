@@ -1,9 +1,10 @@
 // Uploading a payout file in a real browser (Debian's headless Chromium through playwright-core, the
-// real app on a real port under its real CSP): an initiator picks an XLSX of 2,000 payouts, two of
-// them bad, on a connection slowed to a crawl so that the upload takes a while; the page shows the
-// upload's progress, then that the file is being read; the batch page opens while the batch is
-// still queued and follows it live (no reload): when the validation job runs, the invalid lines
-// appear with their reasons, with the error workbook, which downloads with those two lines. A file
+// real app on a real port under its real CSP): an initiator picks an XLSX of 2,000 payouts, three
+// of them bad (one with an amount that is not one), on a connection slowed to a crawl so that the
+// upload takes a while; the page shows the upload's progress, then that the file is being read;
+// the batch page opens while the batch is still queued and follows it live (no reload): when the
+// validation job runs, the invalid lines appear with their reasons, with the error workbook, which
+// downloads with those three lines, each by its row in the file. A file
 // of the wrong type is refused in place. axe-core on each state (no serious or critical
 // violation), screenshots at 375 and 1440 px for a person to look at; nothing the CSP refuses.
 // Skipped with a notice where the browser is missing (CI installs it).
@@ -30,7 +31,7 @@ let origin: string;
 let initiator: ConsoleUserInfo;
 const cspMessages: string[] = [];
 
-/** 2,000 payouts; lines 2 and 3 are bad (an unknown connector, a wallet number too short). */
+/** 2,000 payouts; lines 2, 3 and 4 (rows 3, 4 and 5) are bad: an unknown connector, a wallet number too short, an amount that is not one. */
 async function payroll(): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('March payroll');
@@ -39,7 +40,8 @@ async function payroll(): Promise<Buffer> {
   for (let i = 1; i <= LINES; i++) {
     const connector = i === 2 ? 999999 : AIRTEL;
     const account = i === 3 ? 12345 : 265991000000 + i;
-    sheet.addRow([`Employee ${i}`, connector, account, 'March salary', 1000 + i, `PAY-${stamp}-${i}`]);
+    const amount = i === 4 ? '12,5x' : 1000 + i;
+    sheet.addRow([`Employee ${i}`, connector, account, 'March salary', amount, `PAY-${stamp}-${i}`]);
   }
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
@@ -81,6 +83,15 @@ describe.skipIf(!BROWSER_PRESENT)('uploading a payout file in a browser', () => 
     await axePage(page, 'the upload form, refused');
     await shoot(page, 'upload-refused');
 
+    // Rows the line schema refuses: named by the row the spreadsheet shows (the header is row 1, a blank row counts).
+    const badRows = [HEADER.join(','), `Good Line,${AIRTEL},265991234567,Salary,100,ROW-1`, '', `,${AIRTEL},265991234567,Salary,100,ROW-2`, `Negative,${AIRTEL},265991234567,Salary,-5,ROW-3`];
+    await page.setInputFiles('#upload-file', { name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(badRows.join('\r\n')) });
+    await page.click('#upload-submit');
+    await page.waitForSelector('#line-problems');
+    expect(await page.$$eval('#line-problems li', (lis) => lis.map((li) => li.textContent?.slice(0, 6)))).toEqual(['Row 4:', 'Row 5:']);
+    await axePage(page, 'the upload form, rows refused');
+    await shoot(page, 'upload-row-problems');
+
     // The payroll, on a slow line: the upload takes a while, and the page says how far it is.
     const file = await payroll();
     const cdp = await context.newCDPSession(page);
@@ -119,13 +130,15 @@ describe.skipIf(!BROWSER_PRESENT)('uploading a payout file in a browser', () => 
     await validateBatch(t, batchNumber);
     await page.waitForSelector('#batch-errors', { timeout: 15_000 });
     expect(await page.evaluate(() => (window as unknown as { liveMark?: number }).liveMark)).toBe(1);
-    expect(await page.textContent('#batch-errors-title')).toBe('Invalid lines: 2');
-    expect(await page.textContent('#live-summary')).toBe(`${LINES - 2} valid lines, 2 invalid`);
-    expect(await page.textContent('#live-announce')).toMatch(new RegExp(`^Batch ${batchNumber}: Pending Approval\\. ${LINES - 2} valid lines, 2 invalid`));
+    expect(await page.textContent('#batch-errors-title')).toBe('Invalid lines: 3');
+    expect(await page.textContent('#live-summary')).toBe(`${LINES - 3} valid lines, 3 invalid`);
+    expect(await page.textContent('#live-announce')).toMatch(new RegExp(`^Batch ${batchNumber}: Pending Approval\\. ${LINES - 3} valid lines, 3 invalid`));
     // The lines list, redrawn: the invalid ones with their reasons.
     await page.waitForSelector('#line-2 .error-text');
     expect(await page.textContent('#line-2 .error-text')).toBe('Connector 999999 does not exist.');
     expect(await page.textContent('#line-3 .error-text')).toBe('A wallet account must be a 12-digit number starting with 265.');
+    // The amount that is not one: an invalid line like the others (a console upload keeps it), without an amount.
+    expect(await page.textContent('#line-4 .error-text')).toBe('The amount "12,5x" is not a number of MWK from 0.01 to 1,000,000,000 with at most 2 decimals.');
     await axePage(page, 'the batch page, validated');
     await shoot(page, 'upload-validated');
 
@@ -135,15 +148,19 @@ describe.skipIf(!BROWSER_PRESENT)('uploading a payout file in a browser', () => 
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(fs.readFileSync((await download.path())!) as never);
     const rows = (workbook.worksheets[0].getSheetValues().filter(Boolean) as unknown[][]).map((r) => r.slice(1));
-    expect(rows.map((r) => [r[0], r[7]])).toEqual([
-      ['lineNumber', 'errorMessage'],
-      [2, 'Connector 999999 does not exist.'],
-      [3, 'A wallet account must be a 12-digit number starting with 265.'],
+    // Each by its row in the workbook (the header is row 1), the amount as it was written.
+    expect(rows.map((r) => [r[0], r[5], r[7]])).toEqual([
+      ['lineNumber', 'transactionAmount', 'errorMessage'],
+      [3, 1002, 'Connector 999999 does not exist.'],
+      [4, 1003, 'A wallet account must be a 12-digit number starting with 265.'],
+      [5, '12,5x', 'The amount "12,5x" is not a number of MWK from 0.01 to 1,000,000,000 with at most 2 decimals.'],
     ]);
 
     // Only the invalid lines, from the link beside the workbook.
     await Promise.all([page.waitForURL(/status=E/), page.click('#show-invalid-lines')]);
-    expect(await page.$$eval('#lines-table tbody tr', (trs) => trs.map((tr) => tr.id))).toEqual(['line-2', 'line-3']);
+    expect(await page.$$eval('#lines-table tbody tr', (trs) => trs.map((tr) => tr.id))).toEqual(['line-2', 'line-3', 'line-4']);
+    await axePage(page, 'the batch page, invalid lines only');
+    await shoot(page, 'upload-invalid-lines');
     expect(cspMessages).toEqual([]);
     await page.close();
   }, 90_000);

@@ -25,7 +25,8 @@ import { LiveBatches } from '../../../src/modules/console/payouts/live-batch.ts'
 import { ConsoleClient, consoleUser, INJECT_ORIGIN, textOf, type ConsoleUserInfo, type Page } from '../client.ts';
 import { listen } from '../../browser-kit.ts';
 import { newMerchant, startTestApp, type TestApp, type TestMerchant } from '../../helpers.ts';
-import { act, AIRTEL, runPayouts, topup, validateBatch } from '../../money-ops.ts';
+import { act, AIRTEL, apiBalances, runPayouts, topup, validateBatch } from '../../money-ops.ts';
+import { verifyLedger } from '../../../src/modules/ledger/verify.ts';
 
 const LIMIT = 64 * 1024;
 const HEADER = ['beneficiaryName', 'connectorId', 'beneficiaryAccountNumber', 'transactionDescription', 'transactionAmount', 'sourceReferenceNumber'];
@@ -244,14 +245,15 @@ describe('uploading a file', () => {
       const sheet = read.worksheets[0];
       const values = sheet.getSheetValues().filter(Boolean) as unknown[][];
       expect(values[0].slice(1)).toEqual(['lineNumber', ...HEADER, 'errorMessage']);
+      // Numbered by the file's rows (the header is row 1), as the upload's own messages are: lines 4 and 5 are rows 5 and 6.
       expect(values.slice(1).map((r) => [r[1], r[2]])).toEqual([
-        [4, 'Unknown Connector'],
-        [5, 'Short Wallet'],
+        [5, 'Unknown Connector'],
+        [6, 'Short Wallet'],
       ]);
       expect(String(values[1][8])).toMatch(/999999/);
       const csv = await clients.initiator.get(`${batchUrl(batchNumber)}/errors.csv`);
       expect(csv.statusCode).toBe(200);
-      expect((parseCsv(csv.body, { bom: true, columns: true }) as Array<Record<string, string>>).map((r) => r.lineNumber)).toEqual(['4', '5']);
+      expect((parseCsv(csv.body, { bom: true, columns: true }) as Array<Record<string, string>>).map((r) => r.lineNumber)).toEqual(['5', '6']);
 
       // Another merchant's user: the console's 404, for the batch and its workbook alike.
       expect((await clients.otherAdmin.get(`${batchUrl(batchNumber)}/errors.xlsx`)).statusCode).toBe(404);
@@ -289,10 +291,22 @@ describe('a refused file', () => {
       const res = await upload(clients.initiator, { name: 'bad.xlsx', type: XLSX_TYPE, bytes: await xlsxOf(rows) });
       expect(res.statusCode).toBe(400);
       const problems = [...res.body.matchAll(/<li>([^<]+)<\/li>/g)].map((x) => x[1]);
-      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^Line 2: Beneficiary Name is required/), expect.stringMatching(/^Line 3: Transaction Amount /)]));
+      // Numbered as the spreadsheet shows them: the header is row 1 (issue 27).
+      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^Row 3: Beneficiary Name is required/), expect.stringMatching(/^Row 4: Transaction Amount /)]));
       expect(res.body).toContain('aria-invalid="true"');
       // A fresh form key: the refused form can be sent again once fixed.
       expect(res.body).toMatch(/name="_form" value="[0-9a-f-]{36}"/);
+    });
+  });
+
+  it('numbers a CSV\'s rows as a text editor or spreadsheet does, blank rows counted', async () => {
+    await nothingStored(async () => {
+      const csv = [HEADER.join(','), `Good Line,${AIRTEL},265991234567,Salary,100,${reference()}`, '', `,${AIRTEL},265991234567,Salary,100,${reference()}`, `Negative,${AIRTEL},265991234567,Salary,-5,${reference()}`].join('\r\n');
+      const res = await upload(clients.initiator, { name: 'bad.csv', type: 'text/csv', bytes: Buffer.from(`${csv}\r\n`) });
+      expect(res.statusCode).toBe(400);
+      const problems = [...res.body.matchAll(/<li>([^<]+)<\/li>/g)].map((x) => x[1]);
+      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^Row 4: Beneficiary Name is required/), expect.stringMatching(/^Row 5: Transaction Amount /)]));
+      expect(problems.some((p) => p.startsWith('Line '))).toBe(false);
     });
   });
 
@@ -354,6 +368,97 @@ describe('a refused file', () => {
     // Nothing of these reached the audit log.
     const { rows } = await t.db.query(`select count(*)::int as n from console_audit_log where action = 'upload.add' and detail->>'fileName' in ('empty.csv', 'payroll.pdf', 'fake.xlsx', 'cols.csv')`);
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('a line whose amount is not an amount', () => {
+  it('is a failing line of the batch, named by its row and the amount as written, never money; the other lines go on', async () => {
+    const refs = Array.from({ length: 7 }, () => reference());
+    const csv = [
+      HEADER.join(','),
+      `Good One,${AIRTEL},265991234561,Salary,1500.25,${refs[0]}`, // row 2
+      `Comma,${AIRTEL},265991234562,Salary,"12,5x",${refs[1]}`, // row 3
+      '', // row 4: blank, still counted
+      `Letters,${AIRTEL},265991234563,Salary,abc,${refs[2]}`, // row 5
+      `Empty,${AIRTEL},265991234564,Salary,,${refs[3]}`, // row 6
+      `Negative,${AIRTEL},265991234565,Salary,-3,${refs[4]}`, // row 7
+      `Thousands,${AIRTEL},265991234566,Salary,1.234,${refs[5]}`, // row 8
+      `Good Two,${AIRTEL},265991234567,Salary,200,${refs[6]}`, // row 9
+    ].join('\r\n');
+    const res = await upload(clients.initiator, { name: 'amounts.csv', type: 'text/csv', bytes: Buffer.from(`${csv}\r\n`) });
+    expect(res.statusCode, res.body).toBe(303);
+    const batchNumber = batchOfLocation(res.headers.location);
+    expect((await batchesOf(m)).find((b) => b.batch_number === batchNumber)).toMatchObject({ status_code: 'Q', number_of_entries: 7 });
+    await validateBatch(t, batchNumber);
+
+    const reason = (amount: string) => `The amount "${amount}" is not a number of MWK from 0.01 to 1,000,000,000 with at most 2 decimals.`;
+    const page = await clients.initiator.get(batchUrl(batchNumber));
+    expect(textOf(page.body, 'batch-errors-title')).toBe('Invalid lines: 5');
+    expect(textOf(page.body, 'live-summary')).toBe('2 valid lines, 5 invalid');
+    expect(textOf(page.body, 'line-2')).toContain(reason('12,5x'));
+    expect(textOf(page.body, 'line-6')).toContain(reason('1.234'));
+    // No amount is shown as money for them (not "MWK 0.00"); their fee is none, as any invalid line's.
+    expect(textOf(page.body, 'line-2')).toContain('Airtel MoneyNo amountMWK 0.00Error');
+    // The lines are numbered as the file's rows, as the messages and the error file number them.
+    expect(page.body).toContain('Row in file');
+    expect(/<tr id="line-2"[^>]*>\s*<t[hd][^>]*>(?:<[^>]+>)*\s*3\s*</.test(page.body), page.body.slice(page.body.indexOf('id="line-2"'), page.body.indexOf('id="line-2"') + 300)).toBe(true);
+
+    // The batch's money is its valid lines' alone.
+    const api = (path: string, body: Record<string, unknown>) => t.app.inject({ method: 'POST', url: `/sandbox/v1${path}`, headers: m.auth, payload: { merchantAccountNumber: m.merchantAccountNumber, batchNumber, ...body } });
+    const batch = (await api('/disbursements/batch/getBatch', {})).json();
+    expect(batch).toMatchObject({ batchStatusCode: 'P', numberOfEntries: 7, numberOfInvalidEntries: 5, totalAmount: 1700.25 });
+    // The lines API: no amount for them (null), never 0.
+    const lines = (await api('/disbursements/batch/getTransactions', {})).json().message as Array<{ lineNumber: number; transactionAmount: number | null; transactionStatusCode: string; errorMessage: string | null }>;
+    expect(lines.sort((a, b) => a.lineNumber - b.lineNumber).map((l) => [l.lineNumber, l.transactionAmount, l.transactionStatusCode])).toEqual([
+      [1, 1500.25, 'D'],
+      [2, null, 'E'],
+      [3, null, 'E'],
+      [4, null, 'E'],
+      [5, null, 'E'],
+      [6, null, 'E'],
+      [7, 200, 'D'],
+    ]);
+    expect(lines[1].errorMessage).toBe(reason('12,5x'));
+
+    // The error file: each line by its row in the file, with the amount as it was written (a leading - quoted for spreadsheets).
+    const errors = await clients.initiator.get(`${batchUrl(batchNumber)}/errors.csv`);
+    expect(errors.statusCode).toBe(200);
+    const rows = parseCsv(errors.body, { bom: true, columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => [r.lineNumber, r.beneficiaryName, r.transactionAmount, r.errorMessage])).toEqual([
+      ['3', 'Comma', '12,5x', reason('12,5x')],
+      ['5', 'Letters', 'abc', reason('abc')],
+      ['6', 'Empty', '', reason('')],
+      ['7', 'Negative', "'-3", reason('-3')],
+      ['8', 'Thousands', '1.234', reason('1.234')],
+    ]);
+
+    // The transfer debits the two valid lines and their fees only; the invalid ones stay E, without an amount, and the ledger holds.
+    const disbursementBalance = async () => (await apiBalances(t, m)).disbursementMinor;
+    const balanceBefore = await disbursementBalance();
+    expect((await act(t, m, 'transferFunds', batchNumber, admin.email)).statusCode).toBe(200);
+    const stored = await t.db.query<{ status_code: string; amount_minor: string | null; fee_minor: string }>(
+      'select status_code, amount_minor, fee_minor from payouts where batch_number = $1 order by line_number',
+      [batchNumber],
+    );
+    expect(stored.rows.map((r) => [r.status_code, r.amount_minor === null ? null : Number(r.amount_minor)])).toEqual([
+      ['T', 150025], ['E', null], ['E', null], ['E', null], ['E', null], ['E', null], ['T', 20000],
+    ]);
+    const fees = stored.rows.reduce((sum, r) => sum + Number(r.fee_minor), 0);
+    expect(balanceBefore - (await disbursementBalance())).toBe(170025 + fees);
+    await runPayouts(t, m);
+    const report = await verifyLedger(t.db);
+    expect(report.checks.filter((c) => c.failed > 0)).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
+  it('still refuses the file when another cell of a row breaks the line schema, naming every such row', async () => {
+    const before = await batchesOf(m);
+    const csv = [HEADER.join(','), `,${AIRTEL},265991234561,Salary,100,${reference()}`, `Comma,${AIRTEL},265991234562,Salary,"12,5x",${reference()}`].join('\r\n');
+    const res = await upload(clients.initiator, { name: 'mixed.csv', type: 'text/csv', bytes: Buffer.from(csv) });
+    expect(res.statusCode).toBe(400);
+    const problems = [...res.body.matchAll(/<li>([^<]+)<\/li>/g)].map((x) => x[1]);
+    expect(problems).toEqual([expect.stringMatching(/^Row 2: Beneficiary Name is required/), expect.stringMatching(/^Row 3: Transaction Amount /)]);
+    expect(await batchesOf(m)).toEqual(before);
   });
 });
 

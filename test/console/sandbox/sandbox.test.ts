@@ -311,7 +311,7 @@ describe('production mode', () => {
     expect(home.statusCode).toBe(200);
     expect(home.body).not.toContain('/console/sandbox');
     expect(home.body).toContain('href="/console/get-paid"');
-    for (const path of [SANDBOX, `${SANDBOX}?timedAccount=12345678`, `${SANDBOX}/payments/ABCDEF123456`]) expect((await client.get(path)).statusCode, path).toBe(404);
+    for (const path of [SANDBOX, `${SANDBOX}?timedAccount=12345678`, `${SANDBOX}/payments/ABCDEF123456`, `${SANDBOX}/outbox`, `${SANDBOX}/outbox/1`]) expect((await client.get(path)).statusCode, path).toBe(404);
     for (const path of [`${SANDBOX}/customer-payments`, `${SANDBOX}/timed-account-payments`]) {
       const res = await client.post(path, { _form: crypto.randomUUID(), amount: '100', connector: String(AIRTEL), timedAccount: '12345678' });
       expect(res.statusCode, path).toBe(404);

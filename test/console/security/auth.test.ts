@@ -276,6 +276,8 @@ describe('brute force', () => {
     }
     expect(last!.statusCode).toBe(429);
     expect(textOf(last!.body, 'error')).toContain('signing in to this account is paused for 30 minutes');
+    // No SMTP_URL here: the e-mail is held, and the message does not claim it was sent (issue 27).
+    expect(textOf(last!.body, 'error')).toContain('was not sent: no mail server is configured');
     const mail = (await outboxTo(user.email)).filter((e) => e.subject.startsWith('Signing in to'));
     expect(mail).toHaveLength(1);
     expect(mail[0].subject).toBe('Signing in to Chikondi Stores is paused · Kulowa ku Chikondi Stores kwaimitsidwa kaye');
@@ -300,6 +302,7 @@ describe('brute force', () => {
     }
     expect(last!.statusCode).toBe(429);
     expect(textOf(last!.body, 'error')).toContain('signing in to this account is paused for 30 minutes');
+    expect(textOf(last!.body, 'error')).toContain('was not sent: no mail server is configured');
     expect(await outboxTo(email)).toHaveLength(0);
   });
 });

@@ -48,10 +48,10 @@ function summaryOf(html: string): Record<string, { opening: number; in: number; 
     const cell = (label: string) => new RegExp(`data-label="${label}"[^>]*>([\\s\\S]*?)</td>`).exec(m[2])![1];
     out[m[1]] = {
       opening: minorOf(text(cell('Opening balance'))),
-      in: minorOf(text(cell('Money in'))),
-      out: minorOf(text(cell('Money out'))),
+      in: minorOf(text(cell('Credits'))),
+      out: minorOf(text(cell('Debits'))),
       closing: minorOf(text(cell('Closing balance'))),
-      movements: Number(text(cell('Movements'))),
+      movements: Number(text(cell('Ledger entries'))),
     };
   }
   return out;
@@ -212,7 +212,8 @@ describe('the statements page', () => {
     // The first page, then 4 more through the pager (htmx swaps), then a count of the rest's pages.
     let res = await bigClient.get(`/console/statements?from=${today}&to=${today}`);
     const seen = new Set<string>();
-    const ids = (html: string) => [...html.matchAll(/<tr id="movement-(\d+)"/g)].map((m) => m[1]);
+    // A top-up is one line: line-<entry>-<seq>.
+    const ids = (html: string) => [...html.matchAll(/<tr id="line-(\d+)-\d+"/g)].map((m) => m[1]);
     for (const id of ids(res.body)) seen.add(id);
     for (let i = 0; i < 4; i++) {
       const next = /href="([^"]+)"[^>]*id="movement-results-next"/.exec(res.body)![1].replace(/&amp;/g, '&');
@@ -234,10 +235,10 @@ describe('the statements page', () => {
     expect(ledger.disbursement.movements).toBe(BIG_LINES);
   });
 
-  it("names the movements' types and keeps typed notes as text", async () => {
+  it("names the lines' types and keeps typed notes as text", async () => {
     const res = await c.get(`/console/statements?from=${today}&to=${today}`);
     const body = text(res.body);
-    for (const type of ['Top-up', 'Payment received', 'Request to pay, paid', 'Collection reversed', 'Payouts debited', 'Failed payout refunded']) expect(body).toContain(type);
+    for (const type of ['Top-up', 'Collection', 'Collection fee', 'Reversal', 'Collection fee refunded', 'Payout', 'Payout fee', 'Failed payout refunded', 'Payout fee refunded']) expect(body).toContain(type);
     expect(body).toContain(FORMULA);
     expect(res.body).toContain('=HYPERLINK(&quot;http://evil.example&quot;,&quot;click&quot;)');
   });
@@ -292,30 +293,36 @@ describe('periods that cannot be shown', () => {
 });
 
 describe('the CSV download', () => {
-  it('is the period as CSV: a named attachment, every movement, amounts summing to the balance change, formulas defused', async () => {
+  it('is the period as CSV: a named attachment, opening and closing rows around every line, amounts summing to the balance change, formulas defused', async () => {
     const summary = await ledgerSummary(a.merchantAccountNumber, today, today);
     const res = await download(c, `/console/statements.csv?from=${today}&to=${today}`);
     expect(res.status, res.body).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="statement-${a.merchantAccountNumber}-chikondi-stores-sons-${today}-to-${today}.csv"`);
     expect(res.headers['cache-control']).toBe('no-store');
-    const records = parse(res.body, { columns: true }) as Array<Record<'date' | 'reference' | 'type' | 'account' | 'amount' | 'balance' | 'note', string>>;
-    expect(records).toHaveLength(summary.collection.movements + summary.disbursement.movements);
+    const all = parse(res.body, { columns: true }) as Array<Record<'date' | 'type_code' | 'type' | 'transfer_type' | 'account' | 'counterparty' | 'reference' | 'amount' | 'balance' | 'account_balance' | 'note', string>>;
+    expect([all[0].type_code, all.at(-1)!.type_code]).toEqual(['opening_balance', 'closing_balance']);
+    expect(Number(all[0].balance.replace('.', ''))).toBe(summary.collection.opening + summary.disbursement.opening);
+    expect(Number(all.at(-1)!.balance.replace('.', ''))).toBe(summary.collection.closing + summary.disbursement.closing);
+    const records = all.slice(1, -1);
+    // Each entry is one line or more (a collection and its fee, each payee of a batch).
+    expect(records.length).toBeGreaterThan(summary.collection.movements + summary.disbursement.movements);
     for (const account of ['collection', 'disbursement'] as const) {
       const mine = records.filter((r) => r.account === account);
       // Exact: minor units from the text, never float sums.
       const sum = mine.reduce((acc, r) => acc + Number(r.amount.replace('.', '')), 0);
       expect(sum, account).toBe(summary[account].closing - summary[account].opening);
-      expect(Number(mine[mine.length - 1].balance.replace('.', ''))).toBe(summary[account].closing);
+      expect(Number(mine[mine.length - 1].account_balance.replace('.', ''))).toBe(summary[account].closing);
     }
     // CSV injection: the reversal's reason starts with "=": its cell starts with a quote; no text
     // cell starts with = + - or @; amounts are plain numbers.
-    const reversal = records.find((r) => r.type === 'reversal')!;
+    const reversal = records.find((r) => r.transfer_type === 'reversal')!;
     expect(reversal.note).toBe(`'${FORMULA}`);
     for (const r of records) {
-      for (const column of ['date', 'reference', 'type', 'account', 'note'] as const) expect(r[column], column).not.toMatch(/^[=+\-@\t\r]/);
+      for (const column of ['date', 'type_code', 'type', 'counterparty', 'reference', 'account', 'note'] as const) expect(r[column], column).not.toMatch(/^[=+\-@\t\r]/);
       expect(r.amount).toMatch(/^-?\d+\.\d{2}$/);
       expect(r.balance).toMatch(/^\d+\.\d{2}$/);
+      expect(r.account_balance).toMatch(/^\d+\.\d{2}$/);
     }
     await until('export connection released', async () => busyClients() === 0, 5000, 20);
   });
@@ -327,7 +334,8 @@ describe('the CSV download', () => {
     expect(res.headers['transfer-encoding']).toBe('chunked');
     expect(res.chunks, `${res.body.length} bytes in ${res.chunks} chunks`).toBeGreaterThan(5);
     const lines = res.body.trimEnd().split('\n');
-    expect(lines).toHaveLength(BIG_LINES + 1);
+    // The header, the opening row, a line per top-up, the closing row.
+    expect(lines).toHaveLength(BIG_LINES + 3);
     const records = parse(res.body, { columns: true }) as Array<{ amount: string; account: string }>;
     const sum = records.reduce((acc, r) => acc + Number(r.amount.replace('.', '')), 0);
     const ledger = await ledgerSummary(big.merchantAccountNumber, today, today);

@@ -1,6 +1,8 @@
 // The console's collections: the list (date range, status, connector, search; keyset pages, newest
 // first) and one collection with the ledger lines it posted and the events it raised.
-import type { Queryable } from '../../../db/pool.ts';
+import type { Db, Queryable } from '../../../db/pool.ts';
+import { cursorRows } from '../../../db/cursor.ts';
+import type { ColumnKind } from '../kit/exports.ts';
 import { containsPattern } from '../../../db/like.ts';
 import { findCollection, type CollectionRow } from '../../collections/repository.ts';
 import { checkDay, checkId, checkOneOf, checkOrder, checkSearch, decodeCursor, keysetTime, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
@@ -123,19 +125,56 @@ export async function listCollections(db: Queryable, merchantAccountNumber: numb
   return pageOf(rows, limit, scope, (r) => [r.date_key, r.collection_id], item);
 }
 
-/** The statement listCollections sends for `filter`, checked: exported for a test to EXPLAIN it. */
-export function listCollectionsQuery(merchantAccountNumber: number, filter: CollectionFilter) {
+/**
+ * The statement listCollections sends for `filter`, checked: exported for a test to EXPLAIN it.
+ * `rows` 'all': every row the filters keep (the export, read through a cursor), no page size, no cursor.
+ */
+export function listCollectionsQuery(merchantAccountNumber: number, filter: CollectionFilter, rows: 'page' | 'all' = 'page') {
   const fromDate = checkDay('fromDate', filter.fromDate);
   const toDate = checkDay('toDate', filter.toDate);
   checkOrder(fromDate, toDate);
   const status = checkOneOf('status', filter.status, COLLECTION_STATUSES);
   const connectorId = checkId('connectorId', filter.connectorId);
   const search = checkSearch(filter.search);
-  const limit = pageRows(filter.limit);
+  const limit = rows === 'all' ? 0 : pageRows(filter.limit);
   const scope = listScope('collections', merchantAccountNumber, { fromDate, toDate, status, connectorId, search });
-  const after = decodeCursor(filter.after, scope, ['time', 'int']);
-  const values = [merchantAccountNumber, fromDate ?? null, toDate ?? null, status ?? null, connectorId ?? null, search ? containsPattern(search) : null, after?.[0] ?? null, after?.[1] ?? null, limit + 1];
+  const after = rows === 'all' ? undefined : decodeCursor(filter.after, scope, ['time', 'int']);
+  // A null limit is PostgreSQL's LIMIT ALL.
+  const values = [merchantAccountNumber, fromDate ?? null, toDate ?? null, status ?? null, connectorId ?? null, search ? containsPattern(search) : null, after?.[0] ?? null, after?.[1] ?? null, rows === 'all' ? null : limit + 1];
   return { text: LIST_SQL, values, limit, scope };
+}
+
+/** The export's columns (kit/exports.ts): the API's field names, the same in every language, for spreadsheets and scripts alike. */
+export const COLLECTION_EXPORT_COLUMNS = [
+  { header: 'transactionDate', kind: 'date' },
+  { header: 'transactionReferenceNumber', kind: 'text' },
+  { header: 'transactionCode', kind: 'text' },
+  { header: 'transactionStatusCode', kind: 'text' },
+  { header: 'sourceCustomerName', kind: 'text' },
+  { header: 'sourceAccountNumber', kind: 'text' },
+  { header: 'sourceReferenceNumber', kind: 'text' },
+  { header: 'referenceNumber', kind: 'text' },
+  { header: 'connectorId', kind: 'integer' },
+  { header: 'connectorName', kind: 'text' },
+  { header: 'transactionAmount', kind: 'amount' },
+  { header: 'transactionFee', kind: 'amount' },
+  { header: 'netAmount', kind: 'amount' },
+  { header: 'currencyCode', kind: 'text' },
+  { header: 'transactionDescription', kind: 'text' },
+  { header: 'reversedAt', kind: 'date' },
+] as const satisfies ReadonlyArray<{ header: string; kind: ColumnKind }>;
+
+/**
+ * Every collection the list's filters keep (the same checks and statement as listCollections), in
+ * the list's order, as rows of COLLECTION_EXPORT_COLUMNS; read through a cursor, never held. A
+ * refused filter throws at the first row, before anything is sent.
+ */
+export async function* exportCollections(db: Db, merchantAccountNumber: number, filter: CollectionFilter): AsyncGenerator<unknown[]> {
+  const { text, values } = listCollectionsQuery(merchantAccountNumber, { ...filter, after: undefined, limit: undefined }, 'all');
+  for await (const r of cursorRows<ListRow>(db, text, values)) {
+    yield [r.transaction_date, r.transaction_reference_number, r.transaction_code, r.status_code, r.source_account_name, r.source_account_number, r.source_reference_number,
+      r.request_reference_number, r.connector_id, r.connector_name, r.amount_minor, r.fee_minor, r.amount_minor - r.fee_minor, r.currency_code, r.transaction_description, r.reversed_at];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,9 @@ export const COLLECTION_MESSAGES = {
   'collections.shownMore': { en: '{count} collections shown, newest first; more on the next page.', ny: 'Zolandiridwa {count} zikuonetsedwa, zatsopano poyamba; zina zili pa tsamba lotsatira.' },
   'collections.none': { en: 'No collections match these filters.', ny: 'Palibe zolandiridwa zogwirizana ndi zosankhazi.' },
   'collections.noneYet': { en: 'No collections yet.', ny: 'Palibe zolandiridwa pakadali pano.' },
+  'collections.downloadCsv': { en: 'Download CSV', ny: 'Tsitsani CSV' },
+  'collections.downloadXlsx': { en: 'Download Excel', ny: 'Tsitsani Excel' },
+  'collections.downloadHint': { en: 'Every collection these filters keep, not only this page.', ny: 'Zolandiridwa zonse zogwirizana ndi zosankhazi, osati za patsamba lino lokha.' },
 
   'collection.title': { en: 'Collection {reference}', ny: 'Cholandiridwa {reference}' },
   'collection.back': { en: 'Back to the collections', ny: 'Bwererani ku zolandiridwa' },

@@ -91,13 +91,24 @@ export function filterProblem<K extends string>(
   }
 }
 
-/** The notice after an action (role=status) and a refusal (role=alert), as every page of these areas shows them. */
-export function Alerts(p: { notice?: string; error?: string }): SafeHtml {
+/**
+ * The notice after an action (role=status) and a refusal (role=alert), as every page of these areas
+ * shows them. `link`: where the notice sends the reader next (a held e-mail's outbox: kit/mail.ts).
+ */
+export function Alerts(p: { notice?: string; error?: string; link?: { href: string; text: string } }): SafeHtml {
   return (
     <>
       {p.notice ? (
         <p class="alert alert-info" role="status" id="notice">
           {p.notice}
+          {p.link ? (
+            <>
+              {' '}
+              <a href={p.link.href} id="notice-link">
+                {p.link.text}
+              </a>
+            </>
+          ) : null}
         </p>
       ) : null}
       {p.error ? (
@@ -114,4 +125,17 @@ export function timeLeftText(lang: Lang, secondsLeft: number): string {
   if (secondsLeft <= 0) return ct(lang, 'time.expired');
   const minutes = Math.floor(secondsLeft / 60);
   return minutes < 1 ? ct(lang, 'time.lessThanMinute') : ct(lang, minutes === 1 ? 'time.aboutMinute' : 'time.aboutMinutes', { minutes });
+}
+
+/** After these a long address or reference may break: name@, domain dots, dashes, underscores, slashes. */
+const BREAK_AFTER = /(?<=[@._/-])/;
+
+/**
+ * A long e-mail address, reference or URL that may wrap at its own seams (a <wbr> after each
+ * @ . - _ /) instead of mid-word; the CSS's overflow-wrap breaks anywhere only what still does not
+ * fit. Escaped like any text.
+ */
+export function Breakable(p: { text: string }): SafeHtml {
+  const parts = p.text.split(BREAK_AFTER);
+  return <>{parts.map((part, i) => (i === 0 ? part : [<wbr />, part]))}</>;
 }

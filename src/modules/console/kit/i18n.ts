@@ -22,6 +22,9 @@ const KIT_MESSAGES = {
   'layout.language': { en: 'Language', ny: 'Chilankhulo' },
   'layout.navigation': { en: 'Sections', ny: 'Zigawo' },
   'layout.account': { en: 'Your account', ny: 'Akaunti yanu' },
+  'layout.menu': { en: 'Menu', ny: 'Menyu' },
+  // a held e-mail's notice (mail.ts)
+  'mail.openOutbox': { en: 'Open the outbox', ny: 'Tsegulani bokosi la maimelo' },
 
   // role names by role code (migrations/0008); other roles show their stored name
   'role.MERC_ADMIN': { en: 'Merchant Administrator', ny: 'Woyang\'anira wa wamalonda' },

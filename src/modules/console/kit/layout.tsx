@@ -137,9 +137,16 @@ export function Layout(p: LayoutProps): SafeHtml {
             </div>
           </div>
         </header>
-        <nav class="sections" aria-label={ct(lang, 'layout.navigation')}>
+        <nav class="sections" aria-label={ct(lang, 'layout.navigation')} data-menu="">
           <div class="sections-inner">
-            <ul>
+            {/* Shown by console.js when the sections do not fit one row (a phone); without the
+                script the row scrolls sideways instead (console.css), every link reachable. */}
+            <button type="button" class="menu-button" id="menu-button" aria-expanded="false" aria-controls="sections-list" hidden>
+              <span class="menu-icon" aria-hidden="true" />
+              {ct(lang, 'layout.menu')}
+              {p.section ? <span class="menu-current">{ct(lang, SECTION_LABELS[p.section])}</span> : null}
+            </button>
+            <ul id="sections-list">
               {sectionsFor(user.roleCode, context.sandbox).map((section) => (
                 <li>
                   <a href={SECTION_PATHS[section]} aria-current={section === p.section ? 'page' : undefined}>

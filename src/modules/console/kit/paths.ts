@@ -30,6 +30,9 @@ export const SECTION_PATHS = {
 
 export type Section = keyof typeof SECTION_PATHS;
 
+/** The held e-mails (sandbox mode): the sandbox area shows them; the team and sign-in pages link to them. */
+export const SANDBOX_OUTBOX_PATH = `${SECTION_PATHS.sandbox}/outbox`;
+
 /** A collection's page: the collections area shows it, others link to it. */
 export function collectionPath(transactionReferenceNumber: string): string {
   return `${SECTION_PATHS.collections}/${encodeURIComponent(transactionReferenceNumber)}`;

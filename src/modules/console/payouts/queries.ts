@@ -1,10 +1,15 @@
 // The console's payouts: batches (status, level, progress, totals; newest first), one batch with
 // its lines (paged, searchable, with their errors and outcomes) and single payouts. Keyset pages
 // on the tables' own keys: batch_number, line_number (dense within a batch), payout_id.
-import type { Queryable } from '../../../db/pool.ts';
+import type { Db, Queryable } from '../../../db/pool.ts';
+import { cursorRows } from '../../../db/cursor.ts';
+import type { Lang } from '../../../http/i18n.ts';
+import type { ColumnKind } from '../kit/exports.ts';
+import { lineError } from '../../disbursements/service.ts';
 import { containsPattern } from '../../../db/like.ts';
-import { BATCH, LINE_STATUS_NAMES, singleStage, statusDescription, type BatchStatus, type PayoutStatus, type SingleStage } from '../../disbursements/lifecycle.ts';
-import { findBatch, listBatches, type BatchRow, type PayoutRow } from '../../disbursements/repository.ts';
+import { allowed, BATCH, LINE_STATUS_NAMES, singleStage, statusDescription, type BatchStatus, type PayoutStatus, type SingleStage } from '../../disbursements/lifecycle.ts';
+import { findBatch, listBatches, listBatchesQuery, type BatchRow, type PayoutRow } from '../../disbursements/repository.ts';
+import { previewTransfer, type DebitPreview } from '../../disbursements/preview.ts';
 import { checkOneOf, checkSearch, decodeCursor, listScope, pageOf, pageRows, type Page } from '../../../http/keyset-pages.ts';
 
 export const BATCH_STATUSES = ['Q', 'P', 'R', 'A', 'T', 'C', 'E', 'F', 'N', 'X'] as const satisfies readonly BatchStatus[];
@@ -132,9 +137,12 @@ export async function batchesPage(db: Queryable, merchantAccountNumber: number, 
   const limit = pageRows(filter.limit);
   const scope = listScope('batches', merchantAccountNumber, { status });
   const after = decodeCursor(filter.after, scope, ['int']);
-  const rows = await listBatches(db, merchantAccountNumber, { status, queued: 'shown', limit: limit + 1, page: { beforeBatchNumber: after?.[0] as number | undefined } });
+  const rows = await listBatches(db, merchantAccountNumber, { ...batchFilterOf(status), limit: limit + 1, page: { beforeBatchNumber: after?.[0] as number | undefined } });
   return pageOf(rows, limit, scope, (r) => [r.batch_number], batchItem);
 }
+
+/** What the console's batches list (and its export) asks listBatches for: queued batches shown. */
+const batchFilterOf = (status: BatchStatus | undefined) => ({ status, queued: 'shown' as const });
 
 export interface LineStatusCount {
   statusCode: LineStatus;
@@ -177,7 +185,8 @@ export interface PayoutItem {
   connectorId: number;
   connectorName: string;
   transactionDescription: string;
-  amountMinor: number;
+  /** Null only for an invalid line whose amount was not one (amountFormat): no amount, never money. */
+  amountMinor: number | null;
   feeMinor: number;
   currencyCode: string;
   transactionCode: string | null;
@@ -199,6 +208,8 @@ export interface PayoutItem {
 
 export interface BatchLine extends PayoutItem {
   lineNumber: number;
+  /** Its row in the uploaded file (the row the upload's messages and the invalid-lines file name); null for a JSON batch's line. */
+  fileRow: number | null;
 }
 
 export interface SinglePayoutItem extends PayoutItem {
@@ -215,9 +226,9 @@ export interface SinglePayoutItem extends PayoutItem {
 }
 
 /** A payout as the list queries select it: the repository's row, without the columns they leave out. */
-type PayoutListRow = Omit<PayoutRow, 'merchant_account_number' | 'batch_number' | 'status_code'> & { status_code: LineStatus };
+type PayoutListRow = Omit<PayoutRow, 'merchant_account_number' | 'batch_number' | 'status_code'> & { status_code: LineStatus; file_row: number | null };
 
-const PAYOUT_LIST_COLUMNS = `p.payout_id, p.line_number, p.transaction_reference_number, p.source_reference_number, p.beneficiary_name,
+const PAYOUT_LIST_COLUMNS = `p.payout_id, p.line_number, p.file_row, p.transaction_reference_number, p.source_reference_number, p.beneficiary_name,
   p.beneficiary_account_number, p.connector_id, k.connector_name, p.transaction_description, p.amount_minor, p.fee_minor, p.currency_code,
   p.transaction_code, p.status_code, p.error_code, p.error_params, p.response_code, p.response_message, p.captured_by, p.created_at,
   p.transferred_at, p.completed_at, p.reversed_at, p.level_number, p.reviewed_by, p.date_reviewed, p.approved_by, p.date_approved,
@@ -274,7 +285,20 @@ export async function batchLines(db: Queryable, merchantAccountNumber: number, b
   const after = decodeCursor(filter.after, scope, ['int']);
   const { rowCount } = await db.query('select 1 from batches where batch_number = $1 and merchant_account_number = $2', [batchNumber, merchantAccountNumber]);
   if (rowCount !== 1) return undefined;
-  const { rows } = await db.query<PayoutListRow>(
+  const { rows } = await db.query<PayoutListRow>(...batchLinesQuery(merchantAccountNumber, batchNumber, { status, search, afterLine: after?.[0] as number | undefined, rows: limit + 1 }));
+  return pageOf(rows, limit, scope, (r) => [r.line_number!], (r) => ({ ...payoutItem(r), lineNumber: r.line_number!, fileRow: r.file_row }));
+}
+
+/** The checked filters of a payouts list, the cursor's key, and the rows to read ('all': LIMIT ALL, the export). */
+interface PayoutsQueryFilter {
+  status: LineStatus | undefined;
+  search: string | undefined;
+  rows: number | 'all';
+}
+
+/** batchLines' statement: the batch's lines in line order, after `afterLine`. */
+function batchLinesQuery(merchantAccountNumber: number, batchNumber: number, f: PayoutsQueryFilter & { afterLine?: number }): [string, unknown[]] {
+  return [
     `select ${PAYOUT_LIST_COLUMNS}
        from payouts p left join connectors k on k.connector_id = p.connector_id
       where p.batch_number = $1 and p.merchant_account_number = $2
@@ -282,9 +306,8 @@ export async function batchLines(db: Queryable, merchantAccountNumber: number, b
         and ($4::text is null or ${PAYOUT_SEARCH.replaceAll('$X', '$4')})
         and ($5::integer is null or p.line_number > $5)
       order by p.line_number limit $6`,
-    [batchNumber, merchantAccountNumber, status ?? null, search ? containsPattern(search) : null, after?.[0] ?? null, limit + 1],
-  );
-  return pageOf(rows, limit, scope, (r) => [r.line_number!], (r) => ({ ...payoutItem(r), lineNumber: r.line_number! }));
+    [batchNumber, merchantAccountNumber, f.status ?? null, f.search ? containsPattern(f.search) : null, f.afterLine ?? null, f.rows === 'all' ? null : f.rows],
+  ];
 }
 
 export interface SingleFilter {
@@ -301,16 +324,7 @@ export async function listSinglePayouts(db: Queryable, merchantAccountNumber: nu
   const limit = pageRows(filter.limit);
   const scope = listScope('singlePayouts', merchantAccountNumber, { status, search });
   const after = decodeCursor(filter.after, scope, ['int']);
-  const { rows } = await db.query<PayoutListRow>(
-    `select ${PAYOUT_LIST_COLUMNS}
-       from payouts p left join connectors k on k.connector_id = p.connector_id
-      where p.merchant_account_number = $1 and p.batch_number is null
-        and ($2::text is null or p.status_code = $2)
-        and ($3::text is null or ${PAYOUT_SEARCH.replaceAll('$X', '$3')})
-        and ($4::bigint is null or p.payout_id < $4)
-      order by p.payout_id desc limit $5`,
-    [merchantAccountNumber, status ?? null, search ? containsPattern(search) : null, after?.[0] ?? null, limit + 1],
-  );
+  const { rows } = await db.query<PayoutListRow>(...singlePayoutsQuery(merchantAccountNumber, { status, search, beforeId: after?.[0] as number | undefined, rows: limit + 1 }));
   return pageOf(rows, limit, scope, (r) => [r.payout_id], (p) => ({
     ...payoutItem(p),
     // Captured before single payouts had levels: paid at once, as level 1.
@@ -326,8 +340,152 @@ export async function listSinglePayouts(db: Queryable, merchantAccountNumber: nu
   }));
 }
 
-/** What a batch's page shows: the batch, its lines counted per status, and a page of its lines; undefined for another merchant's batch. */
-export async function batchPageView(db: Queryable, merchantAccountNumber: number, batchNumber: number, filter: LineFilter = {}): Promise<{ batch: BatchDetail; lines: Page<BatchLine> } | undefined> {
+/** listSinglePayouts' statement: newest first, before `beforeId`. */
+function singlePayoutsQuery(merchantAccountNumber: number, f: PayoutsQueryFilter & { beforeId?: number }): [string, unknown[]] {
+  return [
+    `select ${PAYOUT_LIST_COLUMNS}
+       from payouts p left join connectors k on k.connector_id = p.connector_id
+      where p.merchant_account_number = $1 and p.batch_number is null
+        and ($2::text is null or p.status_code = $2)
+        and ($3::text is null or ${PAYOUT_SEARCH.replaceAll('$X', '$3')})
+        and ($4::bigint is null or p.payout_id < $4)
+      order by p.payout_id desc limit $5`,
+    [merchantAccountNumber, f.status ?? null, f.search ? containsPattern(f.search) : null, f.beforeId ?? null, f.rows === 'all' ? null : f.rows],
+  ];
+}
+
+/**
+ * What a batch's page shows: the batch, its lines counted per status, a page of its lines, and, while
+ * its funds may be transferred, what that would debit (its confirmation shows it); undefined for
+ * another merchant's batch.
+ */
+export async function batchPageView(
+  db: Queryable,
+  merchantAccountNumber: number,
+  batchNumber: number,
+  filter: LineFilter = {},
+): Promise<{ batch: BatchDetail; lines: Page<BatchLine>; transfer?: DebitPreview } | undefined> {
   const [lines, batch] = await Promise.all([batchLines(db, merchantAccountNumber, batchNumber, filter), batchDetail(db, merchantAccountNumber, batchNumber)]);
-  return lines && batch ? { batch, lines } : undefined;
+  if (!lines || !batch) return undefined;
+  const transferable = allowed('transferFunds', batch.statusCode, batch.levelNumber);
+  return { batch, lines, transfer: transferable ? await previewTransfer(db, merchantAccountNumber, batchNumber) : undefined };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exports (kit/exports.ts): every row a list's filters keep, in the list's order, read through a
+// cursor (db/cursor.ts), never held. Columns are the API's field names (batch lines: batch/download's
+// BATCH_FILE_COLUMNS, then the line's dates), the same in every language, for spreadsheets and
+// scripts alike. A refused filter throws at the first row, before anything is sent.
+
+/** The columns every payout export shares after its first ones. */
+const PAYOUT_EXPORT_COLUMNS = [
+  { header: 'transactionReferenceNumber', kind: 'text' },
+  { header: 'beneficiaryName', kind: 'text' },
+  { header: 'connectorId', kind: 'integer' },
+  { header: 'connectorName', kind: 'text' },
+  { header: 'beneficiaryAccountNumber', kind: 'text' },
+  { header: 'transactionDescription', kind: 'text' },
+  { header: 'transactionAmount', kind: 'amount' },
+  { header: 'transactionFee', kind: 'amount' },
+  { header: 'currencyCode', kind: 'text' },
+  { header: 'sourceReferenceNumber', kind: 'text' },
+  { header: 'transactionStatusCode', kind: 'text' },
+  { header: 'transactionStatusName', kind: 'text' },
+  { header: 'responseCode', kind: 'text' },
+  { header: 'responseMessage', kind: 'text' },
+  { header: 'errorMessage', kind: 'text' },
+  { header: 'capturedBy', kind: 'text' },
+  { header: 'dateCreated', kind: 'date' },
+  { header: 'dateTransferred', kind: 'date' },
+  { header: 'dateCompleted', kind: 'date' },
+  { header: 'dateReversed', kind: 'date' },
+] as const satisfies ReadonlyArray<{ header: string; kind: ColumnKind }>;
+
+function payoutCells(lang: Lang, p: PayoutListRow): unknown[] {
+  return [
+    p.transaction_reference_number, p.beneficiary_name, p.connector_id, p.connector_name, p.beneficiary_account_number, p.transaction_description,
+    p.amount_minor, p.fee_minor, p.currency_code, p.source_reference_number, p.status_code, LINE_STATUS_NAMES[p.status_code] ?? p.status_code,
+    p.response_code, p.response_message, lineError(lang, p), p.captured_by, p.created_at, p.transferred_at, p.completed_at, p.reversed_at,
+  ];
+}
+
+export const BATCH_EXPORT_COLUMNS = [
+  { header: 'batchNumber', kind: 'integer' },
+  { header: 'dateCaptured', kind: 'date' },
+  { header: 'capturedBy', kind: 'text' },
+  { header: 'batchStatusCode', kind: 'text' },
+  { header: 'batchStatusDescription', kind: 'text' },
+  { header: 'levelNumber', kind: 'integer' },
+  { header: 'uploadType', kind: 'text' },
+  { header: 'currencyCode', kind: 'text' },
+  { header: 'numberOfEntries', kind: 'integer' },
+  { header: 'numberOfInvalidEntries', kind: 'integer' },
+  { header: 'numberOfSuccessfulEntries', kind: 'integer' },
+  { header: 'numberOfFailedEntries', kind: 'integer' },
+  { header: 'numberOfReversedEntries', kind: 'integer' },
+  { header: 'totalAmount', kind: 'amount' },
+  { header: 'totalFee', kind: 'amount' },
+  { header: 'successfulAmount', kind: 'amount' },
+  { header: 'failedAmount', kind: 'amount' },
+  { header: 'reversedAmount', kind: 'amount' },
+  { header: 'reviewedBy', kind: 'text' },
+  { header: 'approvedBy', kind: 'text' },
+  { header: 'transferredBy', kind: 'text' },
+  { header: 'dateTransferred', kind: 'date' },
+  { header: 'dateCompleted', kind: 'date' },
+  { header: 'rejectedBy', kind: 'text' },
+  { header: 'rejectionReason', kind: 'text' },
+  { header: 'cancelledBy', kind: 'text' },
+] as const satisfies ReadonlyArray<{ header: string; kind: ColumnKind }>;
+
+/** The merchant's batches as batchesPage lists them (the same filter, newest first), every one. */
+export async function* exportBatches(db: Db, merchantAccountNumber: number, filter: { status?: string }): AsyncGenerator<unknown[]> {
+  const status = checkOneOf('status', filter.status, BATCH_STATUSES);
+  const { text, values } = listBatchesQuery(merchantAccountNumber, { ...batchFilterOf(status), limit: 'all', page: { beforeBatchNumber: undefined } });
+  for await (const row of cursorRows<BatchRow>(db, text, values)) {
+    const b = batchItem(row);
+    yield [
+      b.batchNumber, b.dateCaptured, b.capturedBy, b.statusCode, b.statusDescription, b.levelNumber, b.uploadType, b.currencyCode,
+      b.progress.entries, b.progress.invalid, b.progress.successful, b.progress.failed, b.progress.reversed,
+      b.totals.amountMinor, b.totals.feeMinor, b.totals.successfulMinor, b.totals.failedMinor, b.totals.reversedMinor,
+      b.reviewedBy, b.approvedBy, b.transferredBy, b.dateTransferred, b.dateCompleted, b.rejectedBy, b.rejectionReason, b.cancelledBy,
+    ];
+  }
+}
+
+/** A batch's results file, a row per payee: the line, then what batch/download writes of it, then its dates. */
+export const BATCH_LINE_EXPORT_COLUMNS = [{ header: 'lineNumber', kind: 'integer' }, ...PAYOUT_EXPORT_COLUMNS] as const;
+
+/**
+ * One batch's lines as batchLines lists them (the same filters, line order), every one; the error
+ * message in `lang`. The caller checks first that the batch is the merchant's (the route's 404):
+ * here the merchant is in the statement's WHERE anyway, so another's batch reads no row.
+ */
+export async function* exportBatchLines(db: Db, lang: Lang, merchantAccountNumber: number, batchNumber: number, filter: { status?: string; search?: string }): AsyncGenerator<unknown[]> {
+  const status = checkOneOf('status', filter.status, LINE_STATUSES);
+  const search = checkSearch(filter.search);
+  const [text, values] = batchLinesQuery(merchantAccountNumber, batchNumber, { status, search, rows: 'all' });
+  for await (const row of cursorRows<PayoutListRow>(db, text, values)) yield [row.line_number, ...payoutCells(lang, row)];
+}
+
+export const SINGLE_PAYOUT_EXPORT_COLUMNS = [
+  ...PAYOUT_EXPORT_COLUMNS,
+  { header: 'levelNumber', kind: 'integer' },
+  { header: 'reviewedBy', kind: 'text' },
+  { header: 'dateReviewed', kind: 'date' },
+  { header: 'approvedBy', kind: 'text' },
+  { header: 'dateApproved', kind: 'date' },
+  { header: 'rejectedBy', kind: 'text' },
+  { header: 'rejectionReason', kind: 'text' },
+  { header: 'dateRejected', kind: 'date' },
+] as const;
+
+/** The merchant's single payouts as listSinglePayouts lists them (the same filters, newest first), every one. */
+export async function* exportSinglePayouts(db: Db, lang: Lang, merchantAccountNumber: number, filter: { status?: string; search?: string }): AsyncGenerator<unknown[]> {
+  const status = checkOneOf('status', filter.status, LINE_STATUSES);
+  const search = checkSearch(filter.search);
+  const [text, values] = singlePayoutsQuery(merchantAccountNumber, { status, search, rows: 'all' });
+  for await (const p of cursorRows<PayoutListRow>(db, text, values)) {
+    yield [...payoutCells(lang, p), p.level_number ?? 1, p.reviewed_by, p.date_reviewed, p.approved_by, p.date_approved, p.rejected_by, p.rejection_reason, p.date_rejected];
+  }
 }

@@ -21,8 +21,8 @@ export const UPLOAD_MESSAGES = {
   },
   'payoutActions.upload.scheduledDate': { en: 'Pay on (optional)', ny: 'Lipirani pa (sikofunikira)' },
   'payoutActions.upload.scheduledHint': {
-    en: 'Leave empty to pay as soon as the batch is approved and its funds transferred; or a date from today up to {days} days ahead (YYYY-MM-DD).',
-    ny: 'Siyani chopanda kanthu kuti mulipire gulu likangovomerezedwa ndi kusamutsa ndalama zake; kapena tsiku kuyambira lero mpaka masiku {days} kutsogolo (YYYY-MM-DD).',
+    en: 'Leave empty to pay as soon as the batch is approved and its funds transferred; or a date from today up to {days} days ahead.',
+    ny: 'Siyani chopanda kanthu kuti mulipire gulu likangovomerezedwa ndi kusamutsa ndalama zake; kapena tsiku kuyambira lero mpaka masiku {days} kutsogolo.',
   },
   'payoutActions.upload.submit': { en: 'Upload and check', ny: 'Kwezani ndi kuyesa' },
   'payoutActions.upload.progressLabel': { en: 'Upload progress', ny: 'Momwe kukweza kukuyendera' },
@@ -45,10 +45,10 @@ export const UPLOAD_MESSAGES = {
   },
   'payoutActions.upload.dateFormat': { en: 'Enter the date as YYYY-MM-DD, or leave it empty.', ny: 'Lembani tsiku ngati YYYY-MM-DD, kapena lisiyeni lopanda kanthu.' },
   'payoutActions.upload.lineProblems': {
-    en: 'These lines of the file must be fixed before it can be uploaded:',
+    en: 'These rows of the file must be fixed before it can be uploaded:',
     ny: 'Mizere iyi ya fayilo iyenera kukonzedwa musanaikweze:',
   },
-  'payoutActions.upload.line': { en: 'Line {line}: {message}', ny: 'Mzere {line}: {message}' },
+  'payoutActions.upload.row': { en: 'Row {row}: {message}', ny: 'Mzere {row}: {message}' },
   'payoutActions.upload.busy': {
     en: 'Other files are being read right now. Nothing was saved: try again in a few seconds.',
     ny: 'Mafayilo ena akuwerengedwa pano. Palibe chomwe chasungidwa: yesaninso pakapita masekondi angapo.',

@@ -68,3 +68,45 @@ export async function paymentResult(db: Queryable, merchantAccountNumber: number
   if (after === null || after === undefined) throw new Error(`merchant ${merchantAccountNumber} has no collection account in ${collection.currency_code}`);
   return { collection, balanceAfterMinor: Number(after), requestId: collection.request_id === null ? null : Number(collection.request_id) };
 }
+
+/** The most e-mails the outbox page lists (the newest); older ones are the operator's (GET /admin/v1/emails). */
+export const OUTBOX_LIMIT = 50;
+
+export interface HeldEmail {
+  emailId: number;
+  recipient: string;
+  subject: string;
+  bodyText: string;
+  createdAt: Date;
+}
+
+/**
+ * The statuses the outbox shows: held, and pending too when no SMTP_URL is configured (the worker
+ * is about to hold it; the page need not wait for it). A sent or failed message's links are
+ * blanked (email/repository.ts) and it was someone's mail: never shown here.
+ */
+function shownStatuses(smtpConfigured: boolean): string[] {
+  return smtpConfigured ? ['held'] : ['held', 'pending'];
+}
+
+/** The merchant's held e-mails, newest first (email_outbox_merchant_idx, migrations/0027). */
+export async function listHeldEmails(db: Queryable, merchantAccountNumber: number, smtpConfigured: boolean): Promise<HeldEmail[]> {
+  const { rows } = await db.query<{ email_id: string; recipient: string; subject: string; created_at: Date }>(
+    `select email_id, recipient, subject, created_at from email_outbox
+      where merchant_account_number = $1 and status = any($2)
+      order by created_at desc, email_id desc limit $3`,
+    [merchantAccountNumber, shownStatuses(smtpConfigured), OUTBOX_LIMIT],
+  );
+  return rows.map((r) => ({ emailId: Number(r.email_id), recipient: r.recipient, subject: r.subject, bodyText: '', createdAt: r.created_at }));
+}
+
+/** One held e-mail of the merchant; undefined for another merchant's, a sent one or none. */
+export async function findHeldEmail(db: Queryable, merchantAccountNumber: number, emailId: number, smtpConfigured: boolean): Promise<HeldEmail | undefined> {
+  const { rows } = await db.query<{ email_id: string; recipient: string; subject: string; body_text: string; created_at: Date }>(
+    `select email_id, recipient, subject, body_text, created_at from email_outbox
+      where merchant_account_number = $1 and email_id = $2 and status = any($3)`,
+    [merchantAccountNumber, emailId, shownStatuses(smtpConfigured)],
+  );
+  const r = rows[0];
+  return r && { emailId: Number(r.email_id), recipient: r.recipient, subject: r.subject, bodyText: r.body_text, createdAt: r.created_at };
+}

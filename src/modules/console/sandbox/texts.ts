@@ -64,6 +64,33 @@ export const SANDBOX_MESSAGES = {
   'sandboxTools.seeCollection': { en: 'See the collection', ny: 'Onani zolandiridwa' },
   'sandboxTools.back': { en: 'Back to sandbox tools', ny: 'Bwererani ku zida za sandbox' },
 
+  // the outbox (pages/outbox.tsx)
+  'sandboxTools.emailsTitle': { en: 'E-mails the console wrote', ny: 'Maimelo amene tsambali lalemba' },
+  'sandboxTools.emailsIntro': {
+    en: 'Invitations, password reset links and other e-mails for your users, when no mail server is configured to send them.',
+    ny: 'Kuitana, maulalo osinthira mawu achinsinsi ndi maimelo ena a ogwiritsa ntchito anu, pamene palibe seva ya imelo yokonzedwa kuti iwatumize.',
+  },
+  'sandboxTools.emailsLink': { en: 'Open the outbox', ny: 'Tsegulani bokosi la maimelo' },
+  'sandboxTools.outbox.title': { en: 'Outbox', ny: 'Bokosi la maimelo' },
+  'sandboxTools.outbox.intro': {
+    en: 'No mail server is configured (SMTP_URL), so the e-mails written for your users — invitations, password reset links, notices — are kept here instead of being sent. Open one to pass its link on. Your merchant account’s only, newest first, the latest {limit}.',
+    ny: 'Palibe seva ya imelo yokonzedwa (SMTP_URL), choncho maimelo olembedwera ogwiritsa ntchito anu — kuitana, maulalo osinthira mawu achinsinsi, zidziwitso — amasungidwa pano m\'malo motumizidwa. Tsegulani imodzi kuti mupereke ulalo wake. Za akaunti yanu ya wamalonda yokha, zatsopano poyamba, {limit} zomaliza.',
+  },
+  'sandboxTools.outbox.introSmtp': {
+    en: 'A mail server is configured: new e-mails are sent. These were held before it was. Your merchant account’s only, newest first, the latest {limit}.',
+    ny: 'Seva ya imelo yakonzedwa: maimelo atsopano amatumizidwa. Awa anasungidwa isanakonzedwe. Za akaunti yanu ya wamalonda yokha, zatsopano poyamba, {limit} zomaliza.',
+  },
+  'sandboxTools.outbox.empty': { en: 'No e-mail is held.', ny: 'Palibe imelo yosungidwa.' },
+  'sandboxTools.outbox.col.subject': { en: 'Subject', ny: 'Mutu' },
+  'sandboxTools.outbox.col.to': { en: 'To', ny: 'Kwa' },
+  'sandboxTools.outbox.col.when': { en: 'Written (UTC)', ny: 'Inalembedwa (UTC)' },
+  'sandboxTools.outbox.emailTitle': { en: 'Held e-mail', ny: 'Imelo yosungidwa' },
+  'sandboxTools.outbox.emailIntro': {
+    en: 'Not sent: no mail server is configured. Its links work as they would from the recipient’s mailbox; pass them on to the person they are for.',
+    ny: 'Sinatumizidwe: palibe seva ya imelo yokonzedwa. Maulalo ake amagwira ntchito monga momwe angachitire kuchokera mu imelo ya wolandira; apatseni munthu amene ali wake.',
+  },
+  'sandboxTools.outbox.back': { en: 'Back to the outbox', ny: 'Bwererani ku bokosi la maimelo' },
+
   'notice.sandboxTools.paid': { en: 'The test payment went through.', ny: 'Malipiro oyesera ayenda bwino.' },
   'notice.sandboxTools.paidTimed': { en: 'The timed account is paid.', ny: 'Akaunti yanthawi yalipiridwa.' },
 } satisfies Record<string, Entry>;

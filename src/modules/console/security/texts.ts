@@ -15,6 +15,11 @@ export const SECURITY_MESSAGES = {
     en: 'Too many failed attempts: signing in to this account is paused for {minutes} minutes. If the address belongs to a user, they have been sent an e-mail.',
     ny: 'Mwalephera kulowa kambirimbiri: kulowa mu akaunti iyi kwaimitsidwa kwa mphindi {minutes}. Ngati imelo iyi ndi ya wogwiritsa ntchito, watumiziridwa imelo.',
   },
+  // No mail server (kit/mail.ts): the lock's e-mail is held, not sent; the same words for any address.
+  'signIn.lockedHeld': {
+    en: 'Too many failed attempts: signing in to this account is paused for {minutes} minutes. If the address belongs to a user, an e-mail about it was written for them, but it was not sent: no mail server is configured.',
+    ny: 'Mwalephera kulowa kambirimbiri: kulowa mu akaunti iyi kwaimitsidwa kwa mphindi {minutes}. Ngati imelo iyi ndi ya wogwiritsa ntchito, imelo yokhudza izi yalembedwa, koma sinatumizidwe: palibe seva ya imelo yokonzedwa.',
+  },
   'signIn.expired': { en: 'Your session has ended. Please sign in again.', ny: 'Nthawi yanu yatha. Chonde lowaninso.' },
   'signIn.signedOut': { en: 'You have signed out.', ny: 'Mwatuluka.' },
   'signIn.passwordChanged': { en: 'Your password has been changed. Sign in with the new one.', ny: 'Mawu anu achinsinsi asinthidwa. Lowani ndi atsopanowo.' },
@@ -87,6 +92,16 @@ export const SECURITY_MESSAGES = {
   'forgot.sent': {
     en: 'If {email} belongs to a user, a link to set a new password is on its way. It works once, for {minutes} minutes.',
     ny: 'Ngati {email} ndi ya wogwiritsa ntchito, ulalo woti muike mawu achinsinsi atsopano ukubwera. Umagwira ntchito kamodzi kokha, kwa mphindi {minutes}.',
+  },
+  // No mail server (kit/mail.ts): the same answer for every address, without claiming delivery.
+  'forgot.heldTitle': { en: 'Your link was not e-mailed', ny: 'Ulalo wanu sunatumizidwe pa imelo' },
+  'forgot.sentHeld': {
+    en: 'If {email} belongs to a user, a link to set a new password was made, but not sent: no mail server is configured. In this sandbox, an administrator of your merchant account can read it in the console, under Sandbox tools › Outbox. It works once, for {minutes} minutes.',
+    ny: 'Ngati {email} ndi ya wogwiritsa ntchito, ulalo woti muike mawu achinsinsi atsopano wapangidwa, koma sunatumizidwe: palibe seva ya imelo yokonzedwa. Mu sandbox iyi, woyang\'anira akaunti yanu ya wamalonda angauwerenge patsamba, pa Zida za sandbox › Bokosi la maimelo. Umagwira ntchito kamodzi kokha, kwa mphindi {minutes}.',
+  },
+  'forgot.sentHeldOperator': {
+    en: 'If {email} belongs to a user, a link to set a new password was made, but not sent: no mail server is configured. The service’s operator can read it from the outbox (npm run cli -- emails list). It works once, for {minutes} minutes.',
+    ny: 'Ngati {email} ndi ya wogwiritsa ntchito, ulalo woti muike mawu achinsinsi atsopano wapangidwa, koma sunatumizidwe: palibe seva ya imelo yokonzedwa. Woyang\'anira dongosolo angauwerenge (npm run cli -- emails list). Umagwira ntchito kamodzi kokha, kwa mphindi {minutes}.',
   },
   'forgot.back': { en: 'Back to sign in', ny: 'Bwererani kuti mulowe' },
 

@@ -118,6 +118,23 @@ export const TEAM_MESSAGES = {
   'notice.team.invited': { en: 'The user was added, and the invitation e-mail is on its way.', ny: 'Wogwiritsa ntchito waonjezedwa, ndipo imelo yoitanira ikubwera.' },
   'notice.team.roleChanged': { en: 'The role was changed. It applies from the user\'s next click.', ny: 'Udindo wasinthidwa. Umayamba kugwira ntchito wogwiritsa ntchitoyo akangodinanso.' },
   'notice.team.reinvited': { en: 'A new invitation is on its way. The earlier link no longer works.', ny: 'Kuitana kwatsopano kukubwera. Ulalo wakale sukugwiranso ntchito.' },
+  // No SMTP_URL (kit/mail.ts): the e-mail is held, in the sandbox's outbox or for the operator.
+  'notice.team.invitedHeld': {
+    en: 'The user was added. No mail server is configured, so the invitation e-mail was not sent: it is kept in the sandbox outbox, with the link they need to set a password. Pass it on to them.',
+    ny: 'Wogwiritsa ntchito waonjezedwa. Palibe seva ya imelo yokonzedwa, choncho imelo yoitanira sinatumizidwe: yasungidwa mu bokosi la maimelo la sandbox, ndi ulalo woti aike mawu achinsinsi. Mupatseni ulalowo.',
+  },
+  'notice.team.invitedHeldOperator': {
+    en: 'The user was added. No mail server is configured, so the invitation e-mail was not sent: your operator can read it from the outbox (npm run cli -- emails list) and pass its link on.',
+    ny: 'Wogwiritsa ntchito waonjezedwa. Palibe seva ya imelo yokonzedwa, choncho imelo yoitanira sinatumizidwe: woyang\'anira dongosolo angaiwerenge (npm run cli -- emails list) ndi kupereka ulalo wake.',
+  },
+  'notice.team.reinvitedHeld': {
+    en: 'A new invitation was made and the earlier link no longer works. No mail server is configured, so it was not sent: it is kept in the sandbox outbox.',
+    ny: 'Kuitana kwatsopano kwapangidwa ndipo ulalo wakale sukugwiranso ntchito. Palibe seva ya imelo yokonzedwa, choncho sikunatumizidwe: kwasungidwa mu bokosi la maimelo la sandbox.',
+  },
+  'notice.team.reinvitedHeldOperator': {
+    en: 'A new invitation was made and the earlier link no longer works. No mail server is configured, so it was not sent: your operator can read it from the outbox (npm run cli -- emails list).',
+    ny: 'Kuitana kwatsopano kwapangidwa ndipo ulalo wakale sukugwiranso ntchito. Palibe seva ya imelo yokonzedwa, choncho sikunatumizidwe: woyang\'anira dongosolo angakuwerenge (npm run cli -- emails list).',
+  },
   'notice.team.closed': { en: 'The user is closed and has been signed out.', ny: 'Wogwiritsa ntchito watsekedwa ndipo watulutsidwa.' },
   'notice.team.activated': { en: 'The user is active again.', ny: 'Wogwiritsa ntchito wayambitsidwanso.' },
 
@@ -194,6 +211,7 @@ export const TEAM_MESSAGES = {
   'team.action.checkout.create': { en: 'Checkout link created', ny: 'Ulalo wolipirira unapangidwa' },
   'team.action.sandbox.simulate_payment': { en: 'Sandbox: customer payment simulated', ny: 'Sandbox: malipiro a kasitomala anayesedwa' },
   'team.action.merchant.payout_decisions': { en: 'Payout decisions policy changed', ny: 'Lamulo la zisankho za malipiro linasinthidwa' },
+  'team.action.sandbox.read_email': { en: 'Sandbox: held e-mail read', ny: 'Sandbox: imelo yosungidwa inawerengedwa' },
   'team.action.sandbox.pay_timed_account': { en: 'Sandbox: timed account paid', ny: 'Sandbox: akaunti ya nthawi inalipidwa' },
 } satisfies Record<string, Entry>;
 

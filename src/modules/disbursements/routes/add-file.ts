@@ -44,7 +44,8 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request, reply) => {
       const { contentType, fileContent, ...header } = request.body;
-      const transactions = await readBatchFile(contentType, fileContent, deps.config.batchBodyLimitBytes);
+      // Same result as E8 (product.md §9): a row whose amount is not one refuses the file, as it refuses an E8 body.
+      const transactions = await readBatchFile(contentType, fileContent, deps.config.batchBodyLimitBytes, { malformedAmounts: 'refuse-file' });
       const body = await withTransaction(deps.db, async (tx) => {
         const accepted = await submitBatch(deps, tx, { ...header, uploadType: contentType, transactions });
         return storeResponse(tx, request, reply, 200, accepted);

@@ -13,6 +13,7 @@ import { BATCH, LINE_STATUS_NAMES } from '../lifecycle.ts';
 import { findBatch, listPayouts } from '../repository.ts';
 import { BatchNumber, DownloadTypeField, MAX_BATCH_LINES } from '../schemas.ts';
 import { lineError } from '../service.ts';
+import { amountCell } from '../errors-document.ts';
 
 const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
@@ -70,7 +71,7 @@ const route: RouteModule = (app, { deps }) => {
         l.connector_name ?? '',
         l.beneficiary_account_number,
         l.transaction_description,
-        { minor: l.amount_minor },
+        amountCell(l),
         { minor: l.fee_minor },
         l.currency_code,
         l.source_reference_number,

@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { findPayout } from '../repository.ts';
-import { PayoutRecord, PayoutReference } from '../schemas.ts';
-import { payoutRecord } from '../service.ts';
+import { findPayoutDetail } from '../repository.ts';
+import { PayoutDetail, PayoutReference } from '../schemas.ts';
+import { payoutDetail } from '../service.ts';
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/getTransaction', {
@@ -16,13 +16,13 @@ const route: RouteModule = (app, { deps }) => {
         'One payout line of a batch, by its transactionReferenceNumber: its status (transactionStatusCode), fee, and the ' +
         "connector's responseCode and responseMessage. An unknown or another merchant's reference answers 404 E903.",
       body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: PayoutReference }),
-      response: { 200: { ...PayoutRecord, description: 'The batch transaction.' } },
+      response: { 200: { ...PayoutDetail, description: 'The batch transaction.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;
-      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, { single: false });
+      const payout = await findPayoutDetail(deps.db, merchantAccountNumber, transactionReferenceNumber, { single: false });
       if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: transactionReferenceNumber });
-      return payoutRecord(request.lang, payout);
+      return payoutDetail(request.lang, payout);
     },
   });
 };

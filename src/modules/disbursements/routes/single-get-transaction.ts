@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../http/errors.ts';
 import { MerchantAccountNumber } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
-import { findPayout } from '../repository.ts';
-import { PayoutReference, SinglePayoutRecord } from '../schemas.ts';
-import { singlePayoutRecord } from '../service.ts';
+import { findPayoutDetail } from '../repository.ts';
+import { PayoutReference, SinglePayoutDetail } from '../schemas.ts';
+import { singlePayoutDetail } from '../service.ts';
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/single/getTransaction', {
@@ -16,13 +16,13 @@ const route: RouteModule = (app, { deps }) => {
         'One single payout (from POST /disbursements/single/add), by its transactionReferenceNumber: status, fee, the connector\'s ' +
         "responseCode and responseMessage, and who reviewed or approved it. An unknown or another merchant's reference answers 404 E903.",
       body: Type.Object({ merchantAccountNumber: MerchantAccountNumber, transactionReferenceNumber: PayoutReference }),
-      response: { 200: { ...SinglePayoutRecord, description: 'The single payout.' } },
+      response: { 200: { ...SinglePayoutDetail, description: 'The single payout.' } },
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionReferenceNumber } = request.body;
-      const payout = await findPayout(deps.db, merchantAccountNumber, transactionReferenceNumber, { single: true });
+      const payout = await findPayoutDetail(deps.db, merchantAccountNumber, transactionReferenceNumber, { single: true });
       if (!payout) throw new AppError('notFound', 'detail.payoutNotFound', { reference: transactionReferenceNumber });
-      return singlePayoutRecord(request.lang, payout);
+      return singlePayoutDetail(request.lang, payout);
     },
   });
 };

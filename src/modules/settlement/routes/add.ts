@@ -31,12 +31,12 @@ const route: RouteModule = (app, { deps }) => {
       description:
         'A bank account of the merchant that settlements can be paid into (connectorId: a bank connector, e.g. 221500 FDH Bank, ' +
         '212188 National Bank of Malawi, 221300 Standard Bank; accountNumber: 10–16 digits). New accounts are inactive; activate one ' +
-        'with /merchants/bankAccounts/activate. The new accountId is in the message and the X-Account-Id header.',
+        'with /merchants/bankAccounts/activate. The gateway\'s message ("Merchant bank account has been created successfully"); the new accountId is in the X-Account-Id header.',
       body: Body,
       response: {
         201: {
           ...Message,
-          description: 'The account was added (inactive): a confirmation message (JSON string) naming its accountId.',
+          description: 'The account was added (inactive): the gateway\'s confirmation message (JSON string); its accountId is in X-Account-Id.',
           headers: { 'x-account-id': { type: 'integer', description: 'The new settlement account id.' } },
         },
       },
@@ -44,7 +44,7 @@ const route: RouteModule = (app, { deps }) => {
     handler: async (request, reply) => {
       const accountId = await addAccount(deps, request.body);
       reply.header('x-account-id', accountId);
-      return sendMessage(reply, 201, t(request.lang, 'ok.settlementCreated', { accountId }));
+      return sendMessage(reply, 201, t(request.lang, 'ok.settlementCreated'));
     },
   });
 };

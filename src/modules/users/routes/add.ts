@@ -1,5 +1,5 @@
 // POST /security/merchantUsers/add — a new merchant user, invited by e-mail to set a password.
-// 201 with a message naming the new userId (also in the X-User-Id header). The same e-mail
+// 201 with the gateway's message; the new userId is in the X-User-Id header. The same e-mail
 // address twice for one merchant (in any case) is 409 E906. The body is the gateway's: `roleId` a
 // role code ("MERC_ADMIN") or number, with `"organisationTypeCode": "MER"`.
 import { Type } from '@sinclair/typebox';
@@ -44,13 +44,13 @@ const route: RouteModule = (app, { deps }) => {
       tags: ['Merchant users'],
       summary: 'Add a merchant user',
       description:
-        'Creates the user and e-mails them a one-time link to set their password (valid INVITATION_HOURS, default 72). The new userId is in the message and the X-User-Id header. ' +
+        'Creates the user and e-mails them a one-time link to set their password (valid INVITATION_HOURS, default 72). The answer is the gateway\'s message; the new userId is in the X-User-Id header. ' +
         'roleId is a role code as the gateway documents it (MERC_ADMIN, MERC_INITIATOR, MERC_REVIEWER, MERC_APPROVER, MERC_VIEWER) or its number 1–5; organisationTypeCode, when sent, is MER.',
       body: Body,
       response: {
         201: {
           ...Message,
-          description: 'The user was created and invited: a confirmation message (JSON string) naming the userId.',
+          description: 'The user was created and invited: the gateway\'s confirmation message (JSON string); the userId is in X-User-Id.',
           headers: { 'x-user-id': { type: 'string', description: 'The new user\'s id (a UUID).' } },
         },
       },
@@ -59,7 +59,7 @@ const route: RouteModule = (app, { deps }) => {
       const principal = request.principal!;
       const userId = await addUser(deps, { ...request.body, organisationId: principal.organisationId, merchantAccountNumber: principal.merchantAccountNumber }, publicBaseUrl(deps.config, request));
       reply.header('x-user-id', userId);
-      return sendMessage(reply, 201, t(request.lang, 'ok.userCreated', { userId, emailAddress: request.body.emailAddress }));
+      return sendMessage(reply, 201, t(request.lang, 'ok.userCreated'));
     },
   });
 };

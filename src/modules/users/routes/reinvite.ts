@@ -28,8 +28,8 @@ const route: RouteModule = (app, { deps }) => {
       response: { 200: { ...Message, description: 'The invitation was sent: a confirmation message (JSON string).' } },
     },
     handler: async (request, reply) => {
-      const emailAddress = await reinviteMerchantUser(deps, request.principal!.merchantAccountNumber, request.body.userId, publicBaseUrl(deps.config, request));
-      return sendMessage(reply, 200, t(request.lang, 'ok.userReinvited', { emailAddress }));
+      await reinviteMerchantUser(deps, request.principal!.merchantAccountNumber, request.body.userId, publicBaseUrl(deps.config, request));
+      return sendMessage(reply, 200, t(request.lang, 'ok.userReinvited'));
     },
   });
 };

@@ -12,6 +12,8 @@ import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { collectionPath, SECTION_PATHS } from '../../kit/paths.ts';
 import { fitsDateInput, Money, Time, type FilterProblem } from '../../kit/display.tsx';
+import { ExportLinks, exportUrl } from '../../kit/export-links.tsx';
+import type { ExportFormat } from '../../kit/exports.ts';
 
 export const COLLECTIONS_PATH = SECTION_PATHS.collections;
 /** The id of the region htmx swaps (the route answers it alone when htmx asks for it). */
@@ -43,6 +45,11 @@ export interface CollectionsView {
   /** The cursor the page was read from (absent on the first page). */
   after: string;
   result: CollectionsResult;
+}
+
+/** The list as a file (kit/exports.ts) with these filters: every row they keep, so no page size and no cursor. */
+export function collectionsExportUrl(values: CollectionsFilterValues, format: ExportFormat): string {
+  return exportUrl(COLLECTIONS_PATH, format, { from: values.from, to: values.to, status: values.status, connector: values.connector, search: values.search });
 }
 
 /** The list's address with these filters (empty ones left out) and, optionally, a cursor. */
@@ -161,6 +168,16 @@ export function CollectionsResults(v: Omit<CollectionsView, 'context'> & { lang:
       <p class="results-summary" role="status" id="collections-summary">
         {summary}
       </p>
+      {items.length > 0 ? (
+        <ExportLinks
+          id="collections-export"
+          csvUrl={collectionsExportUrl(values, 'csv')}
+          xlsxUrl={collectionsExportUrl(values, 'xlsx')}
+          csvText={ct(lang, 'collections.downloadCsv')}
+          xlsxText={ct(lang, 'collections.downloadXlsx')}
+          hint={ct(lang, 'collections.downloadHint')}
+        />
+      ) : null}
       {items.length > 0 ? <Table lang={lang} items={items} /> : null}
       {v.after || nextUrl ? (
         <nav class="pages-nav" aria-label={ct(lang, 'paging.label')}>

@@ -1,5 +1,5 @@
 // GET /console/collections — the merchant's collections, filtered and keyset paged (collections/queries.ts
-// listCollections); GET /console/collections/:transactionReferenceNumber — one of them with its ledger
+// listCollections), and as a CSV or Excel file (.csv, .xlsx: every row the filters keep); GET /console/collections/:transactionReferenceNumber — one of them with its ledger
 // lines and events (collectionDetail). Another merchant's reference is the console's 404 page.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -9,7 +9,8 @@ import type { RouteModule } from '../../../../http/types.ts';
 import type { Queryable } from '../../../../db/pool.ts';
 import { render } from '../../../../lib/html/jsx.ts';
 import { listConnectors } from '../../../connectors/repository.ts';
-import { collectionDetail, listCollections } from '../queries.ts';
+import { collectionDetail, COLLECTION_EXPORT_COLUMNS, exportCollections, listCollections, type CollectionFilter } from '../queries.ts';
+import { EXPORT_FORMATS, exportFileName, sendExport } from '../../kit/exports.ts';
 import { consoleContext, sendHtml } from '../../kit/http.ts';
 import { page } from '../../kit/layout.tsx';
 import { CollectionPage } from '../pages/collection.tsx';
@@ -51,6 +52,18 @@ function filterValues(query: Static<typeof ListQuery>): CollectionsFilterValues 
 /** '' → absent; anything else a number (NaN for text, which the data function refuses with a 400). */
 const numberOrAbsent = (text: string) => (text.trim() === '' ? undefined : Number(text));
 
+/** The data function's filter of the form's values (the list's and its export's). */
+function filterOf(values: CollectionsFilterValues): CollectionFilter {
+  return {
+    fromDate: values.from || undefined,
+    toDate: values.to || undefined,
+    status: values.status || undefined,
+    connectorId: numberOrAbsent(values.connector),
+    search: values.search || undefined,
+    limit: numberOrAbsent(values.limit),
+  };
+}
+
 /**
  * Whether htmx asks for the results region alone. A history restore (the user going back, with
  * htmx's history cache off) asks for the whole page, as a first visit does.
@@ -74,15 +87,7 @@ const route: RouteModule = (scope, { deps }) => {
     const after = request.query.after ?? '';
     let result: CollectionsResult;
     try {
-      const found = await listCollections(deps.db, context.user.merchantAccountNumber, {
-        fromDate: values.from || undefined,
-        toDate: values.to || undefined,
-        status: values.status || undefined,
-        connectorId: numberOrAbsent(values.connector),
-        search: values.search || undefined,
-        after: after || undefined,
-        limit: numberOrAbsent(values.limit),
-      });
+      const found = await listCollections(deps.db, context.user.merchantAccountNumber, { ...filterOf(values), after: after || undefined });
       result = { page: found };
     } catch (err) {
       // A refused filter (AppError 'validation', 400) is shown back with its message; anything else is rethrown.
@@ -98,6 +103,28 @@ const route: RouteModule = (scope, { deps }) => {
     const connectors = await collectionConnectors(deps.db);
     return sendHtml(reply, context, 'problem' in result ? 400 : 200, page(CollectionsPage({ context, values, after, result, connectors })));
   });
+
+  // GET /console/collections.csv and .xlsx: every collection the list's filters keep, streamed
+  // (kit/exports.ts). A refused filter is the list page with its message, as a 400, as above.
+  for (const format of EXPORT_FORMATS) {
+    scope.get(`${at(COLLECTIONS_PATH)}.${format}`, { schema: { querystring: ListQuery }, config }, async (request, reply) => {
+      const context = consoleContext(request);
+      const { merchantAccountNumber, merchantName } = context.user;
+      const values = filterValues(request.query);
+      try {
+        return await sendExport(reply, {
+          format,
+          fileName: exportFileName('collections', merchantAccountNumber, merchantName, deps.clock.now()),
+          sheetName: 'Collections',
+          columns: COLLECTION_EXPORT_COLUMNS,
+          rows: exportCollections(deps.db, merchantAccountNumber, filterOf(values)),
+        });
+      } catch (err) {
+        const result = { problem: filterProblem({ lang: context.lang, ct }, err, FIELDS, { ...values }) };
+        return sendHtml(reply, context, 400, page(CollectionsPage({ context, values, after: '', result, connectors: await collectionConnectors(deps.db) })));
+      }
+    });
+  }
 
   scope.get(`${at(COLLECTIONS_PATH)}/:transactionReferenceNumber`, { schema: { params: DetailParams }, config }, async (request, reply) => {
     const context = consoleContext(request);

@@ -9,6 +9,7 @@ import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Cell, Choice, Pager, When, withQuery } from '../../kit/lists.tsx';
+import { Breakable } from '../../kit/display.tsx';
 import { Alerts, ButtonForm, DELIVERIES_PATH, deliveryPath, DevelopersLayout, FieldError, FormFields, REDELIVER_FAILED_PATH, redeliverPath, Tabs, type FormState } from './developers.tsx';
 import { EventName } from './webhook-parts.tsx';
 
@@ -71,7 +72,9 @@ function DeliveryRow(p: { context: ConsoleContext; d: DeliveryItem }): SafeHtml 
       <Cell label={label('developers.webhook.event')}>
         <EventName lang={lang} code={d.eventCode} />
         {d.isTest ? <span class="chip chip-test">{ct(lang, 'developers.delivery.test')}</span> : null}
-        <code class="sub callback-url">{d.callbackUrl}</code>
+        <code class="sub callback-url">
+          <Breakable text={d.callbackUrl} />
+        </code>
       </Cell>
       <Cell label={label('developers.delivery.col.status')}>
         <DeliveryStatusBadge lang={lang} status={d.status} />

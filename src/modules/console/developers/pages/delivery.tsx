@@ -6,6 +6,7 @@ import type { AttemptView, DeliveryDetail } from '../../../webhooks/delivery-log
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
 import { When } from '../../kit/lists.tsx';
+import { Breakable } from '../../kit/display.tsx';
 import { Alerts, Breadcrumbs, ButtonForm, DELIVERIES_PATH, deliveryPath, DevelopersLayout, redeliverPath } from './developers.tsx';
 import { DeliveryStatusBadge } from './deliveries.tsx';
 import { EventName } from './webhook-parts.tsx';
@@ -76,7 +77,9 @@ function DeliveryFacts(p: { context: ConsoleContext; d: DeliveryDetail }): SafeH
         <div class="fact">
           <dt>{ct(lang, 'developers.webhook.url')}</dt>
           <dd>
-            <code class="callback-url">{d.callbackUrl}</code>
+            <code class="callback-url">
+              <Breakable text={d.callbackUrl} />
+            </code>
           </dd>
         </div>
         <div class="fact">
@@ -119,7 +122,9 @@ function DeliveryRequest(p: { lang: Lang; d: DeliveryDetail; headers: Array<[str
     <section class="card" aria-labelledby="request-title" id="request">
       <h2 id="request-title">{ct(lang, 'developers.delivery.request')}</h2>
       <p>
-        <code>POST</code> <code class="callback-url">{d.callbackUrl}</code>
+        <code>POST</code> <code class="callback-url">
+              <Breakable text={d.callbackUrl} />
+            </code>
       </p>
       <p class="hint">{ct(lang, 'developers.delivery.headersHint')}</p>
       <table class="headers-table" id="request-headers">

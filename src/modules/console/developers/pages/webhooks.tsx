@@ -8,6 +8,7 @@ import type { Subscription } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Cell, When, withQuery } from '../../kit/lists.tsx';
+import { Breakable } from '../../kit/display.tsx';
 import {
   Alerts,
   Breadcrumbs,
@@ -52,7 +53,9 @@ function SubscriptionRow(p: { context: ConsoleContext; s: Subscription }): SafeH
         <code class="sub">{s.event_code}</code>
       </Cell>
       <Cell label={label('developers.webhook.url')}>
-        <code class="callback-url">{s.callback_url}</code>
+        <code class="callback-url">
+          <Breakable text={s.callback_url} />
+        </code>
       </Cell>
       <Cell label={label('developers.webhook.created')}>
         <When at={s.date_created} lang={lang} />
@@ -184,7 +187,7 @@ function SubscriptionFacts(p: SubscriptionPart): SafeHtml {
           <dt>{ct(lang, 'developers.webhook.url')}</dt>
           <dd>
             <code class="callback-url" id="webhook-url">
-              {s.callback_url}
+              <Breakable text={s.callback_url} />
             </code>
           </dd>
         </div>

@@ -9,7 +9,7 @@ import { HOME_DAYS, type Attention, type DayFigures, type Flow, type HomeSummary
 import { ct, type TextKey } from '../texts.ts';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { BarChart } from '../../kit/chart.tsx';
-import { moneyText, percentText, utcMinute } from '../../kit/display.tsx';
+import { Breakable, moneyText, percentText, utcMinute } from '../../kit/display.tsx';
 
 /** The payouts section's batch page (the payouts pages build it). */
 export function batchPath(batchNumber: number): string {
@@ -269,7 +269,9 @@ function FailedDeliveries(p: { lang: Lang; failedDeliveries: Attention['failedDe
             ) : (
               <code>{d.eventCode}</code>
             )}{' '}
-            <span class="wrap">{d.callbackUrl}</span>
+            <span class="wrap">
+              <Breakable text={d.callbackUrl} />
+            </span>
             <span class="attention-facts">
               {ct(lang, 'home.deliveryFacts', {
                 attempts: d.totalAttempts,

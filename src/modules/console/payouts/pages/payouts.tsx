@@ -7,7 +7,7 @@
 // disbursements/service.ts lineError).
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
-import { BATCH, type BatchStatus } from '../../../disbursements/lifecycle.ts';
+import { BATCH, type BatchAction, type BatchStatus } from '../../../disbursements/lifecycle.ts';
 import { lineError } from '../../../disbursements/service.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
 import { BATCH_STATUSES, LINE_STATUSES, type BatchDetail, type BatchItem, type BatchLine, type LineStatus, type PayoutItem } from '../queries.ts';
@@ -17,13 +17,17 @@ import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { Cell, Choice, Money, Pager, Results, StatusBar, swapping, When, withQuery, type BarPart } from '../../kit/lists.tsx';
 import { BatchActions, type ActionProblem } from './payout-actions.tsx';
+import type { DebitPreview } from '../../../disbursements/preview.ts';
 import { BatchErrors, LIVE_REGION_ID, LiveBatch, liveViewOf } from './live-batch.tsx';
 import { UploadLink } from './upload.tsx';
 import { Alerts } from '../../kit/display.tsx';
+import { ExportLinks, exportUrl } from '../../kit/export-links.tsx';
 
 export const PAYOUTS_PATH = SECTION_PATHS.payouts;
 export const SINGLE_PAYOUTS_PATH = `${PAYOUTS_PATH}/single`;
 export const batchPath = (batchNumber: number) => `${PAYOUTS_PATH}/batches/${batchNumber}`;
+/** A batch's lines as a file: this, then .csv or .xlsx (kit/export-links.tsx exportUrl). */
+export const batchLinesExportBase = (batchNumber: number) => `${batchPath(batchNumber)}/lines`;
 
 /** The ids of the regions htmx swaps (the routes answer an htmx request aimed at one with it alone). */
 export const REGIONS = { batches: 'batch-results', lines: 'line-results', single: 'single-results' } as const;
@@ -108,11 +112,26 @@ function Progress(p: { lang: Lang; batch: BatchItem }): SafeHtml {
   );
 }
 
+/** A list's download links (kit/export-links.tsx), with its filters: every row they keep. */
+export function PayoutExportLinks(p: { lang: Lang; id: string; base: string; filters: Record<string, string | undefined>; hint: TextKey }): SafeHtml {
+  return (
+    <ExportLinks
+      id={p.id}
+      csvUrl={exportUrl(p.base, 'csv', p.filters)}
+      xlsxUrl={exportUrl(p.base, 'xlsx', p.filters)}
+      csvText={ct(p.lang, 'payouts.downloadCsv')}
+      xlsxText={ct(p.lang, 'payouts.downloadXlsx')}
+      hint={ct(p.lang, p.hint)}
+    />
+  );
+}
+
 export function BatchesResults(p: { lang: Lang; page: Page<BatchItem>; filter: BatchFilterValues; swapped: boolean }): SafeHtml {
   const { lang, page, filter } = p;
   const label = (key: TextKey) => ct(lang, key);
   return (
     <Results id={REGIONS.batches} title={ct(lang, 'payouts.batches')} swapped={p.swapped}>
+      {page.items.length > 0 ? <PayoutExportLinks lang={lang} id="batches-export" base={PAYOUTS_PATH} filters={{ status: filter.status }} hint="payouts.downloadBatchesHint" /> : null}
       {page.items.length === 0 ? (
         <p class="empty" id="batches-empty">
           {ct(lang, 'payouts.noBatches')}
@@ -456,7 +475,8 @@ export function PayoutCells(p: { lang: Lang; item: PayoutItem; extraStatus?: str
       </Cell>
       <Cell label={label('payouts.col.connector')}>{item.connectorName || String(item.connectorId)}</Cell>
       <Cell label={label('payouts.col.amount')} num>
-        <Money minor={item.amountMinor} currencyCode={item.currencyCode} />
+        {/* An invalid line whose amount was not one has none: its reason (Outcome) quotes what was written. */}
+        {item.amountMinor === null ? <span class="muted">{ct(lang, 'payouts.noAmount')}</span> : <Money minor={item.amountMinor} currencyCode={item.currencyCode} />}
       </Cell>
       <Cell label={label('payouts.col.fee')} num>
         <Money minor={item.feeMinor} currencyCode={item.currencyCode} />
@@ -498,8 +518,12 @@ export function LinesResults(p: { lang: Lang; batchNumber: number; page: Page<Ba
   const { lang, page, filter } = p;
   const base = batchPath(p.batchNumber);
   const filtered = Boolean(filter.search || filter.status);
+  const fromFile = page.items.some((line) => line.fileRow !== null);
   return (
     <Results id={REGIONS.lines} title={ct(lang, 'payouts.lines')} swapped={p.swapped}>
+      {page.items.length > 0 ? (
+        <PayoutExportLinks lang={lang} id="lines-export" base={batchLinesExportBase(p.batchNumber)} filters={{ search: filter.search, status: filter.status }} hint="payouts.downloadLinesHint" />
+      ) : null}
       {page.items.length === 0 ? (
         <p class="empty" id="lines-empty">
           {ct(lang, filtered ? 'payouts.noLinesMatch' : 'payouts.noLinesYet')}
@@ -507,12 +531,13 @@ export function LinesResults(p: { lang: Lang; batchNumber: number; page: Page<Ba
       ) : (
         <table class="stack-table" id="lines-table">
           <caption class="visually-hidden">{ct(lang, 'payouts.linesCaption', { number: p.batchNumber })}</caption>
-          <PayoutHead lang={lang} first="payouts.col.line" />
+          {/* A file's batch numbers its lines as the file's rows, as the upload's messages and the invalid-lines file do. */}
+          <PayoutHead lang={lang} first={fromFile ? 'payouts.col.row' : 'payouts.col.line'} />
           <tbody>
             {page.items.map((line) => (
               <tr id={`line-${line.lineNumber}`} data-reference={line.transactionReferenceNumber}>
-                <Cell row label={ct(lang, 'payouts.col.line')}>
-                  {line.lineNumber}
+                <Cell row label={ct(lang, fromFile ? 'payouts.col.row' : 'payouts.col.line')}>
+                  {line.fileRow ?? line.lineNumber}
                 </Cell>
                 <PayoutCells lang={lang} item={line} />
               </tr>
@@ -532,7 +557,17 @@ export function LinesResults(p: { lang: Lang; batchNumber: number; page: Page<Ba
   );
 }
 
-export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; lines: Page<BatchLine>; filter: LineFilterValues; actionProblem?: ActionProblem; notice?: string }): SafeHtml {
+export function BatchPage(p: {
+  context: ConsoleContext;
+  batch: BatchDetail;
+  lines: Page<BatchLine>;
+  filter: LineFilterValues;
+  actionProblem?: ActionProblem;
+  notice?: string;
+  /** What transferring its funds would debit, and whether the page answers for that step (payout-actions.tsx). */
+  transfer?: DebitPreview;
+  confirming?: BatchAction;
+}): SafeHtml {
   const lang = p.context.lang;
   const { batch } = p;
   const base = batchPath(batch.batchNumber);
@@ -555,7 +590,7 @@ export function BatchPage(p: { context: ConsoleContext; batch: BatchDetail; line
       {/* Redrawn by the live script when the batch changes (payouts/pages/live-batch.tsx): what depends on its state. */}
       <div id={LIVE_REGION_ID} class="batch-live">
         <BatchErrors lang={lang} batchNumber={batch.batchNumber} statusCode={batch.statusCode} invalid={batch.progress.invalid} />
-        <BatchActions context={p.context} batch={batch} problem={p.actionProblem} />
+        <BatchActions context={p.context} batch={batch} problem={p.actionProblem} transfer={p.transfer} confirming={p.confirming} />
         <BatchHeader lang={lang} batch={batch} />
       </div>
       <LineSearch lang={lang} prefix="line" action={base} region={REGIONS.lines} label={ct(lang, 'payouts.searchLines')} filter={p.filter} />

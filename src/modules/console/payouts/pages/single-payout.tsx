@@ -3,11 +3,12 @@
 // page, with its facts and the actions card (review, approve, reject while it awaits them), and
 // their list, in the rows of a batch's lines (payouts.tsx PayoutHead, PayoutCells).
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
+import { formatMajor } from '../../../../lib/money.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
 import type { ConnectorRow } from '../../../connectors/repository.ts';
 import type { PayoutRow } from '../../../disbursements/repository.ts';
-import { singleStage } from '../../../disbursements/lifecycle.ts';
+import { payableAmount, singleStage } from '../../../disbursements/lifecycle.ts';
 import { PayoutInputFields } from '../../../disbursements/schemas.ts';
 import { FormKey } from '../../kit/actions.tsx';
 import { singleVerdict } from '../../../disbursements/may-act.ts';
@@ -18,8 +19,10 @@ import { TEST_WALLETS } from '../../../disbursements/sandbox.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { Cell, Money, Pager, Results, When, withQuery } from '../../kit/lists.tsx';
-import { ActionsCard, NEW_SINGLE_PATH, singleActionPath, singlePayoutPath, type ActionProblem } from './payout-actions.tsx';
-import { lineStatusName, LineSearch, PayoutCells, PayoutHead, PAYOUTS_PATH, REGIONS, SINGLE_PAYOUTS_PATH, Tabs, type LineFilterValues } from './payouts.tsx';
+import { ActionsCard, Confirm, NEW_SINGLE_PATH, singleActionPath, singlePayoutPath, type ActionProblem } from './payout-actions.tsx';
+import type { DebitPreview } from '../../../disbursements/preview.ts';
+import type { BatchAction } from '../../../disbursements/lifecycle.ts';
+import { lineStatusName, LineSearch, PayoutCells, PayoutExportLinks, PayoutHead, PAYOUTS_PATH, REGIONS, SINGLE_PAYOUTS_PATH, Tabs, type LineFilterValues } from './payouts.tsx';
 import { Alerts } from '../../kit/display.tsx';
 
 /** The form's fields: the API's own names (single/add). */
@@ -34,6 +37,9 @@ export const MAX_LENGTHS = {
   sourceReferenceNumber: PayoutInputFields.sourceReferenceNumber.maxLength!,
   transactionDescription: PayoutInputFields.transactionDescription.maxLength!,
 } as const satisfies Partial<Record<SingleField, number>>;
+
+/** What the payout the form describes would debit, and through which connector (its confirmation). */
+export type SinglePreview = DebitPreview & { connectorName: string };
 
 export interface FormProblem {
   /** A refusal that is no one field's. */
@@ -173,7 +179,41 @@ function FormErrors(p: { lang: ConsoleContext['lang']; problem: FormProblem; ref
   );
 }
 
-export function SingleFormPage(p: { context: ConsoleContext; connectors: ConnectorRow[]; levelNumber: number; currencyCode: string; values: SingleFormValues; problem?: FormProblem }): SafeHtml {
+/**
+ * The form's confirmation, open under it once its fields pass: the payee, what it debits (now, or once
+ * approved), and the button that sends the same values with `confirmed`.
+ */
+function CreateConfirm(p: { context: ConsoleContext; values: SingleFormValues; preview: SinglePreview }): SafeHtml {
+  const { context, values, preview } = p;
+  const lang = context.lang;
+  const payee = { name: values.beneficiaryName, account: values.beneficiaryAccountNumber, connector: preview.connectorName };
+  const amount = `${preview.currencyCode} ${formatMajor(preview.debitMinor)}`;
+  return (
+    <div class="confirms">
+      <Confirm
+        context={context}
+        action="create"
+        subject=""
+        path={NEW_SINGLE_PATH}
+        debit={preview}
+        open
+        text={ct(lang, preview.debitedNow ? 'payoutActions.createWarning' : 'payoutActions.createLaterWarning', payee)}
+        button={preview.debitedNow ? ct(lang, 'payoutActions.confirm.create', { amount }) : ct(lang, 'payoutActions.confirm.createLater')}
+        fields={values}
+      />
+    </div>
+  );
+}
+
+export function SingleFormPage(p: {
+  context: ConsoleContext;
+  connectors: ConnectorRow[];
+  levelNumber: number;
+  currencyCode: string;
+  values: SingleFormValues;
+  problem?: FormProblem;
+  preview?: SinglePreview;
+}): SafeHtml {
   const { context, values } = p;
   const lang = context.lang;
   const problem = p.problem ?? { fields: {} };
@@ -208,6 +248,7 @@ export function SingleFormPage(p: { context: ConsoleContext; connectors: Connect
           {ct(lang, 'payoutActions.create')}
         </button>
       </form>
+      {p.preview ? <CreateConfirm context={context} values={values} preview={p.preview} /> : null}
     </Layout>
   );
 }
@@ -257,7 +298,7 @@ function PayoutDetails(p: { lang: ConsoleContext['lang']; payout: PayoutRow }): 
           {payout.connector_name ?? String(payout.connector_id)}
         </Fact>
         <Fact id="amount" label={ct(lang, 'payouts.col.amount')}>
-          <Money minor={payout.amount_minor} currencyCode={payout.currency_code} />
+          <Money minor={payableAmount(payout)} currencyCode={payout.currency_code} />
         </Fact>
         <Fact id="fee" label={ct(lang, 'payouts.col.fee')}>
           <Money minor={payout.fee_minor} currencyCode={payout.currency_code} />
@@ -294,7 +335,15 @@ function PayoutDetails(p: { lang: ConsoleContext['lang']; payout: PayoutRow }): 
   );
 }
 
-export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow; problem?: ActionProblem; notice?: string }): SafeHtml {
+export function SinglePayoutPage(p: {
+  context: ConsoleContext;
+  payout: PayoutRow;
+  problem?: ActionProblem;
+  notice?: string;
+  /** While it awaits approval: what approving it debits (its confirmation shows it), and whether the page answers for that. */
+  approval?: DebitPreview;
+  confirming?: BatchAction;
+}): SafeHtml {
   const { context, payout } = p;
   const lang = context.lang;
   const reference = payout.transaction_reference_number;
@@ -312,6 +361,8 @@ export function SinglePayoutPage(p: { context: ConsoleContext; payout: PayoutRow
         verdicts={SINGLE_ACTIONS.map((a) => [a, singleVerdict(context.user, facts, a)] as const)}
         path={(action) => singleActionPath(reference, action)}
         problem={p.problem}
+        debits={p.approval ? { approve: p.approval } : undefined}
+        confirming={p.confirming}
       />
       <PayoutDetails lang={lang} payout={payout} />
     </Layout>
@@ -333,6 +384,9 @@ export function SingleResults(p: { lang: Lang; page: Page<SinglePayoutItem>; fil
   const { lang, page, filter } = p;
   return (
     <Results id={REGIONS.single} title={ct(lang, 'payouts.singleTab')} swapped={p.swapped}>
+      {page.items.length > 0 ? (
+        <PayoutExportLinks lang={lang} id="single-export" base={SINGLE_PAYOUTS_PATH} filters={{ search: filter.search, status: filter.status }} hint="payouts.downloadSinglesHint" />
+      ) : null}
       {page.items.length === 0 ? (
         <p class="empty" id="single-empty">
           {ct(lang, 'payouts.noSingles')}

@@ -4,6 +4,11 @@
 //   GET/POST /console/payouts/single/new                                          addSinglePayout
 //   GET /console/payouts/single/:reference                                        one single payout
 //   POST /console/payouts/single/:reference/(review|approve|reject)                actOnSinglePayout
+// The steps that move money (transfer-funds, a single payout's approve, the new payout's form) act
+// only with the field `confirmed` that their confirmation sends (pages/payout-actions.tsx Confirm):
+// without it the page answers with that confirmation, open, showing what would be debited
+// (disbursements/preview.ts), and nothing moves. The confirmed POST is checked by the service as
+// any other: the preview is no guard.
 // A refusal (four eyes, role, balance, limits, a page whose batch or payout has moved on) shows the
 // same page again with the service's message in the user's language, as 403, 402 or 409 (a stale
 // page: the API's E916); another merchant's batch or payout is the console's 404 page.
@@ -25,9 +30,10 @@ import { batchPageView } from '../queries.ts';
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
-import { actionOfSlug, NEW_SINGLE_PATH, REASON_MAX_LENGTH, singlePayoutPath, type ActionProblem } from '../pages/payout-actions.tsx';
+import { actionOfSlug, CONFIRMED_FIELD, NEW_SINGLE_PATH, REASON_MAX_LENGTH, singlePayoutPath, type ActionProblem } from '../pages/payout-actions.tsx';
+import { previewApproval, previewSinglePayout, type DebitPreview } from '../../../disbursements/preview.ts';
 import { batchPath, BatchPage, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../pages/payouts.tsx';
-import { MAX_LENGTHS, SINGLE_FIELDS, SingleFormPage, SinglePayoutPage, type FormProblem, type SingleField, type SingleFormValues } from '../pages/single-payout.tsx';
+import { MAX_LENGTHS, SINGLE_FIELDS, SingleFormPage, SinglePayoutPage, type FormProblem, type SingleField, type SingleFormValues, type SinglePreview } from '../pages/single-payout.tsx';
 import { at } from '../../kit/at.ts';
 import { Form, PathNumber, pathNumber, Text } from '../../kit/schemas.ts';
 
@@ -39,8 +45,8 @@ const Reference = Type.String({ pattern: '^[A-Za-z0-9]{12}$' });
 const BatchActionParams = Type.Object({ batchNumber: PathNumber, action: Type.String() });
 const PayoutParams = Type.Object({ reference: Reference });
 const PayoutActionParams = Type.Object({ reference: Reference, action: Type.String() });
-/** An action's form: only reject's has a field (its reason); the others carry the token and the form key. */
-const ActionForm = Form({ reason: Text() });
+/** An action's form: reject's has its reason, a money step's `confirmed`; all carry the token and the form key. */
+const ActionForm = Form({ reason: Text(), confirmed: Text() });
 /** The single-payout form: SINGLE_FIELDS, each checked by formProblems with its own message. */
 const SingleForm = Form({
   connectorId: Text(),
@@ -49,9 +55,13 @@ const SingleForm = Form({
   transactionAmount: Text(),
   sourceReferenceNumber: Text(),
   transactionDescription: Text(),
+  confirmed: Text(),
 });
 
 const notFound = () => new AppError('notFound');
+
+/** Whether a money step's form was sent from its confirmation (without it: show the confirmation). */
+const confirmed = (body: Record<string, unknown>) => body[CONFIRMED_FIELD] === 'yes';
 
 /**
  * What to tell the user about a refused action, with its status: the console's own refusal, or a
@@ -94,6 +104,9 @@ const FIELD_OF_DETAIL: Partial<Record<MessageKey, SingleField>> = {
   'detail.amountOutOfRange': 'transactionAmount',
 };
 
+/** The amount as the API takes it: "1,500.50" as people write it, without its separators. */
+const amountText = (values: SingleFormValues) => values.transactionAmount.replace(/[,\s]/g, '');
+
 /** The form's fields as sent, trimmed (a missing one as empty). */
 function formValues(body: Partial<SingleFormValues>): SingleFormValues {
   return Object.fromEntries(SINGLE_FIELDS.map((f) => [f, (body[f] ?? '').trim()])) as SingleFormValues;
@@ -120,23 +133,30 @@ function formProblems(lang: Lang, v: SingleFormValues): FormProblem['fields'] {
   return fields;
 }
 
-async function sendSingleForm(deps: Deps, reply: FastifyReply, context: ConsoleContext, status: number, values: SingleFormValues, problem?: FormProblem): Promise<FastifyReply> {
+async function sendSingleForm(
+  deps: Deps,
+  reply: FastifyReply,
+  context: ConsoleContext,
+  status: number,
+  values: SingleFormValues,
+  extra: { problem?: FormProblem; preview?: SinglePreview } = {},
+): Promise<FastifyReply> {
   const [connectors, merchant] = await Promise.all([listConnectors(deps.db, { activeInstitutionsOnly: true }), findMerchant(deps.db, context.user.merchantAccountNumber)]);
   if (!merchant) throw notFound();
   const payable = connectors.filter((c) => c.is_disbursement_allowed);
-  const html = SingleFormPage({ context, connectors: payable, levelNumber: merchant.level_number, currencyCode: merchant.currency_code, values, problem });
+  const html = SingleFormPage({ context, connectors: payable, levelNumber: merchant.level_number, currencyCode: merchant.currency_code, values, ...extra });
   return sendHtml(reply, context, status, page(html));
 }
 
 // ---------------------------------------------------------------------------------------------
 // A batch's actions
 
-/** The batch page again, with why the action was refused. */
-async function sendBatchPage(deps: Deps, reply: FastifyReply, context: ConsoleContext, batchNumber: number, status: number, problem: ActionProblem): Promise<FastifyReply> {
+/** The batch page again, with why the action was refused, or the confirmation of a money step open. */
+async function sendBatchPage(deps: Deps, reply: FastifyReply, context: ConsoleContext, batchNumber: number, status: number, extra: { problem?: ActionProblem; confirming?: BatchAction }): Promise<FastifyReply> {
   const merchant = context.user.merchantAccountNumber;
   const view = await batchPageView(deps.db, merchant, batchNumber);
   if (!view) throw notFound();
-  const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, ...view, filter: {}, actionProblem: problem });
+  const html = BatchPage({ context: { ...context, url: batchPath(batchNumber) }, ...view, filter: {}, actionProblem: extra.problem, confirming: extra.confirming });
   return sendHtml(reply, context, status, page(html));
 }
 
@@ -147,6 +167,7 @@ function batchAction(scope: App, deps: Deps): void {
     const action = actionOfSlug(request.params.action);
     const batchNumber = pathNumber(request.params.batchNumber);
     if (!action || batchNumber === undefined) throw notFound();
+    if (action === 'transferFunds' && !confirmed(request.body)) return sendBatchPage(deps, reply, context, batchNumber, 200, { confirming: action });
     const typed = action === 'reject' ? request.body.reason : undefined;
     try {
       const reason = action === 'reject' ? reasonOf(context.lang, request.body.reason) : undefined;
@@ -162,7 +183,7 @@ function batchAction(scope: App, deps: Deps): void {
       return redirect(request, reply, result.outcome.location);
     } catch (err) {
       const problem = problemOf(err, context.lang);
-      return sendBatchPage(deps, reply, context, batchNumber, problem.status, { action, message: problem.message, reason: typed, reasonError: problem.fields.reason });
+      return sendBatchPage(deps, reply, context, batchNumber, problem.status, { problem: { action, message: problem.message, reason: typed, reasonError: problem.fields.reason } });
     }
   });
 }
@@ -180,7 +201,7 @@ async function addPayout(deps: Deps, request: FastifyRequest, context: ConsoleCo
         connectorId: Number(values.connectorId),
         beneficiaryAccountNumber: values.beneficiaryAccountNumber,
         beneficiaryName: values.beneficiaryName,
-        transactionAmount: values.transactionAmount.replace(/[,\s]/g, ''),
+        transactionAmount: amountText(values),
         sourceReferenceNumber: values.sourceReferenceNumber,
         transactionDescription: values.transactionDescription,
         capturedBy: context.user.emailAddress,
@@ -193,7 +214,16 @@ async function addPayout(deps: Deps, request: FastifyRequest, context: ConsoleCo
   return result.outcome.location;
 }
 
-/** GET and POST /console/payouts/single/new: the form, and the payout it adds. */
+/** What the payout the form describes would debit, by the service's checks (its refusals as addSinglePayout's). */
+function previewOf(deps: Deps, context: ConsoleContext, values: SingleFormValues): Promise<SinglePreview> {
+  return previewSinglePayout(deps.db, context.user.merchantAccountNumber, {
+    connectorId: Number(values.connectorId),
+    beneficiaryAccountNumber: values.beneficiaryAccountNumber,
+    transactionAmount: amountText(values),
+  });
+}
+
+/** GET and POST /console/payouts/single/new: the form, its confirmation, and the payout it adds. */
 function newSingle(scope: App, deps: Deps): void {
   scope.get(at(NEW_SINGLE_PATH), { config }, async (request, reply) => {
     const context = consoleContext(request);
@@ -206,13 +236,15 @@ function newSingle(scope: App, deps: Deps): void {
     if (!mayCapture(context.user.roleCode)) throw new AppError('forbidden');
     const values = formValues(request.body);
     const fields = formProblems(context.lang, values);
-    if (Object.keys(fields).length > 0) return sendSingleForm(deps, reply, context, 400, values, { fields });
+    if (Object.keys(fields).length > 0) return sendSingleForm(deps, reply, context, 400, values, { problem: { fields } });
     try {
+      // First what it would debit (the confirmation); the payout once that is confirmed.
+      if (!confirmed(request.body)) return sendSingleForm(deps, reply, context, 200, values, { preview: await previewOf(deps, context, values) });
       return redirect(request, reply, await addPayout(deps, request, context, values));
     } catch (err) {
       const problem = problemOf(err, context.lang);
       const field = problem.detailKey ? FIELD_OF_DETAIL[problem.detailKey] : undefined;
-      return sendSingleForm(deps, reply, context, problem.status, values, field ? { fields: { [field]: problem.message } } : { message: problem.message, fields: {} });
+      return sendSingleForm(deps, reply, context, problem.status, values, { problem: field ? { fields: { [field]: problem.message } } : { message: problem.message, fields: {} } });
     }
   });
 }
@@ -221,10 +253,19 @@ function newSingle(scope: App, deps: Deps): void {
 // One single payout
 
 /** The payout's page (another merchant's, or a batch's line, is not found), with a notice or why an action was refused. */
-async function sendPayoutPage(deps: Deps, reply: FastifyReply, context: ConsoleContext, reference: string, status: number, extra: { problem?: ActionProblem; notice?: string }): Promise<FastifyReply> {
+async function sendPayoutPage(
+  deps: Deps,
+  reply: FastifyReply,
+  context: ConsoleContext,
+  reference: string,
+  status: number,
+  extra: { problem?: ActionProblem; notice?: string; confirming?: BatchAction },
+): Promise<FastifyReply> {
   const payout = await findPayout(deps.db, context.user.merchantAccountNumber, reference, { single: true });
   if (!payout) throw notFound();
-  return sendHtml(reply, context, status, page(SinglePayoutPage({ context, payout, ...extra })));
+  // Awaiting approval: what approving it would debit (its confirmation shows it).
+  const approval: DebitPreview | undefined = payout.status_code === PAYOUT.pending ? await previewApproval(deps.db, payout) : undefined;
+  return sendHtml(reply, context, status, page(SinglePayoutPage({ context, payout, approval, ...extra })));
 }
 
 /** GET /console/payouts/single/:reference, and POST …/:reference/(review|approve|reject). */
@@ -240,6 +281,7 @@ function singlePayout(scope: App, deps: Deps): void {
     if (!action || !(SINGLE_ACTIONS as readonly BatchAction[]).includes(action)) throw notFound();
     const single = action as (typeof SINGLE_ACTIONS)[number];
     const reference = request.params.reference.toUpperCase();
+    if (action === 'approve' && !confirmed(request.body)) return sendPayoutPage(deps, reply, context, reference, 200, { confirming: action });
     const typed = action === 'reject' ? request.body.reason : undefined;
     try {
       const reason = action === 'reject' ? reasonOf(context.lang, request.body.reason) : undefined;

@@ -69,9 +69,10 @@ export function fileTypeOf(filename: string): FileType | undefined {
 }
 
 /**
- * One message per invalid row of a refused file: "Line 3: Transaction Amount must be …" (line i + 1
- * for transactions[i], as the batch numbers its lines), in the API's words (fieldMessages) without
- * the JSON path; messages that name no line (too many lines) as they are.
+ * One message per invalid row of a refused file: "Row 4: Transaction Amount must be …", the row the
+ * person sees in their spreadsheet or editor (the reader's row of transactions[i], the header being
+ * row 1; i + 2 for a file without blank rows), in the API's words (fieldMessages) without the JSON
+ * path; messages that name no row (too many lines) as they are.
  */
 export function lineProblems(lang: ConsoleContext['lang'], err: FileValidationError): string[] {
   const problems: string[] = [];
@@ -79,7 +80,8 @@ export function lineProblems(lang: ConsoleContext['lang'], err: FileValidationEr
     const row = /^\/transactions\/(\d+)(\/.*)?$/.exec(e.instancePath);
     const message = fieldMessages(lang, [row ? { ...e, instancePath: row[2] ?? '' } : e])[0];
     if (message === undefined) continue;
-    const text = row ? ct(lang, 'payoutActions.upload.line', { line: Number(row[1]) + 1, message }) : message;
+    const index = row ? Number(row[1]) : -1;
+    const text = row ? ct(lang, 'payoutActions.upload.row', { row: err.rowNumbers[index] ?? index + 2, message }) : message;
     if (!problems.includes(text)) problems.push(text);
   }
   return problems;
@@ -209,7 +211,9 @@ async function upload(deps: Deps, request: FastifyRequest, reply: FastifyReply):
 
   let transactions;
   try {
-    transactions = await readBatchFile(type, file.bytes.toString('base64'), limitBytes);
+    // The form promises that failing lines are listed and the others go on: a row whose amount is
+    // not one is such a line (amountFormat), where the API's addFile refuses the file as E8 does.
+    transactions = await readBatchFile(type, file.bytes.toString('base64'), limitBytes, { malformedAmounts: 'fail-line' });
   } catch (err) {
     return refuse(deps, reply, context, err, values, 'file');
   }

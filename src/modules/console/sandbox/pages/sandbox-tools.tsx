@@ -12,7 +12,7 @@ import type { ConnectorChoice, PaymentResult } from '../queries.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
-import { collectionPath, paymentRequestPath, SECTION_PATHS } from '../../kit/paths.ts';
+import { collectionPath, paymentRequestPath, SANDBOX_OUTBOX_PATH, SECTION_PATHS } from '../../kit/paths.ts';
 import { ActionFields, Field, FormProblem, type FormState } from '../../kit/forms.tsx';
 import { Cell, formatInstant, Money } from '../../kit/lists.tsx';
 import { Alerts, moneyText, timeLeftText } from '../../kit/display.tsx';
@@ -53,6 +53,8 @@ export interface SandboxView {
   maxAmount: string;
   payoutTimeoutSeconds: number;
   payoutReversalSeconds: number;
+  /** Whether to offer the outbox (kit/mail.ts mayReadOutbox: the roles that may invite users). */
+  outbox: boolean;
 }
 
 function ConnectorSelect(p: { lang: Lang; form: string; connectors: ConnectorChoice[]; value: string; error?: string }): SafeHtml {
@@ -225,6 +227,15 @@ export function SandboxPage(v: SandboxView): SafeHtml {
         <PayForm {...v} />
       </div>
       <SuffixTable lang={lang} timeoutSeconds={v.payoutTimeoutSeconds} reversalSeconds={v.payoutReversalSeconds} />
+      {v.outbox ? (
+        <section class="card" aria-labelledby="outbox-title" id="outbox">
+          <h2 id="outbox-title">{ct(lang, 'sandboxTools.emailsTitle')}</h2>
+          <p>{ct(lang, 'sandboxTools.emailsIntro')}</p>
+          <a class="link-button" href={SANDBOX_OUTBOX_PATH} id="outbox-link">
+            {ct(lang, 'sandboxTools.emailsLink')}
+          </a>
+        </section>
+      ) : null}
     </Layout>
   );
 }

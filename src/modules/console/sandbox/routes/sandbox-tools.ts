@@ -20,6 +20,7 @@ import { collectionConnectors, paymentResult, SANDBOX_LIMITS } from '../queries.
 import { consoleContext, redirect, sendHtml, type ConsoleContext } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
+import { mayReadOutbox } from '../../kit/mail.ts';
 import {
   CUSTOMER_PAYMENT_PATH,
   OFFERED_REQUESTS,
@@ -95,6 +96,7 @@ async function showPage(deps: Deps, request: FastifyRequest, reply: FastifyReply
       maxAmount: shownAmount(range.max),
       payoutTimeoutSeconds: deps.config.payoutTimeoutSeconds,
       payoutReversalSeconds: deps.config.payoutReversalSeconds,
+      outbox: mayReadOutbox(context),
     }),
   );
   return sendHtml(reply, context, status, html);

@@ -6,11 +6,16 @@ import { ct } from '../texts.ts';
 import { PublicLayout } from '../../kit/layout.tsx';
 import { FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, SIGN_IN_PATH } from '../../kit/paths.ts';
 import { RESET_LINK_MINUTES } from '../password-reset.ts';
+import type { MailDelivery } from '../../kit/mail.ts';
 
-export function ForgotPasswordPage(p: { context: PageContext; sentTo?: string }): SafeHtml {
+/** The answer's words: the link is e-mailed, or held (no mail server) where the sandbox or the operator reads it. */
+const SENT_TEXT = { sent: 'forgot.sent', heldSandbox: 'forgot.sentHeld', heldOperator: 'forgot.sentHeldOperator' } as const;
+
+export function ForgotPasswordPage(p: { context: PageContext; sentTo?: string; delivery?: MailDelivery }): SafeHtml {
   const { context } = p;
   const lang = context.lang;
-  const title = p.sentTo === undefined ? ct(lang, 'forgot.title') : ct(lang, 'forgot.sentTitle');
+  const delivery = p.delivery ?? 'sent';
+  const title = p.sentTo === undefined ? ct(lang, 'forgot.title') : ct(lang, delivery === 'sent' ? 'forgot.sentTitle' : 'forgot.heldTitle');
   return (
     <PublicLayout context={context} title={title} languageUrl={FORGOT_PASSWORD_PATH}>
       <h1>{title}</h1>
@@ -29,7 +34,7 @@ export function ForgotPasswordPage(p: { context: PageContext; sentTo?: string })
         </form>
       ) : (
         <p class="alert alert-info" role="status" id="notice">
-          {ct(lang, 'forgot.sent', { email: p.sentTo, minutes: RESET_LINK_MINUTES })}
+          {ct(lang, SENT_TEXT[delivery], { email: p.sentTo, minutes: RESET_LINK_MINUTES })}
         </p>
       )}
       <p class="after">

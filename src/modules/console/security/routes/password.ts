@@ -9,6 +9,7 @@ import { passwordProblem } from '../../../users/service.ts';
 import { originFromRequest, pageContext, redirect, sendHtml } from '../../kit/http.ts';
 import { page } from '../../kit/layout.tsx';
 import { ForgotPasswordPage, ResetInvalidPage, ResetPasswordPage } from '../pages/password.tsx';
+import { mailDelivery } from '../../kit/mail.ts';
 import { openReset, requestReset, resetPassword } from '../password-reset.ts';
 import { FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, SIGN_IN_PATH } from '../../kit/paths.ts';
 import { at } from '../../kit/at.ts';
@@ -32,7 +33,8 @@ const route: RouteModule = (scope, { deps }) => {
     const context = pageContext(request);
     const email = (request.body.email ?? '').trim().slice(0, 254);
     await requestReset(deps, { emailAddress: email, origin: originFromRequest(request), baseUrl: publicBaseUrl(deps.config, request) });
-    return sendHtml(reply, context, 200, page(ForgotPasswordPage({ context, sentTo: email })));
+    // The same answer for any address: only whether a mail server is configured changes its words.
+    return sendHtml(reply, context, 200, page(ForgotPasswordPage({ context, sentTo: email, delivery: mailDelivery(deps.config) })));
   });
 
   scope.get(at(RESET_PASSWORD_PATH), { schema: { querystring: ResetQuery }, config: PUBLIC }, async (request, reply) => {

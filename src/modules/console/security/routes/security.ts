@@ -13,6 +13,7 @@ import { noticeOf, runAction, withNotice } from '../../kit/actions.tsx';
 import { consoleContext, originFromRequest, redirect, sendHtml, sessionOf, type ConsoleContext } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
+import { mailDelivery } from '../../kit/mail.ts';
 import { EnrolPage, RecoveryCodesPage, SecurityPage } from '../pages/security.tsx';
 import { PAYOUT_DECISIONS_PATH, SECURITY_PATH, TWO_FACTOR_CONFIRM_PATH, TWO_FACTOR_PATH, TWO_FACTOR_REMOVE_PATH } from '../../kit/paths.ts';
 import { maySee, mustUseTwoFactor } from '../../kit/roles.ts';
@@ -100,7 +101,7 @@ function twoFactorRemoval(scope: App, deps: Deps): void {
     const result = await checkSecondFactor(deps, pending, codeOf(request.body.code), originFromRequest(request), publicBaseUrl(deps.config, request));
     if (result.kind !== 'passed') {
       if (result.kind !== 'wrong' || result.backoffSeconds !== undefined) reply.header('retry-after', String(result.kind === 'wrong' ? result.backoffSeconds : result.retryAfterSeconds));
-      const why = result.kind === 'wrong' ? ct(context.lang, 'signIn.codeWrong') : result.kind === 'backoff' ? ct(context.lang, 'signIn.backoff', { seconds: result.retryAfterSeconds }) : ct(context.lang, 'signIn.locked', { minutes: Math.ceil(result.retryAfterSeconds / 60) });
+      const why = result.kind === 'wrong' ? ct(context.lang, 'signIn.codeWrong') : result.kind === 'backoff' ? ct(context.lang, 'signIn.backoff', { seconds: result.retryAfterSeconds }) : ct(context.lang, mailDelivery(deps.config) === 'sent' ? 'signIn.locked' : 'signIn.lockedHeld', { minutes: Math.ceil(result.retryAfterSeconds / 60) });
       const shown = await securityPage(deps, request, result.kind === 'wrong' ? 422 : 429, { error: why });
       return sendHtml(reply, context, shown.status, shown.html);
     }

@@ -12,6 +12,7 @@ import { cookieNames, parseSessionCookie } from '../../kit/cookies.ts';
 import { cookieHeader, lookUpSession, originFromRequest, pageContext, preSessionOf, redirect, safeNext, sendHtml } from '../../kit/http.ts';
 import { ct } from '../texts.ts';
 import { page } from '../../kit/layout.tsx';
+import { mailDelivery } from '../../kit/mail.ts';
 import { ChooseMerchantPage, SecondFactorPage, SignInPage } from '../pages/sign-in.tsx';
 import { SIGN_IN_CHOOSE_PATH, SIGN_IN_CODE_PATH, SIGN_IN_PATH } from '../../kit/paths.ts';
 import { deleteSession } from '../../kit/session-store.ts';
@@ -98,7 +99,7 @@ function signInForm(scope: App, deps: Deps): void {
         return form(429, ct(context.lang, 'signIn.backoff', { seconds: result.retryAfterSeconds }));
       case 'locked':
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return form(429, ct(context.lang, 'signIn.locked', { minutes: Math.ceil(result.retryAfterSeconds / 60) }));
+        return form(429, ct(context.lang, mailDelivery(deps.config) === 'sent' ? 'signIn.locked' : 'signIn.lockedHeld', { minutes: Math.ceil(result.retryAfterSeconds / 60) }));
     }
   });
 }
@@ -142,7 +143,7 @@ function secondFactor(scope: App, deps: Deps): void {
         return again(429, ct(context.lang, 'signIn.backoff', { seconds: result.retryAfterSeconds }));
       case 'locked':
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return sendHtml(reply, context, 429, page(SignInPage({ context, next, error: ct(context.lang, 'signIn.locked', { minutes: Math.ceil(result.retryAfterSeconds / 60) }) })));
+        return sendHtml(reply, context, 429, page(SignInPage({ context, next, error: ct(context.lang, mailDelivery(deps.config) === 'sent' ? 'signIn.locked' : 'signIn.lockedHeld', { minutes: Math.ceil(result.retryAfterSeconds / 60) }) })));
     }
   });
 }

@@ -1,11 +1,13 @@
-// The statements page: a period of UTC days (from, to), the opening and closing balance with the
-// money in and out of each account (the merchant's account, i.e. both together, its collection
-// and its disbursement account: ledger/statements.ts statementSummary), the movements page by page
-// (statementLines, keyset, swapped by htmx), and the link to the whole period as CSV.
+// The statements page: a period of UTC days (from, to); the statement's totals (opening balance,
+// money in, money out, fees, closing balance, both accounts together: statementTotals); the opening
+// and closing balance with the credits and debits of each account (the merchant's account, i.e.
+// both together, its collection and its disbursement account: statementSummary); the lines page by
+// page, one per movement with its counterparty and the balance after it (statementLines, keyset,
+// swapped by htmx); and the link to the whole period as CSV.
 import { Fragment, h, type SafeHtml } from '../../../../lib/html/jsx.ts';
 import type { Lang } from '../../../../http/i18n.ts';
 import type { Page } from '../../../../http/keyset-pages.ts';
-import type { StatementAccount, StatementLine, StatementSummary } from '../../../ledger/statements.ts';
+import type { StatementAccount, StatementLine, StatementLineType, StatementSummary, StatementTotals } from '../../../ledger/statements.ts';
 import type { ConsoleContext } from '../../kit/http.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
@@ -14,14 +16,11 @@ import { Cell, Money, Pager, Results, When, withQuery } from '../../kit/lists.ts
 
 export const STATEMENTS_PATH = SECTION_PATHS.statements;
 export const STATEMENTS_CSV_PATH = `${STATEMENTS_PATH}.csv`;
+export const STATEMENTS_XLSX_PATH = `${STATEMENTS_PATH}.xlsx`;
 export const MOVEMENTS_REGION = 'movement-results';
 
-/** The ledger's transfer types, named for people; an unknown one is shown as stored. */
-const TRANSFER_TYPES = ['payment', 'payrequest', 'reversal', 'topup', 'funding', 'payout_debit', 'payout_cancel', 'payout_settle', 'payout_reversal'];
-
-export function transferTypeName(lang: Lang, type: string): string {
-  return TRANSFER_TYPES.includes(type) ? ct(lang, `statements.type.${type}` as TextKey) : type;
-}
+/** A line type, named for people. */
+const lineTypeName = (lang: Lang, type: StatementLineType) => ct(lang, `statements.line.${type}`);
 
 const accountName = (lang: Lang, account: StatementAccount | 'collection' | 'disbursement') => ct(lang, `statements.account.${account}` as TextKey);
 
@@ -64,18 +63,52 @@ function PeriodFields(p: { lang: Lang; form: PeriodForm; maxDays: number }): Saf
   );
 }
 
-function Summary(p: { lang: Lang; summary: StatementSummary; csvUrl: string }): SafeHtml {
+/** The statement's totals, both accounts together: closing = opening + in − out − fees. */
+function Totals(p: { lang: Lang; totals: StatementTotals; currencyCode: string }): SafeHtml {
+  const { lang, totals } = p;
+  const figures: Array<[string, TextKey, number]> = [
+    ['opening', 'statements.col.opening', totals.openingMinor],
+    ['in', 'statements.col.in', totals.inMinor],
+    ['out', 'statements.col.out', totals.outMinor],
+    ['fees', 'statements.col.fees', totals.feesMinor],
+    ['closing', 'statements.col.closing', totals.closingMinor],
+  ];
+  return (
+    <>
+      <dl class="facts" id="statement-totals">
+        {figures.map(([id, key, minor]) => (
+          <div class="fact">
+            <dt>{ct(lang, key)}</dt>
+            <dd id={`total-${id}`} data-minor={minor}>
+              <Money minor={minor} currencyCode={p.currencyCode} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <p class="hint">{ct(lang, 'statements.totalsHint')}</p>
+    </>
+  );
+}
+
+function Summary(p: { lang: Lang; summary: StatementSummary; totals: StatementTotals; csvUrl: string; xlsxUrl: string }): SafeHtml {
   const { lang, summary } = p;
   const label = (key: TextKey) => ct(lang, key);
   const currency = summary.currencyCode;
   return (
     <section class="card card-wide" aria-labelledby="summary-title">
       <div class="card-head">
-        <h2 id="summary-title">{ct(lang, 'statements.summary', { from: summary.fromDate, to: summary.toDate })}</h2>
-        <a class="button download" href={p.csvUrl} download id="download-csv">
-          {ct(lang, 'statements.download')}
-        </a>
+        <h2 id="summary-title">{ct(lang, 'statements.totals', { from: summary.fromDate, to: summary.toDate })}</h2>
+        <span class="filter-buttons">
+          <a class="button download" href={p.csvUrl} download id="download-csv">
+            {ct(lang, 'statements.download')}
+          </a>
+          <a class="button download" href={p.xlsxUrl} download id="download-xlsx">
+            {ct(lang, 'statements.downloadExcel')}
+          </a>
+        </span>
       </div>
+      <Totals lang={lang} totals={p.totals} currencyCode={currency} />
+      <h3 id="accounts-title">{ct(lang, 'statements.accountsTitle')}</h3>
       <table class="stack-table" id="summary-table">
         <caption class="visually-hidden">{ct(lang, 'statements.summaryCaption', { from: summary.fromDate, to: summary.toDate })}</caption>
         <thead>
@@ -85,16 +118,16 @@ function Summary(p: { lang: Lang; summary: StatementSummary; csvUrl: string }): 
               {label('statements.col.opening')}
             </th>
             <th scope="col" class="num">
-              {label('statements.col.in')}
+              {label('statements.col.credits')}
             </th>
             <th scope="col" class="num">
-              {label('statements.col.out')}
+              {label('statements.col.debits')}
             </th>
             <th scope="col" class="num">
               {label('statements.col.closing')}
             </th>
             <th scope="col" class="num">
-              {label('statements.col.movements')}
+              {label('statements.col.entries')}
             </th>
           </tr>
         </thead>
@@ -107,16 +140,16 @@ function Summary(p: { lang: Lang; summary: StatementSummary; csvUrl: string }): 
               <Cell label={label('statements.col.opening')} num minor={a.openingMinor}>
                 <Money minor={a.openingMinor} currencyCode={currency} />
               </Cell>
-              <Cell label={label('statements.col.in')} num minor={a.inMinor}>
+              <Cell label={label('statements.col.credits')} num minor={a.inMinor}>
                 <Money minor={a.inMinor} currencyCode={currency} />
               </Cell>
-              <Cell label={label('statements.col.out')} num minor={a.outMinor}>
+              <Cell label={label('statements.col.debits')} num minor={a.outMinor}>
                 <Money minor={a.outMinor} currencyCode={currency} />
               </Cell>
               <Cell label={label('statements.col.closing')} num minor={a.closingMinor}>
                 <Money minor={a.closingMinor} currencyCode={currency} />
               </Cell>
-              <Cell label={label('statements.col.movements')} num>
+              <Cell label={label('statements.col.entries')} num>
                 {a.movements}
               </Cell>
             </tr>
@@ -149,36 +182,42 @@ export function MovementsResults(p: { lang: Lang; currencyCode: string; page: Pa
           <thead>
             <tr>
               <th scope="col">{label('statements.col.date')}</th>
-              <th scope="col">{label('statements.col.reference')}</th>
               <th scope="col">{label('statements.col.type')}</th>
-              <th scope="col">{label('statements.col.account')}</th>
+              <th scope="col">{label('statements.col.counterparty')}</th>
+              <th scope="col">{label('statements.col.reference')}</th>
               <th scope="col" class="num">
                 {label('statements.col.amount')}
               </th>
               <th scope="col" class="num">
                 {label('statements.col.balance')}
               </th>
-              <th scope="col">{label('statements.col.note')}</th>
             </tr>
           </thead>
           <tbody>
             {page.items.map((line) => (
-              <tr id={`movement-${line.entryId}`} data-entry-id={line.entryId}>
+              <tr id={`line-${line.entryId}-${line.seq}`} data-type={line.type} data-amount-minor={line.amountMinor} data-balance-minor={line.balanceMinor}>
                 <Cell row label={label('statements.col.date')}>
                   <When at={line.date} lang={lang} />
                 </Cell>
+                <Cell label={label('statements.col.type')}>
+                  {lineTypeName(lang, line.type)}
+                  <span class="sub">{accountName(lang, line.account)}</span>
+                  {line.note ? <span class="sub">{line.note}</span> : null}
+                </Cell>
+                <Cell label={label('statements.col.counterparty')}>
+                  {line.counterparty ?? ''}
+                  {line.counterpartyAccount ? <span class="sub reference">{line.counterpartyAccount}</span> : null}
+                </Cell>
                 <Cell label={label('statements.col.reference')}>
                   <span class="reference">{line.reference}</span>
+                  {line.transactionReference && line.transactionReference !== line.reference ? <span class="sub reference">{line.transactionReference}</span> : null}
                 </Cell>
-                <Cell label={label('statements.col.type')}>{transferTypeName(lang, line.transferType)}</Cell>
-                <Cell label={label('statements.col.account')}>{accountName(lang, line.account)}</Cell>
                 <Cell label={label('statements.col.amount')} num minor={line.amountMinor}>
                   <Money minor={line.amountMinor} currencyCode={p.currencyCode} />
                 </Cell>
                 <Cell label={label('statements.col.balance')} num>
                   <Money minor={line.balanceMinor} currencyCode={p.currencyCode} />
                 </Cell>
-                <Cell label={label('statements.col.note')}>{line.note ?? ''}</Cell>
               </tr>
             ))}
           </tbody>
@@ -200,7 +239,7 @@ export function StatementsPage(p: {
   context: ConsoleContext;
   form: PeriodForm;
   maxDays: number;
-  shown?: { summary: StatementSummary; movements: Page<StatementLine>; query: MovementsQuery };
+  shown?: { summary: StatementSummary; totals: StatementTotals; movements: Page<StatementLine>; query: MovementsQuery };
 }): SafeHtml {
   const lang = p.context.lang;
   const shown = p.shown;
@@ -211,7 +250,13 @@ export function StatementsPage(p: {
       <PeriodFields lang={lang} form={p.form} maxDays={p.maxDays} />
       {shown ? (
         <>
-          <Summary lang={lang} summary={shown.summary} csvUrl={withQuery(STATEMENTS_CSV_PATH, { from: shown.query.from, to: shown.query.to })} />
+          <Summary
+            lang={lang}
+            summary={shown.summary}
+            totals={shown.totals}
+            csvUrl={withQuery(STATEMENTS_CSV_PATH, { from: shown.query.from, to: shown.query.to })}
+            xlsxUrl={withQuery(STATEMENTS_XLSX_PATH, { from: shown.query.from, to: shown.query.to })}
+          />
           <MovementsResults lang={lang} currencyCode={shown.summary.currencyCode} page={shown.movements} query={shown.query} swapped={false} />
         </>
       ) : null}

@@ -1,5 +1,5 @@
-// GET /console/statements (the period form, its summary and movements) and
-// GET /console/statements.csv (the whole period as CSV, streamed). A period that cannot be shown
+// GET /console/statements (the period form, its summary and movements),
+// GET /console/statements.csv (the whole period as CSV, streamed) and .xlsx (the same rows as a workbook). A period that cannot be shown
 // (a day that is not YYYY-MM-DD or does not exist, from after to, too long) re-shows the form with
 // what was typed and a message, as a 400: never a 500.
 //
@@ -11,10 +11,11 @@ import type { Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../../../http/types.ts';
 import { MAX_RANGE_DAYS } from '../../../analytics/service.ts';
 import { findMerchant } from '../../../merchants/repository.ts';
-import { statementLines, statementSummary, streamStatementCsv } from '../../../ledger/statements.ts';
+import { STATEMENT_COLUMNS, statementLines, statementRows, statementSummary, statementTotals, streamStatementCsv } from '../../../ledger/statements.ts';
 import { consoleContext, type ConsoleContext } from '../../kit/http.ts';
-import { ct } from '../texts.ts';
-import { MOVEMENTS_REGION, MovementsResults, STATEMENTS_CSV_PATH, STATEMENTS_PATH, StatementsPage, type PeriodForm } from '../pages/statements.tsx';
+import { ct, statementTypeNames } from '../texts.ts';
+import { MOVEMENTS_REGION, MovementsResults, STATEMENTS_CSV_PATH, STATEMENTS_PATH, STATEMENTS_XLSX_PATH, StatementsPage, type PeriodForm } from '../pages/statements.tsx';
+import { merchantFilePart, sendExport } from '../../kit/exports.ts';
 import { at } from '../../kit/at.ts';
 import { given, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
@@ -58,15 +59,11 @@ function periodOf(query: Static<typeof PeriodQuery>, context: ConsoleContext, no
 
 /** statement-12345678-chikondi-stores-2026-11-01-to-2026-11-25.csv: ASCII only, nothing to quote. */
 export function csvFileName(merchantAccountNumber: number, merchantName: string, from: string, to: string): string {
-  const slug = merchantName
-    .normalize('NFKD')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return `statement-${merchantAccountNumber}${slug ? `-${slug}` : ''}-${from}-to-${to}.csv`;
+  return `${statementFileName(merchantAccountNumber, merchantName, from, to)}.csv`;
 }
+
+const statementFileName = (merchantAccountNumber: number, merchantName: string, from: string, to: string) =>
+  `statement-${merchantFilePart(merchantAccountNumber, merchantName)}-${from}-to-${to}`;
 
 const route: RouteModule = (scope, { deps }) => {
   scope.get(at(STATEMENTS_PATH), { schema: { querystring: PeriodQuery }, config }, async (request, reply) => {
@@ -82,10 +79,14 @@ const route: RouteModule = (scope, { deps }) => {
       if (!account) throw new Error(`the signed-in user's merchant ${merchant} does not exist`);
       return sendRegion(reply, context, MovementsResults({ lang: context.lang, currencyCode: account.currency_code, page: movements, query, swapped: true }));
     }
-    const [summary, movements] = await Promise.all([statementSummary(deps.db, merchant, period.from, period.to), statementLines(deps.db, merchant, period.from, period.to, { after })]);
+    const [summary, totals, movements] = await Promise.all([
+      statementSummary(deps.db, merchant, period.from, period.to),
+      statementTotals(deps.db, merchant, period.from, period.to),
+      statementLines(deps.db, merchant, period.from, period.to, { after }),
+    ]);
     if (!summary) throw new Error(`the signed-in user's merchant ${merchant} has no ledger accounts`);
     const form = { from: period.from, to: period.to };
-    return sendListPage(reply, context, 200, StatementsPage({ context, form, maxDays: MAX_RANGE_DAYS, shown: { summary, movements, query } }));
+    return sendListPage(reply, context, 200, StatementsPage({ context, form, maxDays: MAX_RANGE_DAYS, shown: { summary, totals, movements, query } }));
   });
 
   scope.get(at(STATEMENTS_CSV_PATH), { schema: { querystring: PeriodQuery }, config }, async (request, reply) => {
@@ -93,7 +94,7 @@ const route: RouteModule = (scope, { deps }) => {
     const period = periodOf(request.query, context, deps.clock.now());
     if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
     const { merchantAccountNumber, merchantName } = context.user;
-    const csv = streamStatementCsv(deps.db, merchantAccountNumber, period.from, period.to);
+    const csv = streamStatementCsv(deps.db, merchantAccountNumber, period.from, period.to, { typeNames: statementTypeNames(context.lang) });
     // The header row comes first from COPY: waiting for it means a failure to start the export
     // (no connection, a query error) is still an error page, not a download of one. A client gone
     // meanwhile stops the export (its connection is closed) and is answered nothing.
@@ -119,6 +120,21 @@ const route: RouteModule = (scope, { deps }) => {
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
       .send(csv);
+  });
+
+  // The same rows as a workbook (kit/exports.ts): amounts as numbers, dates as dates, text never a formula.
+  scope.get(at(STATEMENTS_XLSX_PATH), { schema: { querystring: PeriodQuery }, config }, async (request, reply) => {
+    const context = consoleContext(request);
+    const period = periodOf(request.query, context, deps.clock.now());
+    if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
+    const { merchantAccountNumber, merchantName } = context.user;
+    return sendExport(reply, {
+      format: 'xlsx',
+      fileName: statementFileName(merchantAccountNumber, merchantName, period.from, period.to),
+      sheetName: 'Statement',
+      columns: STATEMENT_COLUMNS.map((c) => ({ header: c.key, kind: c.kind })),
+      rows: statementRows(deps.db, merchantAccountNumber, period.from, period.to, { typeNames: statementTypeNames(context.lang) }),
+    });
   });
 };
 export default route;

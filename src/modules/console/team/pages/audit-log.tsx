@@ -12,7 +12,7 @@ import { knownText } from '../../kit/i18n.ts';
 import { ct, type TextKey } from '../texts.ts';
 import { Layout } from '../../kit/layout.tsx';
 import { TEAM_MESSAGES } from '../texts.ts';
-import { fitsDateInput, type FilterProblem } from '../../kit/display.tsx';
+import { Breakable, fitsDateInput, type FilterProblem } from '../../kit/display.tsx';
 import { Cell, Pager, Results, swapping, When, withQuery } from '../../kit/lists.tsx';
 import { AUDIT_PATH, TeamBreadcrumbs } from './team.tsx';
 
@@ -98,11 +98,19 @@ function Who(p: { lang: Lang; entry: AuditItem }): SafeHtml {
     return (
       <span>
         <span class="who">{entry.userName}</span>
-        <span class="sub">{entry.userEmail}</span>
+        <span class="sub">
+          <Breakable text={entry.userEmail ?? ''} />
+        </span>
       </span>
     );
   }
-  if (entry.emailTried) return <span class="sub">{ct(lang, 'team.typed', { email: entry.emailTried })}</span>;
+  if (entry.emailTried) {
+    return (
+      <span class="sub">
+        <Breakable text={ct(lang, 'team.typed', { email: entry.emailTried })} />
+      </span>
+    );
+  }
   return <span class="muted">{ct(lang, 'team.noUser')}</span>;
 }
 

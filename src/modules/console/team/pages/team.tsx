@@ -14,7 +14,7 @@ import { Layout } from '../../kit/layout.tsx';
 import { SECTION_PATHS } from '../../kit/paths.ts';
 import { ActionFields, FormProblems, SelectField, TextField, type FormState } from '../../kit/admin-forms.tsx';
 import { Cell, When } from '../../kit/lists.tsx';
-import { Alerts } from '../../kit/display.tsx';
+import { Alerts, Breakable } from '../../kit/display.tsx';
 
 export const TEAM_PATH = SECTION_PATHS.team;
 export const INVITE_PATH = `${TEAM_PATH}/invite`;
@@ -127,7 +127,9 @@ export function TeamPage(p: { context: ConsoleContext; members: TeamMember[]; mo
                   {fullName(u)}
                 </a>
                 {u.userId === context.user.userId ? <span class="chip">{label('team.you')}</span> : null}
-                <span class="sub">{u.emailAddress}</span>
+                <span class="sub">
+                  <Breakable text={u.emailAddress} />
+                </span>
               </Cell>
               <Cell label={label('team.col.role')}>
                 <span class="user-role">{roleName(lang, u.roleCode, u.roleName)}</span>
@@ -169,7 +171,11 @@ function Step(p: { lang: Lang; who: string | null; at: Date | null }): SafeHtml 
   return (
     <span>
       {p.at ? <When at={p.at} lang={p.lang} /> : null}
-      {p.who ? <span class="sub">{ct(p.lang, 'team.by', { who: p.who })}</span> : null}
+      {p.who ? (
+        <span class="sub">
+          <Breakable text={ct(p.lang, 'team.by', { who: p.who })} />
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -179,6 +185,8 @@ export interface UserPageProps {
   user: TeamMember;
   roles: readonly RoleOption[];
   notice?: string;
+  /** Where the notice sends the reader next (a held invitation's outbox). */
+  noticeLink?: { href: string; text: string };
   /** A refusal of one of the page's forms: which one, and its state. */
   refused?: { form: UserVerb; state: FormState };
 }
@@ -192,7 +200,7 @@ function UserDetails(p: { lang: Lang; user: TeamMember }): SafeHtml {
       <h2 id="details-title">{label('team.details')}</h2>
       <dl class="facts">
         <Fact id="email" label={label('team.email')}>
-          {user.emailAddress}
+          <Breakable text={user.emailAddress} />
         </Fact>
         <Fact id="phone" label={label('team.phone')}>
           {user.phoneNumber}
@@ -329,7 +337,7 @@ export function UserPage(p: UserPageProps): SafeHtml {
         {name}
         {self ? <span class="chip">{ct(lang, 'team.you')}</span> : null}
       </h1>
-      <Alerts notice={p.notice} error={topError} />
+      <Alerts notice={p.notice} error={topError} link={p.noticeLink} />
       <div class="team-user">
         <UserDetails lang={lang} user={user} />
         <RoleCard context={context} user={user} roles={p.roles} self={self} state={roleState} />

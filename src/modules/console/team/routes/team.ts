@@ -30,6 +30,7 @@ import { page } from '../../kit/layout.tsx';
 import { EMPTY_FORM, type FormState } from '../../kit/admin-forms.tsx';
 import { AUDIT_REGION, AuditPage, AuditResults, type AuditFilterValues } from '../pages/audit-log.tsx';
 import { filterProblem } from '../../kit/display.tsx';
+import { heldMailLink, mailNotice } from '../../kit/mail.ts';
 import { AUDIT_PATH, INVITE_PATH, InvitePage, TEAM_PATH, TeamPage, userActionPath, UserPage, userPath, type RoleOption, type UserVerb } from '../pages/team.tsx';
 import { at } from '../../kit/at.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
@@ -177,7 +178,7 @@ async function sendInvitation(deps: Deps, request: FastifyRequest, context: Cons
     run: async (tx) => {
       const organisationId = await organisationOf(tx, user.merchantAccountNumber);
       const userId = await addUser(deps, { organisationId, merchantAccountNumber: user.merchantAccountNumber, ...input, capturedBy: user.emailAddress }, publicBaseUrl(deps.config, request), tx);
-      return { outcome: { location: withNotice(userPath(userId), 'notice.team.invited') }, detail: { userId, emailAddress: input.emailAddress, role: input.roleId } };
+      return { outcome: { location: withNotice(userPath(userId), mailNotice(deps.config, 'notice.team.invited')) }, detail: { userId, emailAddress: input.emailAddress, role: input.roleId } };
     },
   });
   return result.outcome.location;
@@ -222,7 +223,9 @@ async function sendUserPage(
   const member = await teamMember(deps.db, context.user.merchantAccountNumber, shown.userId, deps.clock.now());
   if (!member) throw userNotFound(shown.userId);
   const notice = shown.refused ? undefined : noticeOf(request, context.lang);
-  return sendHtml(reply, context, shown.status, page(UserPage({ context, user: member, roles: await roleOptions(deps), notice, refused: shown.refused })));
+  // A held invitation's notice links to the outbox that holds it (for whom may read it).
+  const noticeLink = notice ? heldMailLink(request, context) : undefined;
+  return sendHtml(reply, context, shown.status, page(UserPage({ context, user: member, roles: await roleOptions(deps), notice, noticeLink, refused: shown.refused })));
 }
 
 function userPage(scope: App, deps: Deps): void {
@@ -301,7 +304,7 @@ function reinvite(scope: App, deps: Deps): void {
         action: 'user.reinvite',
         run: async (tx) => {
           const emailAddress = await reinviteMerchantUser(deps, context.user.merchantAccountNumber, userId, publicBaseUrl(deps.config, request), tx);
-          return { outcome: { location: withNotice(userPath(userId), 'notice.team.reinvited') }, detail: { userId, emailAddress } };
+          return { outcome: { location: withNotice(userPath(userId), mailNotice(deps.config, 'notice.team.reinvited')) }, detail: { userId, emailAddress } };
         },
       });
       return result.outcome.location;
