@@ -96,6 +96,41 @@ export interface LayoutProps {
   children?: Child;
 }
 
+/** Who and where: the merchant, the signed-in user and their role, Security and Sign out. */
+function SignedInHeader({ context }: { context: LayoutProps['context'] }): SafeHtml {
+  const user = context.user!;
+  const lang = context.lang;
+  return (
+    <header class="header">
+      <div class="header-inner">
+        <div>
+          <a class="brand" href={CONSOLE_PATH}>
+            OneKhusa
+          </a>
+          <span class="merchant" id="merchant-name">
+            {user.merchantName}
+          </span>
+          <span class="merchant-number">{ct(lang, 'layout.merchant', { number: user.merchantAccountNumber })}</span>
+        </div>
+        <div class="account" role="group" aria-label={ct(lang, 'layout.account')}>
+          <span class="account-name" id="signed-in-user">
+            {ct(lang, 'layout.user', { name: `${user.firstName} ${user.lastName}`, role: roleName(lang, user.roleCode, user.roleName) })}
+          </span>
+          <a class="account-link" href={SECURITY_PATH} id="security-link">
+            {ct(lang, 'layout.security')}
+          </a>
+          <form class="inline-form" method="post" action={SIGN_OUT_PATH}>
+            <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
+            <button class="link-button" type="submit" id="sign-out">
+              {ct(lang, 'layout.signOut')}
+            </button>
+          </form>
+        </div>
+      </div>
+    </header>
+  );
+}
+
 /** A signed-in page. */
 export function Layout(p: LayoutProps): SafeHtml {
   const { context } = p;
@@ -110,33 +145,7 @@ export function Layout(p: LayoutProps): SafeHtml {
           {ct(lang, 'layout.skip')}
         </a>
         <SandboxStrip context={context} />
-        <header class="header">
-          <div class="header-inner">
-            <div>
-              <a class="brand" href={CONSOLE_PATH}>
-                OneKhusa
-              </a>
-              <span class="merchant" id="merchant-name">
-                {user.merchantName}
-              </span>
-              <span class="merchant-number">{ct(lang, 'layout.merchant', { number: user.merchantAccountNumber })}</span>
-            </div>
-            <div class="account" role="group" aria-label={ct(lang, 'layout.account')}>
-              <span class="account-name" id="signed-in-user">
-                {ct(lang, 'layout.user', { name: `${user.firstName} ${user.lastName}`, role: roleName(lang, user.roleCode, user.roleName) })}
-              </span>
-              <a class="account-link" href={SECURITY_PATH} id="security-link">
-                {ct(lang, 'layout.security')}
-              </a>
-              <form class="inline-form" method="post" action={SIGN_OUT_PATH}>
-                <input type="hidden" name={CSRF_FIELD} value={context.csrfToken} />
-                <button class="link-button" type="submit" id="sign-out">
-                  {ct(lang, 'layout.signOut')}
-                </button>
-              </form>
-            </div>
-          </div>
-        </header>
+        <SignedInHeader context={context} />
         <nav class="sections" aria-label={ct(lang, 'layout.navigation')} data-menu="">
           <div class="sections-inner">
             {/* Shown by console.js when the sections do not fit one row (a phone); without the
