@@ -112,15 +112,17 @@ async function step(label: string, fn: () => Promise<unknown>): Promise<number> 
 async function load(db: pg.PoolClient, m: number, paymentAccountNumber: string, organisationId: string): Promise<Record<string, number>> {
   const connectors = `array[${CONNECTORS.join(', ')}]`;
   const wallets = `array[${WALLETS.join(', ')}]`;
-  const account = async (kind: string, merchant: boolean) =>
-    (await db.query<{ account_id: number }>(`select account_id from ledger_accounts where kind = $1 and currency_code = 'MWK' and merchant_account_number ${merchant ? `= ${m}` : 'is null'}`, [kind])).rows[0].account_id;
+  const account = async (kind: string) =>
+    (await db.query<{ account_id: number }>(`select account_id from ledger_accounts where kind = $1 and currency_code = 'MWK' and merchant_account_number = ${m}`, [kind])).rows[0]?.account_id ??
+    // The merchant's own system account (migration 0029), created on first use as systemAccountId does.
+    (await db.query<{ account_id: number }>(`insert into ledger_accounts (merchant_account_number, kind, currency_code) values (${m}, $1, 'MWK') returning account_id`, [kind])).rows[0].account_id;
   const ids = {
-    collection: await account('collection', true),
-    disbursement: await account('disbursement', true),
-    customers: await account('customer_payments', false),
-    fees: await account('fees', false),
-    funding: await account('funding', false),
-    inFlight: await account('payouts_in_flight', false),
+    collection: await account('collection'),
+    disbursement: await account('disbursement'),
+    customers: await account('customer_payments'),
+    fees: await account('fees'),
+    funding: await account('funding'),
+    inFlight: await account('payouts_in_flight'),
   };
   const seconds: Record<string, number> = {};
   seconds.collections = await step(`${COLLECTIONS} collections`, () =>
@@ -309,7 +311,7 @@ async function load(db: pg.PoolClient, m: number, paymentAccountNumber: string, 
   seconds.balancesAndStats = await step('balances from the entries, and connector_daily_stats', async () => {
     await db.query(
       `update ledger_accounts a set balance_minor = (select coalesce(sum(amount_minor), 0) from ledger_entries e where e.account_id = a.account_id)
-        where a.merchant_account_number = $1`,
+        where a.merchant_account_number = $1 and not a.is_system`,
       [m],
     );
     for (const statement of backfillStatements()) await db.query(statement);

@@ -9,6 +9,7 @@
 // in a file of its own, which exports its commands (name, help lines, options, run), so a new
 // group is a new file and its import here.
 import { parseArgs } from 'node:util';
+import { commands as db } from './db.ts';
 import { commands as demo } from './demo.ts';
 import { commands as emails } from './emails.ts';
 import { commands as keys } from './keys.ts';
@@ -21,9 +22,9 @@ import { FailureError, OPTIONS, usage, UsageError, type CliCommand, type OptionN
 import { commands as token } from './token.ts';
 
 /** In the order the help lists them. */
-const COMMANDS: readonly CliCommand[] = [...merchants, ...emails, ...keys, ...demo, ...rails, ...token, ...listen, ...ledger];
+const COMMANDS: readonly CliCommand[] = [...merchants, ...emails, ...keys, ...demo, ...rails, ...token, ...listen, ...ledger, ...db];
 
-/** The first words of the two-word commands: merchants, emails, keys, demo, rails, ledger. */
+/** The first words of the two-word commands: merchants, emails, keys, demo, rails, ledger, db. */
 const GROUPS = new Set(COMMANDS.filter((c) => c.name.includes(' ')).map((c) => c.name.split(' ')[0]));
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -32,7 +33,7 @@ Commands:
 ${COMMANDS.map((c) => c.usage).join('')}  help
       Show this text.
 
-Options for every command but ledger verify and demo credentials:
+Options for every command but ledger verify, demo credentials and db distribute:
   --url URL              server base URL (default: $ONEKHUSA_URL, else http://localhost:$PORT or :8080)
   --admin-token TOKEN    operator token for the merchants, keys, emails and rails commands (default: $ADMIN_TOKEN);
                          a server started without ADMIN_TOKEN has no operator API, and says so

@@ -23,7 +23,12 @@ export interface RailPayoutTraffic {
   messages: { at: string; direction: string; method: string; path: string; httpStatus: number | null; headers: Record<string, string>; body: unknown; outcome: string }[];
 }
 
-/** One payout's rail record and messages, oldest first; null when no rail carried it. */
+/**
+ * One payout's rail record and messages, oldest first; null when no rail carried it. Found by its
+ * reference alone, across merchants: references are unique per merchant in the database (0030)
+ * and distinct service-wide by how they are drawn (payout_reference_seq), so a second payout with
+ * the same reference is refused loudly rather than one of them shown.
+ */
 export async function payoutTraffic(db: Db, transactionReferenceNumber: string): Promise<RailPayoutTraffic | null> {
   const { rows } = await db.query<RailPayoutTraffic>(
     `select p.transaction_reference_number as "transactionReferenceNumber", p.merchant_account_number as "merchantAccountNumber",
@@ -35,9 +40,13 @@ export async function payoutTraffic(db: Db, transactionReferenceNumber: string):
                         from rail_messages m where m.merchant_account_number = r.merchant_account_number and m.payout_id = r.payout_id), '[]') as messages
        from payouts p
        join rail_payouts r on r.merchant_account_number = p.merchant_account_number and r.payout_id = p.payout_id
-      where p.transaction_reference_number = $1`,
+      where p.transaction_reference_number = $1
+      limit 2`,
     [transactionReferenceNumber],
   );
+  if (rows.length > 1) {
+    throw new Error(`payout reference ${transactionReferenceNumber} names payouts of merchants ${rows.map((r) => r.merchantAccountNumber).join(' and ')}`);
+  }
   return rows[0] ?? null;
 }
 
@@ -105,7 +114,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * One inbound transfer and its messages, oldest first, found by the collection it credited
  * (its transaction reference number) or by its transfer id (one never credited, as an exception
- * names it); null when there is none.
+ * names it); null when there is none. By reference, across merchants: references are unique per
+ * merchant in the database (0030) and distinct service-wide by how they are drawn (12 random
+ * characters); a reference two merchants shared would fail the scalar subquery below ("more than
+ * one row"), never show the wrong one.
  */
 export async function collectionTraffic(db: Db, referenceOrTransferId: string): Promise<RailCollectionTraffic | null> {
   const byTransfer = UUID.test(referenceOrTransferId);

@@ -871,8 +871,9 @@ describe('E11 POST /collections/addFakeCustomPayment', () => {
       [body.transaction.transactionReferenceNumber],
     );
     expect(rows).toEqual([
-      { amount_minor: -5_000_000, kind: 'customer_payments', merchant: null },
-      { amount_minor: 50_000, kind: 'fees', merchant: null },
+      // The merchant's own system accounts (migration 0029): every entry of a transfer is its merchant's.
+      { amount_minor: -5_000_000, kind: 'customer_payments', merchant: who.merchantAccountNumber },
+      { amount_minor: 50_000, kind: 'fees', merchant: who.merchantAccountNumber },
       { amount_minor: 4_950_000, kind: 'collection', merchant: who.merchantAccountNumber },
     ]);
     await expectLedgerBalanced();
@@ -1363,7 +1364,7 @@ describe('POST /collections/reverse', () => {
         reference: `SETTLE${randomBytes(4).toString('hex')}`,
         entries: [
           { accountId: await merchantAccountId(tx, who.merchantAccountNumber, 'collection', 'MWK'), amountMinor: -150_000 },
-          { accountId: await systemAccountId(tx, 'funding', 'MWK'), amountMinor: 150_000 },
+          { accountId: await systemAccountId(tx, who.merchantAccountNumber, 'funding', 'MWK'), amountMinor: 150_000 },
         ],
       }),
     );
@@ -1376,7 +1377,7 @@ describe('POST /collections/reverse', () => {
         type: 'settlement',
         reference: `SETTLE${randomBytes(4).toString('hex')}`,
         entries: [
-          { accountId: await systemAccountId(tx, 'funding', 'MWK'), amountMinor: -51_000 },
+          { accountId: await systemAccountId(tx, who.merchantAccountNumber, 'funding', 'MWK'), amountMinor: -51_000 },
           { accountId: await merchantAccountId(tx, who.merchantAccountNumber, 'collection', 'MWK'), amountMinor: 51_000 },
         ],
       }),

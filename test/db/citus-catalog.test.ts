@@ -40,12 +40,8 @@ const REFERENCE_TABLES: Record<string, string> = {
 };
 
 // Reasons shared by several entries: one plan each (docs/scaling.md, "What stands in the way").
-const SURROGATE_PK =
-  'surrogate id alone as primary key: plan: primary key (merchant_account_number, id); lookups by id already carry the merchant (every route is scoped to the token\'s merchant)';
 const GLOBAL_ID =
   'id from one global sequence: plan: bigint ids from per-node sequence ranges or merchant-prefixed ids (unique only within the merchant once the key includes merchant_account_number)';
-const CHILD_FK =
-  'foreign key by surrogate id only: plan: add merchant_account_number to both sides, i.e. foreign key (merchant_account_number, id) once the parent\'s key is (merchant_account_number, id)';
 
 /**
  * What breaks the rules today, by `table.object` (constraint, index, column) or a bare name (a
@@ -59,21 +55,10 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
     'the console\'s failed sign-ins, keyed by a hash of the address typed (or of the client address): an address typed at the sign-in form names no merchant yet, and an unknown one must be counted exactly like a known one; never joined: distributed on its own by throttle_key, not co-located, or kept on the coordinator',
   rail_refused_messages:
     'messages from a rail that named no payout of ours (refused and kept for the operator): they name no merchant by definition; written rarely, read by operators: stays a local table on the coordinator',
-  rail_transfer_reports:
-    "the switch's last word on a transfer of ours (reconciliation's input), keyed by the rail's transfer id: plan: add merchant_account_number (the transfer's owner is known when the word is recorded) and key (merchant_account_number, rail, transfer_id), co-located with rail_payouts and rail_collections",
-  batch_upload_chunks: 'an upload\'s chunks keyed by upload_id, written in the transaction that inserts its batch: plan: add merchant_account_number to it, key (merchant_account_number, upload_id, seq)',
 
-  // The shared system ledger accounts (funding, fees, customer_payments, payouts_in_flight, payouts_settled, bank_settlement).
-  'ledger_accounts.merchant_account_number':
-    'system accounts have no merchant (null): every merchant\'s transfers post against the same six rows. Plan: one shadow system account per merchant (kind, currency) with merchant_account_number set and no balance; the service-wide figure is the sum over merchants (ledger verify already sums)',
-  'ledger_accounts.ledger_accounts_pkey': SURROGATE_PK,
+  // The ledger: per-merchant system accounts and keys led by the merchant since 0029; its ids still come from global sequences.
   'ledger_accounts.account_id': GLOBAL_ID,
-  'ledger_entries.ledger_entries_account_id_fkey':
-    'entries reference their account by account_id alone, and most transfers have an entry on a shared system account: plan: per-merchant system accounts, then foreign key (merchant_account_number, account_id)',
-  'ledger_entries.ledger_entries_transfer_id_fkey': CHILD_FK,
-  'ledger_entries.ledger_entries_pkey': SURROGATE_PK,
   'ledger_entries.entry_id': GLOBAL_ID,
-  'ledger_transfers.ledger_transfers_pkey': SURROGATE_PK,
   'ledger_transfers.transfer_id': GLOBAL_ID,
 
   // Unique across merchants on purpose: each needs a small claims table (a reference table, or one distributed by the claimed value).
@@ -81,20 +66,10 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
     'customers pay into a payment account number without naming the merchant (E11), so it must find exactly one merchant: plan: a payment_account_claims (payment_account_number primary key, merchant_account_number) table distributed by the number, written with the merchant',
   'merchant_fundings.merchant_fundings_bank_reference_key':
     'one bank receipt can fund one merchant once; a retried or mistyped command must not credit it twice, even to another merchant: plan: a funding_claims (bank_reference primary key, merchant_account_number, funding_id) table, claimed in the funding\'s transaction (operator action, rare)',
-  'api_keys.api_keys_client_key_live':
-    'a live client key names one key pair across all merchants: plan: unique (merchant_account_number, client_key) where live; the token request already names the merchant, and keys are 30 random characters',
   'payment_requests.payment_requests_open_timed_account':
     'a timed account number names one open request across all merchants: a customer pays into it without naming the merchant: plan: timed_account_claims (timed_account_number primary key, merchant_account_number, request_id), released on payment or expiry',
   'payment_requests.payment_requests_payment_transaction_id_key':
     'the hosted checkout page is opened by its payment transaction id alone (ptid in the link): plan: the ptid carries the merchant (merchant-prefixed, or a claims row ptid → merchant)',
-  'collections.collections_transaction_reference_number_key':
-    'transaction references are unique service-wide (the gateway\'s references): plan: unique (merchant_account_number, transaction_reference_number), references drawn per node (see payout_reference_seq) so they stay distinct',
-  'payouts.payouts_transaction_reference_number_key':
-    'transaction references are unique service-wide, drawn from payout_reference_seq: plan: unique (merchant_account_number, transaction_reference_number) with references drawn per node',
-  'payouts.payouts_batch_number_line_number_key': 'batch numbers are global today: plan: unique (merchant_account_number, batch_number, line_number)',
-  'webhook_deliveries.webhook_deliveries_message_id_key':
-    'message ids are random and receivers deduplicate on them: plan: unique (merchant_account_number, message_id)',
-  'webhook_attempts.webhook_attempts_delivery_id_attempt_number_key': 'plan: unique (merchant_account_number, delivery_id, attempt_number)',
   'user_invitations.user_invitations_token_hash_key':
     'the set-password link carries only the token, so it must find one invitation across all merchants: plan: invitation_claims (token_hash primary key, merchant_account_number, invitation_id), or the merchant in the link',
   payout_reference_seq:
@@ -105,51 +80,29 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
     'operator e-mails (no merchant) share the outbox with merchant users\' invitations: plan: a separate operator_email_outbox on the coordinator, merchant_account_number not null here',
 
   // Surrogate ids: the bulk of it.
-  'api_keys.api_keys_pkey': SURROGATE_PK,
   'api_keys.client_id': GLOBAL_ID,
-  'outbox_events.outbox_events_pkey': SURROGATE_PK,
   'outbox_events.event_id': GLOBAL_ID,
   'rail_messages.message_id': GLOBAL_ID,
   'rail_collections.inbound_id': GLOBAL_ID,
   'rail_refused_messages.message_id': 'rail_refused_messages stays a local table on the coordinator (see above): its sequence lives on that one node',
-  'webhook_subscriptions.webhook_subscriptions_pkey': SURROGATE_PK,
   'webhook_subscriptions.webhook_id': GLOBAL_ID,
-  'webhook_deliveries.webhook_deliveries_pkey': SURROGATE_PK,
   'webhook_deliveries.delivery_id': GLOBAL_ID,
-  'webhook_deliveries.webhook_deliveries_event_id_fkey': CHILD_FK,
-  'webhook_deliveries.webhook_deliveries_webhook_id_fkey': CHILD_FK,
-  'webhook_attempts.webhook_attempts_pkey': SURROGATE_PK,
   'webhook_attempts.attempt_id': GLOBAL_ID,
-  'webhook_attempts.webhook_attempts_delivery_id_fkey': CHILD_FK,
-  'webhook_listeners.webhook_listeners_pkey': SURROGATE_PK,
   'webhook_listeners.listener_id': GLOBAL_ID,
-  'payment_requests.payment_requests_pkey': SURROGATE_PK,
   'payment_requests.request_id': GLOBAL_ID,
-  'collections.collections_pkey': SURROGATE_PK,
   'collections.collection_id': GLOBAL_ID,
-  'collections.collections_request_id_key': 'one collection per request: plan: unique (merchant_account_number, request_id)',
-  'collections.collections_request_id_fkey': CHILD_FK,
-  'batches.batches_pkey': SURROGATE_PK,
   'batches.batch_number':
     'batch numbers are shown to merchants (six digits, from 100001) and come from one integer sequence: plan: per-merchant numbers (a counter on the merchant row, or a node-ranged bigint if merchants accept longer numbers)',
-  'payouts.payouts_pkey': SURROGATE_PK,
   'payouts.payout_id': GLOBAL_ID,
-  'settlement_accounts.settlement_accounts_pkey': SURROGATE_PK,
   'settlement_accounts.account_id':
     'settlement account ids are shown to merchants (from 1001) and come from one integer sequence: plan: per-merchant numbers or a node-ranged bigint',
-  'merchant_users.merchant_users_pkey':
-    'user_id is a random uuid (no sequence, no coordination) but the key is the uuid alone; unique (merchant_account_number, user_id) already exists: plan: make that pair the primary key',
-  'user_invitations.user_invitations_pkey': SURROGATE_PK,
   'user_invitations.invitation_id': GLOBAL_ID,
-  'email_outbox.email_outbox_pkey': SURROGATE_PK,
+  'email_outbox.email_outbox_pkey':
+    'surrogate id alone as primary key, and it cannot be (merchant_account_number, email_id) while merchant_account_number is nullable (operator e-mails, above): plan: once operator e-mail has its own table, primary key (merchant_account_number, email_id) as the other merchant tables (migration 0030)',
   'email_outbox.email_id': GLOBAL_ID,
-  'merchant_fundings.merchant_fundings_pkey': SURROGATE_PK,
   'merchant_fundings.funding_id': GLOBAL_ID,
-  'merchant_fundings.merchant_fundings_transfer_id_fkey': CHILD_FK,
-  'merchant_user_status_changes.merchant_user_status_changes_pkey': SURROGATE_PK,
   'merchant_user_status_changes.change_id': GLOBAL_ID,
   'rail_exceptions.exception_id': GLOBAL_ID,
-  'rail_exceptions.rail_exceptions_ledger_transfer_id_fkey': CHILD_FK,
   'rail_reconciliations.run_id': 'a reference table written by the daily job and by operators (a few rows a day): its identity is drawn on the coordinator, where reference-table writes go first',
   'merchant_status_changes.change_id':
     'key is already (merchant_account_number, change_id); the id still comes from one global sequence: plan: as GLOBAL_ID (per-node ranges), nothing else changes',
@@ -386,6 +339,24 @@ describe('catalog: ready to distribute by merchant (Citus)', () => {
     } finally {
       await db.query('drop table if exists zz_lookup, zz_child, zz_parent; drop sequence if exists zz_loose_seq');
     }
+  });
+
+  it('every merchant-owned primary key is led by merchant_account_number, except the ones listed (migration 0030)', async () => {
+    // Stronger than "includes": a key led by the merchant keeps a merchant's rows together in its
+    // index, and is the shape foreign keys between co-located tables pair with.
+    const { rows } = await db.query<{ table: string; name: string; def: string; leading: string }>(
+      `select t.relname as table, k.conname as name, pg_get_constraintdef(k.oid) as def, a.attname as leading
+         from pg_constraint k
+         join pg_class t on t.oid = k.conrelid
+         join pg_namespace n on n.oid = t.relnamespace
+         join pg_attribute a on a.attrelid = k.conrelid and a.attnum = k.conkey[1]
+        where n.nspname = 'public' and k.contype = 'p'
+          and exists (select 1 from pg_attribute d where d.attrelid = t.oid and d.attname = $1 and not d.attisdropped)`,
+      [DIST],
+    );
+    expect(rows.length, 'merchant-owned tables with a primary key').toBeGreaterThan(30);
+    const notLed = rows.filter((r) => r.leading !== DIST && !(`${r.table}.${r.name}` in KNOWN_VIOLATIONS)).map((r) => `${r.table}: ${r.def}`);
+    expect(notLed, 'primary keys of merchant-owned tables not led by merchant_account_number').toEqual([]);
   });
 
   it('every entry says why', () => {

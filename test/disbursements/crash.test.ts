@@ -197,7 +197,7 @@ async function assertMoneyConserved(batches: Batch[]): Promise<Snapshot[]> {
 
     const inFlight = await probe.query<{ ledger: number; lines: number }>(
       `select (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id)
-                where a.kind = 'payouts_in_flight' and a.merchant_account_number is null) as ledger,
+                where a.kind = 'payouts_in_flight' and a.is_system) as ledger,
               (select coalesce(sum(amount_minor + fee_minor), 0)::bigint from payouts where status_code = 'T') as lines`,
     );
     expect(inFlight.rows[0].ledger).toBe(inFlight.rows[0].lines);
@@ -290,7 +290,7 @@ async function assertCompleted(batches: Batch[]): Promise<void> {
   }
   const { rows } = await probe.query<{ in_flight: number }>(
     `select coalesce(sum(e.amount_minor), 0)::bigint as in_flight from ledger_entries e join ledger_accounts a using (account_id)
-      where a.kind = 'payouts_in_flight' and a.merchant_account_number is null`,
+      where a.kind = 'payouts_in_flight' and a.is_system`,
   );
   expect(rows[0].in_flight).toBe(0);
   for (const merchant of new Set(batches.map((b) => b.merchant.merchantAccountNumber))) {

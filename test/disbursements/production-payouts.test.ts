@@ -30,7 +30,7 @@ async function fund(who: TestMerchant, amountMinor: number): Promise<void> {
       type: 'topup',
       reference: `TEST-FUND-${who.merchantAccountNumber}`,
       entries: [
-        { accountId: await systemAccountId(tx, 'funding', 'MWK'), amountMinor: -amountMinor },
+        { accountId: await systemAccountId(tx, who.merchantAccountNumber, 'funding', 'MWK'), amountMinor: -amountMinor },
         { accountId: await merchantAccountId(tx, who.merchantAccountNumber, 'disbursement', 'MWK'), amountMinor },
       ],
     }),

@@ -245,7 +245,7 @@ describe('cancel of a transferred batch that is not yet due', () => {
               sum(e.amount_minor) filter (where a.kind = 'disbursement')::bigint as disbursement,
               sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight')::bigint as in_flight
          from ledger_transfers t join ledger_entries e using (transfer_id) join ledger_accounts a using (account_id)
-        where t.merchant_account_number = $1 and t.transfer_type like 'payout%' group by t.transfer_id order by t.transfer_id`,
+        where t.merchant_account_number = $1 and t.transfer_type like 'payout%' group by t.merchant_account_number, t.transfer_id order by t.transfer_id`,
       [m.merchantAccountNumber],
     );
     expect(transfers).toEqual([
@@ -421,7 +421,7 @@ describe('ledger verify knows cancelled transfers', () => {
     await expectMoneyConsistent();
     await t.db.query(
       `select ledger_post($1, 'payout_cancel', $2, '{}'::jsonb,
-              array[(select account_id from ledger_accounts where merchant_account_number is null and kind = 'payouts_in_flight' and currency_code = 'MWK'),
+              array[(select account_id from ledger_accounts where merchant_account_number = $1 and kind = 'payouts_in_flight' and currency_code = 'MWK'),
                     (select account_id from ledger_accounts where merchant_account_number = $1 and kind = 'disbursement')]::bigint[],
               array[-60000, 60000]::bigint[])`,
       [m.merchantAccountNumber, `B${n}`],

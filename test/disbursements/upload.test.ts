@@ -548,7 +548,11 @@ describe('validating an unreadable upload', () => {
       [m.merchantAccountNumber, CAPTURER, uploadId],
     );
     const n = rows[0].batch_number;
-    await t.db.query('insert into batch_upload_chunks (upload_id, seq, bytes) values ($1, 0, $2)', [uploadId, Buffer.from(text, 'utf8')]);
+    await t.db.query('insert into batch_upload_chunks (merchant_account_number, upload_id, seq, bytes) values ($1, $2, 0, $3)', [
+      m.merchantAccountNumber,
+      uploadId,
+      Buffer.from(text, 'utf8'),
+    ]);
 
     await validate(t, n);
     const message = i18n('en', 'batchError.unreadableUpload');

@@ -320,7 +320,7 @@ async function wipeMoney(merchantAccountNumber: number): Promise<void> {
     );
     await tx.query('alter table ledger_entries enable trigger ledger_entries_no_update');
     await tx.query('delete from ledger_transfers where merchant_account_number = $1', [merchantAccountNumber]);
-    await tx.query('update ledger_accounts set balance_minor = 0 where merchant_account_number = $1', [merchantAccountNumber]);
+    await tx.query('update ledger_accounts set balance_minor = 0 where merchant_account_number = $1 and not is_system', [merchantAccountNumber]);
     for (const table of ['collections', 'payouts', 'batches']) await tx.query(`delete from ${table} where merchant_account_number = $1`, [merchantAccountNumber]);
   });
 }

@@ -25,8 +25,12 @@ let long: TestMerchant;
  */
 async function backdated(who: TestMerchant, kind: 'collection' | 'disbursement', fromDaysAgo: number, perDay: number, step = 1) {
   await t.db.query(
-    `with ids as (
-       select (select account_id from ledger_accounts where merchant_account_number is null and kind = 'funding' and currency_code = 'MWK') as funding,
+    `with funding as (
+       -- The merchant's own funding account (migration 0029), created as systemAccountId does.
+       insert into ledger_accounts (merchant_account_number, kind, currency_code) values ($1, 'funding', 'MWK') on conflict (merchant_account_number, kind, currency_code) do update set kind = excluded.kind returning account_id
+     ),
+     ids as (
+       select (select account_id from funding) as funding,
               (select account_id from ledger_accounts where merchant_account_number = $1 and kind = $2) as account
      ),
      moves as (

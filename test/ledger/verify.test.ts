@@ -121,8 +121,9 @@ async function expectClean(): Promise<void> {
   expect(failedChecks(report), JSON.stringify(report, null, 2)).toEqual([]);
 }
 
-async function accountId(merchant: number | null, kind: string): Promise<number> {
-  const { rows } = await t.db.query<{ account_id: number }>('select account_id from ledger_accounts where merchant_account_number is not distinct from $1 and kind = $2', [merchant, kind]);
+/** The merchant's account of that kind: its own system accounts too (migration 0029). */
+async function accountId(merchant: number, kind: string): Promise<number> {
+  const { rows } = await t.db.query<{ account_id: number }>('select account_id from ledger_accounts where merchant_account_number = $1 and kind = $2', [merchant, kind]);
   return rows[0].account_id;
 }
 
@@ -133,7 +134,7 @@ async function removeTransfers(where: string, params: unknown[]): Promise<void> 
     await tx.query(
       `update ledger_accounts a set balance_minor = a.balance_minor - d.total
          from (select e.account_id, sum(e.amount_minor) as total from ledger_entries e join ledger_transfers tr using (transfer_id) where ${where} group by e.account_id) d
-        where a.account_id = d.account_id and a.merchant_account_number is not null`,
+        where a.account_id = d.account_id and not a.is_system`,
       params,
     );
     await tx.query(`delete from ledger_entries e using ledger_transfers tr where e.transfer_id = tr.transfer_id and ${where}`, params);
@@ -196,7 +197,7 @@ describe('npm run cli -- ledger verify', () => {
       );
       await tx.query('insert into ledger_entries (transfer_id, account_id, merchant_account_number, amount_minor) values ($1, $2, $3, 500)', [
         rows[0].transfer_id,
-        await accountId(null, 'fees'),
+        await accountId(m1.merchantAccountNumber, 'fees'),
         m1.merchantAccountNumber,
       ]);
     });
@@ -279,7 +280,7 @@ describe('npm run cli -- ledger verify', () => {
   it('catches money credited as a funding that no operator recorded', async () => {
     await t.db.query(`select ledger_post($1, 'funding', 'NORECORD0001', '{}'::jsonb, $2::bigint[], $3::bigint[])`, [
       m1.merchantAccountNumber,
-      [await accountId(null, 'bank_settlement'), await accountId(m1.merchantAccountNumber, 'disbursement')],
+      [await accountId(m1.merchantAccountNumber, 'bank_settlement'), await accountId(m1.merchantAccountNumber, 'disbursement')],
       [-5_000_000_00, 5_000_000_00],
     ]);
     try {
@@ -303,7 +304,7 @@ describe('npm run cli -- ledger verify', () => {
       await t.db.query(`select ledger_post($1, 'payout_debit', $2, '{}'::jsonb, $3::bigint[], $4::bigint[])`, [
         m2.merchantAccountNumber,
         p.transaction_reference_number,
-        [await accountId(m2.merchantAccountNumber, 'disbursement'), await accountId(null, 'payouts_in_flight')],
+        [await accountId(m2.merchantAccountNumber, 'disbursement'), await accountId(m2.merchantAccountNumber, 'payouts_in_flight')],
         [-total, total],
       ]);
       try {
@@ -324,7 +325,7 @@ describe('npm run cli -- ledger verify', () => {
     await t.db.query(`select ledger_post($1, 'payout_debit', $2, '{}'::jsonb, $3::bigint[], $4::bigint[])`, [
       m1.merchantAccountNumber,
       `B${inFlightBatch}`,
-      [await accountId(m1.merchantAccountNumber, 'disbursement'), await accountId(null, 'payouts_in_flight')],
+      [await accountId(m1.merchantAccountNumber, 'disbursement'), await accountId(m1.merchantAccountNumber, 'payouts_in_flight')],
       [-rows[0].total, rows[0].total],
     ]);
     try {
@@ -344,7 +345,7 @@ describe('npm run cli -- ledger verify', () => {
     await t.db.query(`select ledger_post($1, 'payout_debit', $2, '{}'::jsonb, $3::bigint[], $4::bigint[])`, [
       m1.merchantAccountNumber,
       `B${pending[0].batch_number}`,
-      [await accountId(m1.merchantAccountNumber, 'disbursement'), await accountId(null, 'payouts_in_flight')],
+      [await accountId(m1.merchantAccountNumber, 'disbursement'), await accountId(m1.merchantAccountNumber, 'payouts_in_flight')],
       [-100, 100],
     ]);
     const { rows: saved } = await t.db.query(`select * from ledger_transfers where reference = $1 and transfer_type = 'payout_debit'`, [`B${completedBatch}`]);
@@ -374,7 +375,7 @@ describe('npm run cli -- ledger verify', () => {
             e.amount_minor,
             e.created_at,
           ]);
-          await tx.query('update ledger_accounts set balance_minor = balance_minor + $2 where account_id = $1 and merchant_account_number is not null', [e.account_id, e.amount_minor]);
+          await tx.query('update ledger_accounts set balance_minor = balance_minor + $2 where account_id = $1 and not is_system', [e.account_id, e.amount_minor]);
         }
       });
     }
@@ -387,7 +388,7 @@ describe('npm run cli -- ledger verify', () => {
       [m1.merchantAccountNumber],
     );
     const c = rows[0];
-    const accounts = [await accountId(null, 'customer_payments'), await accountId(m1.merchantAccountNumber, 'collection'), await accountId(null, 'fees')];
+    const accounts = [await accountId(m1.merchantAccountNumber, 'customer_payments'), await accountId(m1.merchantAccountNumber, 'collection'), await accountId(m1.merchantAccountNumber, 'fees')];
     await t.db.query(`select ledger_post($1, 'payrequest', $2, '{}'::jsonb, $3::bigint[], $4::bigint[])`, [m1.merchantAccountNumber, c.transaction_reference_number, accounts, [-c.amount_minor, c.amount_minor - c.fee_minor, c.fee_minor]]);
     await t.db.query(`select ledger_post($1, 'reversal', 'NOSUCHCOLL01', '{}'::jsonb, $2::bigint[], $3::bigint[])`, [m1.merchantAccountNumber, [accounts[0], accounts[1]], [100, -100]]);
     try {

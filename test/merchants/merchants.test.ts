@@ -155,7 +155,8 @@ describe('POST /merchants/accounts/topup', () => {
       [body.transactionReferenceNumber],
     );
     expect(rows).toEqual([
-      { amount_minor: -250_000, merchant: null },
+      // The merchant's own funding account (migration 0029): every entry of a transfer is its merchant's.
+      { amount_minor: -250_000, merchant: who.merchantAccountNumber },
       { amount_minor: 250_000, merchant: who.merchantAccountNumber },
     ]);
     const acc = (await account(who)).json();
@@ -252,8 +253,12 @@ describe('POST /merchants/accounts/topup', () => {
     const who = await newMerchant(t);
     // Bring the balance to 1 MWK below the cap (10^13 MWK) with a direct, balanced posting.
     const { rows } = await t.db.query<{ kind: string; account_id: number }>(
-      `select kind, account_id from ledger_accounts
-        where (merchant_account_number = $1 and kind = 'disbursement') or (merchant_account_number is null and kind = 'funding' and currency_code = 'MWK')`,
+      `with funding as (
+           -- The merchant's own funding account (migration 0029), created as systemAccountId does.
+           insert into ledger_accounts (merchant_account_number, kind, currency_code) values ($1, 'funding', 'MWK')
+           on conflict (merchant_account_number, kind, currency_code) do update set kind = excluded.kind returning kind, account_id)
+        select kind, account_id from funding
+        union all select kind, account_id from ledger_accounts where merchant_account_number = $1 and kind = 'disbursement'`,
       [who.merchantAccountNumber],
     );
     const id = (kind: string) => rows.find((r) => r.kind === kind)!.account_id;
@@ -558,8 +563,12 @@ describe('X-Idempotency-Key on top-ups', () => {
 describe('the ledger in the database', () => {
   async function accounts(who: TestMerchant): Promise<{ disbursement: number; funding: number }> {
     const { rows } = await t.db.query<{ kind: string; account_id: number }>(
-      `select kind, account_id from ledger_accounts
-        where (merchant_account_number = $1 and kind = 'disbursement') or (merchant_account_number is null and kind = 'funding' and currency_code = 'MWK')`,
+      `with funding as (
+           -- The merchant's own funding account (migration 0029), created as systemAccountId does.
+           insert into ledger_accounts (merchant_account_number, kind, currency_code) values ($1, 'funding', 'MWK')
+           on conflict (merchant_account_number, kind, currency_code) do update set kind = excluded.kind returning kind, account_id)
+        select kind, account_id from funding
+        union all select kind, account_id from ledger_accounts where merchant_account_number = $1 and kind = 'disbursement'`,
       [who.merchantAccountNumber],
     );
     return { disbursement: rows.find((r) => r.kind === 'disbursement')!.account_id, funding: rows.find((r) => r.kind === 'funding')!.account_id };
@@ -620,7 +629,7 @@ describe('the ledger in the database', () => {
     expect((await topupRequest(who, { topupAmount: 10 })).statusCode).toBe(200);
     await expect(t.db.query('update ledger_entries set amount_minor = amount_minor * 2 where merchant_account_number = $1', [who.merchantAccountNumber])).rejects.toThrow(/immutable/);
     await expect(t.db.query('delete from ledger_entries where merchant_account_number = $1', [who.merchantAccountNumber])).rejects.toThrow(/immutable/);
-    const { rows } = await t.db.query<{ s: number }>('select sum(amount_minor)::bigint as s from ledger_entries where account_id in (select account_id from ledger_accounts where merchant_account_number = $1)', [
+    const { rows } = await t.db.query<{ s: number }>('select sum(amount_minor)::bigint as s from ledger_entries where account_id in (select account_id from ledger_accounts where merchant_account_number = $1 and not is_system)', [
       who.merchantAccountNumber,
     ]);
     expect(rows[0].s).toBe(1000);

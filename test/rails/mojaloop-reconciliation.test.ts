@@ -337,7 +337,11 @@ describe('reconciliation of the Mojaloop rail (TTK as the switch)', () => {
 
   it('ledger verify catches a correcting transfer no exception owns', async () => {
     const { rows } = await t.db.query<{ id: number }>(`select account_id as id from ledger_accounts where merchant_account_number = $1 and kind = 'collection'`, [m.merchantAccountNumber]);
-    const { rows: sys } = await t.db.query<{ id: number }>(`select account_id as id from ledger_accounts where merchant_account_number is null and kind = 'customer_payments' and currency_code = 'MWK'`);
+    const { rows: sys } = await t.db.query<{ id: number }>(
+      `insert into ledger_accounts (merchant_account_number, kind, currency_code) values ($1, 'customer_payments', 'MWK')
+       on conflict (merchant_account_number, kind, currency_code) do update set kind = excluded.kind returning account_id as id`,
+      [m.merchantAccountNumber],
+    );
     await t.db.query(`select ledger_post($1, 'rail_correction', 'RX999999', '{}', array[$2, $3]::bigint[], array[100, -100]::bigint[])`, [m.merchantAccountNumber, rows[0].id, sys[0].id]);
     const report = await verifyLedger(t.db);
     expect(report.checks.find((x) => x.name === 'rail_corrections')).toMatchObject({ failed: 1, examples: [expect.objectContaining({ exceptionId: null, reference: 'RX999999' })] });

@@ -72,13 +72,21 @@ export async function findApiKeyById(q: Queryable, merchantAccountNumber: number
   return rows[0];
 }
 
-/** The live key with this client key, whatever its merchant: used to issue tokens. */
-export async function findLiveKeyByClientKey(q: Queryable, clientKey: string): Promise<(ApiKeyRow & { merchant_status: MerchantStatus; merchant_is_demo: boolean }) | undefined> {
+/**
+ * The merchant's live key with this client key: used to issue tokens. A client key is unique
+ * within its merchant (api_keys_client_key_live, migration 0030), and the token request names the
+ * merchant.
+ */
+export async function findLiveKeyByClientKey(
+  q: Queryable,
+  merchantAccountNumber: number,
+  clientKey: string,
+): Promise<(ApiKeyRow & { merchant_status: MerchantStatus; merchant_is_demo: boolean }) | undefined> {
   const { rows } = await q.query<ApiKeyRow & { merchant_status: MerchantStatus; merchant_is_demo: boolean }>(
     `select k.*, m.status_code as merchant_status, m.is_demo as merchant_is_demo
        from api_keys k join merchants m on m.merchant_account_number = k.merchant_account_number
-      where k.client_key = $1 and k.date_deleted is null`,
-    [clientKey],
+      where k.merchant_account_number = $1 and k.client_key = $2 and k.date_deleted is null`,
+    [merchantAccountNumber, clientKey],
   );
   return rows[0];
 }

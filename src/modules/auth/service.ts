@@ -21,7 +21,7 @@ const NO_KEY_HASH = Buffer.alloc(32);
  * Shared by the token endpoint and the hosted checkout's initiate (credentials in the body).
  */
 export async function verifyKeyPair(deps: Deps, input: TokenRequest): Promise<VerifiedKey> {
-  const key = await findLiveKeyByClientKey(deps.db, input.apiKey);
+  const key = await findLiveKeyByClientKey(deps.db, input.merchantAccountNumber, input.apiKey);
   const now = deps.clock.now();
   // One answer for every way this can fail, so the endpoint reveals nothing about which part
   // (key, secret, organisation, account, status) was wrong.

@@ -113,7 +113,7 @@ export async function creditRailPayment(tx: pg.PoolClient, input: RailCreditInpu
   if (!connector) throw new Error(`connector ${input.connectorId} of a committed rail payment is gone`);
   const common = { merchant, connector, amountMinor: input.amountMinor, createdBy: input.createdBy, payer: input.payer, limits: 'judged-when-held' as const };
   if (input.requestId === undefined) return recordPayment(tx, { ...common, transactionCode: 'BAM', description: 'Customer payment' });
-  const request = await repo.lockRequestById(tx, input.requestId);
+  const request = await repo.lockRequestById(tx, input.merchantAccountNumber, input.requestId);
   // Only this transfer can hold it (holdForRailPayment): anything else is a defect, and crediting
   // the wrong request would be worse than the rail's retry finding the defect logged.
   if (!request || request.held_by_transfer !== input.transferId) throw new Error(`request ${input.requestId} is not held by transfer ${input.transferId}`);

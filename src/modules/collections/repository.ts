@@ -236,8 +236,12 @@ export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountN
   return rows[0];
 }
 
-export async function lockRequestById(tx: pg.PoolClient, requestId: number): Promise<PaymentRequestRow | undefined> {
-  const { rows } = await tx.query<PaymentRequestRow>('select *, now() >= expires_at as is_expired from payment_requests where request_id = $1 for update', [requestId]);
+/** The merchant's request, locked (the merchant in the condition: one shard on Citus). */
+export async function lockRequestById(tx: pg.PoolClient, merchantAccountNumber: number, requestId: number): Promise<PaymentRequestRow | undefined> {
+  const { rows } = await tx.query<PaymentRequestRow>(
+    'select *, now() >= expires_at as is_expired from payment_requests where merchant_account_number = $1 and request_id = $2 for update',
+    [merchantAccountNumber, requestId],
+  );
   return rows[0];
 }
 
@@ -328,7 +332,15 @@ export interface CollectionRow {
 export type NewCollection = Omit<
   CollectionRow,
   'collection_id' | 'connector_name' | 'beneficiary_account_name' | 'transaction_type_name' | 'status_code' | 'transaction_date' | 'value_date' | 'reversed_at' | 'reversal_reason' | 'timed_account_number' | 'reference_number' | 'payment_transaction_id'
->;
+> & {
+  /**
+   * The paid request's reference (null without a request), kept on the collection for the
+   * console's search (migration 0021): the caller's request row, locked in this transaction, and
+   * a request's reference never changes. Passed in rather than read by a subquery in VALUES,
+   * which Citus refuses ("subqueries are not supported within INSERT queries").
+   */
+  request_reference_number: string | null;
+};
 
 const SELECT_COLLECTION = `
   select c.*, k.connector_name, m.account_name as beneficiary_account_name, tt.transaction_description as transaction_type_name,
@@ -345,9 +357,7 @@ export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Pro
                               source_account_number, source_account_name, source_reference_number, beneficiary_account_number,
                               amount_minor, fee_minor, currency_code, transaction_description, bridge_reference_number, created_by,
                               request_reference_number)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-             -- The paid request's reference, kept on the collection for the console's search (migration 0021).
-             (select r.reference_number from payment_requests r where r.request_id = $4))
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      returning collection_id`,
     [
       c.merchant_account_number,
@@ -365,6 +375,7 @@ export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Pro
       c.transaction_description,
       c.bridge_reference_number,
       c.created_by,
+      c.request_reference_number,
     ],
   );
   const { rows: full } = await tx.query<CollectionRow>(`${SELECT_COLLECTION} where c.collection_id = $1`, [rows[0].collection_id]);

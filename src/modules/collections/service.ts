@@ -294,6 +294,7 @@ export async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise
     transaction_reference_number: randomUpperAlnum(12),
     transaction_code: p.transactionCode,
     request_id: p.request?.request_id ?? null,
+    request_reference_number: p.request?.reference_number ?? null,
     connector_id: p.connector.connector_id,
     source_account_number: customer.accountNumber,
     source_account_name: customer.name,
@@ -306,9 +307,9 @@ export async function recordPayment(tx: pg.PoolClient, p: PaymentInput): Promise
     bridge_reference_number: customer.reference ?? `BR${randomDigits(12)}`,
     created_by: p.createdBy,
   });
-  const customers = await systemAccountId(tx, 'customer_payments', currency);
+  const customers = await systemAccountId(tx, merchantNo, 'customer_payments', currency);
   const collectionAccount = await merchantAccountId(tx, merchantNo, 'collection', currency);
-  const fees = await systemAccountId(tx, 'fees', currency);
+  const fees = await systemAccountId(tx, merchantNo, 'fees', currency);
   await postTransfer(tx, {
     merchantAccountNumber: merchantNo,
     type: p.transactionCode === 'RTP' ? 'payrequest' : 'payment',
@@ -494,8 +495,8 @@ export async function reverse(tx: pg.PoolClient, input: { merchantAccountNumber:
     metadata: { reason: input.reason },
     entries: [
       { accountId: await merchantAccountId(tx, merchantNo, 'collection', currency), amountMinor: -(found.amount_minor - found.fee_minor) },
-      ...(found.fee_minor > 0 ? [{ accountId: await systemAccountId(tx, 'fees', currency), amountMinor: -found.fee_minor }] : []),
-      { accountId: await systemAccountId(tx, 'customer_payments', currency), amountMinor: found.amount_minor },
+      ...(found.fee_minor > 0 ? [{ accountId: await systemAccountId(tx, merchantNo, 'fees', currency), amountMinor: -found.fee_minor }] : []),
+      { accountId: await systemAccountId(tx, merchantNo, 'customer_payments', currency), amountMinor: found.amount_minor },
     ],
   });
   await repo.markReversed(tx, found.collection_id, input.reason);

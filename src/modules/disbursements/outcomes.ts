@@ -63,8 +63,13 @@ export async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[
   const lines = rows.filter((r) => r.batch_number !== null);
   if (lines.length === 0) return;
   // Locked in batch-number order first: two workers whose chunks span the same batches then
-  // queue behind each other instead of deadlocking.
-  await tx.query('select 1 from batches where batch_number = any($1::integer[]) order by batch_number for update', [[...new Set(lines.map((r) => r.batch_number))]]);
+  // queue behind each other instead of deadlocking. Merchant by merchant (a chunk is one
+  // merchant's), in merchant order, so that no lock spans merchants (shards on Citus).
+  const merchants = [...new Set(lines.map((r) => r.merchant_account_number))].sort((a, b) => a - b);
+  for (const merchant of merchants) {
+    const batches = [...new Set(lines.filter((r) => r.merchant_account_number === merchant).map((r) => r.batch_number))];
+    await tx.query('select 1 from batches where merchant_account_number = $1 and batch_number = any($2::integer[]) order by batch_number for update', [merchant, batches]);
+  }
   await tx.query(
     `update batches b set
             number_of_successful_entries = b.number_of_successful_entries + d.s - d.r,
@@ -182,9 +187,9 @@ export async function bookOutcomes(deps: Deps, tx: pg.PoolClient, merchantAccoun
     reference: options.reference,
     metadata: { succeeded: succeeded.length, failed: failed.length, ...options.metadata },
     entries: [
-      { accountId: await systemAccountId(tx, options.from, currency), amountMinor: -sum(final, (r) => r.amount_minor + r.fee_minor) },
-      { accountId: await systemAccountId(tx, 'payouts_settled', currency), amountMinor: sum(succeeded, (r) => r.amount_minor) },
-      { accountId: await systemAccountId(tx, 'fees', currency), amountMinor: sum(succeeded, (r) => r.fee_minor) },
+      { accountId: await systemAccountId(tx, merchantAccountNumber, options.from, currency), amountMinor: -sum(final, (r) => r.amount_minor + r.fee_minor) },
+      { accountId: await systemAccountId(tx, merchantAccountNumber, 'payouts_settled', currency), amountMinor: sum(succeeded, (r) => r.amount_minor) },
+      { accountId: await systemAccountId(tx, merchantAccountNumber, 'fees', currency), amountMinor: sum(succeeded, (r) => r.fee_minor) },
       { accountId: await merchantAccountId(tx, merchantAccountNumber, 'disbursement', currency), amountMinor: sum(failed, (r) => r.amount_minor + r.fee_minor) },
     ],
   });

@@ -155,9 +155,14 @@ export async function lockQueuedBatch(tx: pg.PoolClient, batchNumber: number): P
  */
 const RAW_BYTEA = { getTypeParser: () => (value: Buffer) => value } as unknown as pg.CustomTypesConfig;
 
-export async function readUpload(tx: pg.PoolClient, uploadId: string): Promise<Buffer> {
+export async function readUpload(tx: pg.PoolClient, merchantAccountNumber: number, uploadId: string): Promise<Buffer> {
   // `binary` is node-postgres's (lib/query.js), missing from its type definitions.
-  const query = { text: 'select bytes from batch_upload_chunks where upload_id = $1 order by seq', values: [uploadId], binary: true, types: RAW_BYTEA };
+  const query = {
+    text: 'select bytes from batch_upload_chunks where merchant_account_number = $1 and upload_id = $2 order by seq',
+    values: [merchantAccountNumber, uploadId],
+    binary: true,
+    types: RAW_BYTEA,
+  };
   const { rows } = await tx.query<{ bytes: Buffer }>(query as pg.QueryConfig<string[]>);
   return Buffer.concat(rows.map((r) => r.bytes));
 }
@@ -240,7 +245,8 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
 /** Counts and totals of the expanded lines, and the batch's new state; the staged lines or upload are dropped. */
 export async function finishValidation(tx: pg.PoolClient, batchNumber: number, noValidLinesMessage: string): Promise<BatchRow> {
   const { rows } = await tx.query<BatchRow>(
-    `with dropped as (delete from batch_upload_chunks where upload_id = (select upload_id from batches where batch_number = $1))
+    `with dropped as (delete from batch_upload_chunks c using batches b
+                        where b.batch_number = $1 and c.merchant_account_number = b.merchant_account_number and c.upload_id = b.upload_id)
      update batches b set staged_lines = null, upload_id = null,
             number_of_invalid_entries = s.invalid,
             total_amount_minor = s.amount, total_fee_minor = s.fee,
@@ -260,7 +266,8 @@ export async function finishValidation(tx: pg.PoolClient, batchNumber: number, n
 /** A batch that cannot be validated at all (its merchant was deactivated): E, no lines. */
 export async function failQueuedBatch(tx: pg.PoolClient, batchNumber: number, errorMessage: string): Promise<BatchRow> {
   const { rows } = await tx.query<BatchRow>(
-    `with dropped as (delete from batch_upload_chunks where upload_id = (select upload_id from batches where batch_number = $1))
+    `with dropped as (delete from batch_upload_chunks c using batches b
+                        where b.batch_number = $1 and c.merchant_account_number = b.merchant_account_number and c.upload_id = b.upload_id)
      update batches set staged_lines = null, upload_id = null, status_code = 'E', error_message = $2, number_of_invalid_entries = number_of_entries
       where batch_number = $1 returning ${BATCH_COLUMNS}`,
     [batchNumber, errorMessage],
@@ -332,17 +339,18 @@ export async function addToDailyTotal(tx: pg.PoolClient, merchantAccountNumber: 
  * and a line the worker holds (being sent now) is simply not counted as waiting. Whichever takes
  * the lines first wins: the worker then finds them C, or this finds them held, S or F.
  */
-export async function lockWaitingLines(tx: pg.PoolClient, batchNumber: number): Promise<boolean> {
+export async function lockWaitingLines(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number): Promise<boolean> {
+  // The merchant in both conditions: the lock stays on one merchant's rows (one shard on Citus).
   const { rows } = await tx.query<{ lines: number; waiting: number }>(
     `with locked as (
        select status_code, attempts, due_at from payouts
-        where batch_number = $1 and status_code <> 'E'
+        where merchant_account_number = $1 and batch_number = $2 and status_code <> 'E'
         for update skip locked
      )
-     select (select count(*) from payouts where batch_number = $1 and status_code <> 'E')::integer as lines,
+     select (select count(*) from payouts where merchant_account_number = $1 and batch_number = $2 and status_code <> 'E')::integer as lines,
             count(*) filter (where status_code = 'T' and attempts = 0 and due_at > now())::integer as waiting
        from locked`,
-    [batchNumber],
+    [merchantAccountNumber, batchNumber],
   );
   return rows[0].lines > 0 && rows[0].waiting === rows[0].lines;
 }

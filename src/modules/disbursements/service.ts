@@ -123,7 +123,7 @@ export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: 
   if (!merchant || merchant.status_code !== MERCHANT.active) {
     done = await repo.failQueuedBatch(tx, batchNumber, t('en', 'detail.merchantInactive', { merchantAccountNumber: batch.merchant_account_number }));
   } else {
-    const stagedLines = batch.upload_id ? stagedLinesOfUpload(await repo.readUpload(tx, batch.upload_id)) : null;
+    const stagedLines = batch.upload_id ? stagedLinesOfUpload(await repo.readUpload(tx, batch.merchant_account_number, batch.upload_id)) : null;
     if (stagedLines === undefined) {
       // Only if the line schema changed between accepting the upload and validating it.
       done = await repo.failQueuedBatch(tx, batchNumber, t('en', 'batchError.unreadableUpload'));
@@ -269,7 +269,7 @@ async function debitPayouts(tx: pg.PoolClient, merchant: MerchantRow, reference:
     metadata,
     entries: [
       { accountId: await merchantAccountId(tx, merchant.merchant_account_number, 'disbursement', currency), amountMinor: -totalMinor },
-      { accountId: await systemAccountId(tx, 'payouts_in_flight', currency), amountMinor: totalMinor },
+      { accountId: await systemAccountId(tx, merchant.merchant_account_number, 'payouts_in_flight', currency), amountMinor: totalMinor },
     ],
   });
 }
@@ -308,7 +308,7 @@ export async function transferFunds(tx: pg.PoolClient, input: ActionInput): Prom
  * transaction with the state change.
  */
 async function refundWaitingTransfer(tx: pg.PoolClient, batch: repo.BatchRow): Promise<void> {
-  if (!(await repo.lockWaitingLines(tx, batch.batch_number))) {
+  if (!(await repo.lockWaitingLines(tx, batch.merchant_account_number, batch.batch_number))) {
     // The same answer as for any state the action is not allowed from: the batch is being paid.
     throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: 'action.cancel' } });
   }
@@ -323,7 +323,7 @@ async function refundWaitingTransfer(tx: pg.PoolClient, batch: repo.BatchRow): P
     reference: `B${batch.batch_number}`,
     metadata: { batchNumber: batch.batch_number },
     entries: [
-      { accountId: await systemAccountId(tx, 'payouts_in_flight', currency), amountMinor: -refund },
+      { accountId: await systemAccountId(tx, merchantAccountNumber, 'payouts_in_flight', currency), amountMinor: -refund },
       { accountId: await merchantAccountId(tx, merchantAccountNumber, 'disbursement', currency), amountMinor: refund },
     ],
   });

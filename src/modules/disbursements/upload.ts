@@ -99,30 +99,32 @@ const COPY_SIGNATURE = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'
 const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 /**
  * The most bytes one batch_upload_chunks row holds, stored plain (see 0006): four rows fill a
- * page, and a row (2,032 bytes with its header) is the largest PostgreSQL stores without trying
- * to TOAST it. Not one row a page: a binary COPY holds 1,000 rows in memory before it writes
+ * page, and a row (2,032 bytes with its header and its merchant_account_number, migration 0030)
+ * is the largest PostgreSQL stores without trying to TOAST it. Not one row a page: a binary COPY holds 1,000 rows in memory before it writes
  * them (its byte limit counts the text line, which a binary row lacks), so 8,000-byte rows left
  * the last 1,000 (up to 8 MB) to be written only once the copy ended, after the parse: ~10 ms
  * more for every large E8, on the 2-core machine (seen with strace). With 1,984-byte rows at
  * most 2 MB is left then (~4 ms), and the copy as a whole is as fast.
  */
-export const CHUNK_ROW_BYTES = 1984;
+export const CHUNK_ROW_BYTES = 1976;
 
-/** Bytes of a tuple before its data: field count, the upload id, the row's number, the data's length. */
-const TUPLE_HEAD_BYTES = 2 + 4 + 16 + 4 + 4 + 4;
+/** Bytes of a tuple before its data: field count, the merchant, the upload id, the row's number, the data's length. */
+const TUPLE_HEAD_BYTES = 2 + 4 + 4 + 4 + 16 + 4 + 4 + 4;
 
 /**
  * The COPY tuples of one arriving chunk, in one buffer: rows of at most CHUNK_ROW_BYTES each.
  * One write per chunk, not two per row: over TCP each write was a system call of its own, and
  * 13 MB took thousands of them.
  */
-function tuples(uploadId: Buffer, firstSeq: number, chunk: Buffer): Buffer {
+function tuples(merchantAccountNumber: number, uploadId: Buffer, firstSeq: number, chunk: Buffer): Buffer {
   const rows = Math.ceil(chunk.length / CHUNK_ROW_BYTES);
   const out = Buffer.allocUnsafe(chunk.length + rows * TUPLE_HEAD_BYTES);
   let at = 0;
   for (let row = 0; row < rows; row++) {
     const data = chunk.subarray(row * CHUNK_ROW_BYTES, (row + 1) * CHUNK_ROW_BYTES);
-    at = out.writeInt16BE(3, at);
+    at = out.writeInt16BE(4, at);
+    at = out.writeInt32BE(4, at);
+    at = out.writeInt32BE(merchantAccountNumber, at);
     at = out.writeInt32BE(16, at);
     at += uploadId.copy(out, at);
     at = out.writeInt32BE(4, at);
@@ -149,6 +151,7 @@ export class UploadCopy {
   private copyEnded!: () => void;
 
   private constructor(
+    private readonly merchantAccountNumber: number,
     private readonly client: pg.PoolClient,
     private readonly copy: CopyStreamQuery,
     private readonly onSettled: () => void,
@@ -164,13 +167,21 @@ export class UploadCopy {
     copy.write(COPY_SIGNATURE);
   }
 
-  /** Starts a copy (a round trip for BEGIN; COPY starts with it); undefined if the database cannot. */
-  static async begin(db: Db, onSettled: () => void): Promise<UploadCopy | undefined> {
+  /**
+   * Starts a copy (a round trip for BEGIN; COPY starts with it); undefined if the database cannot.
+   * The chunks carry the merchant (the token's, which the batch's must be: the route's scope check).
+   */
+  static async begin(db: Db, merchantAccountNumber: number, onSettled: () => void): Promise<UploadCopy | undefined> {
     let client: pg.PoolClient | undefined;
     try {
       client = await db.connect();
       await client.query('begin');
-      return new UploadCopy(client, client.query(copyFrom('copy batch_upload_chunks (upload_id, seq, bytes) from stdin (format binary)')), onSettled);
+      return new UploadCopy(
+        merchantAccountNumber,
+        client,
+        client.query(copyFrom('copy batch_upload_chunks (merchant_account_number, upload_id, seq, bytes) from stdin (format binary)')),
+        onSettled,
+      );
     } catch {
       client?.release(true);
       onSettled();
@@ -185,7 +196,7 @@ export class UploadCopy {
    */
   write(chunk: Buffer): void {
     if (this.failed || this.settled || chunk.length === 0) return;
-    this.copy.write(tuples(this.uploadIdBytes, this.seq, chunk));
+    this.copy.write(tuples(this.merchantAccountNumber, this.uploadIdBytes, this.seq, chunk));
     this.seq += Math.ceil(chunk.length / CHUNK_ROW_BYTES);
   }
 

@@ -96,7 +96,7 @@ export async function fillLedgerAccountDays(
       `select a.merchant_account_number, a.account_id
          from ledger_accounts a
          left join ledger_account_day_marks k on k.merchant_account_number = a.merchant_account_number and k.account_id = a.account_id
-        where a.merchant_account_number is not null and a.kind in ('collection', 'disbursement')
+        where a.kind in ('collection', 'disbursement')
           and (k.filled_through is null or k.filled_through < $1::date)
           and a.account_id <> all($3::bigint[])
         order by k.filled_through nulls first, a.account_id

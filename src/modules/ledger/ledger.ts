@@ -53,17 +53,23 @@ export async function merchantAccountId(tx: pg.PoolClient, merchantAccountNumber
   return rows[0].account_id;
 }
 
-export async function systemAccountId(tx: pg.PoolClient, kind: SystemAccountKind, currencyCode: string): Promise<number> {
+/**
+ * The merchant's own row of a system account (funding, fees, customer_payments…, migration 0029):
+ * one per merchant, kind and currency, keeping no balance, so every entry of a merchant's transfer
+ * is on that merchant's accounts (one shard on Citus). The service-wide position of a system
+ * account is the sum over merchants (ledger verify). Created on first use, in the caller's
+ * transaction; two transactions creating it at once both get the one row (on conflict).
+ */
+export async function systemAccountId(tx: pg.PoolClient, merchantAccountNumber: number, kind: SystemAccountKind, currencyCode: string): Promise<number> {
   const { rows } = await tx.query<{ account_id: number }>(
-    'select account_id from ledger_accounts where merchant_account_number is null and kind = $1 and currency_code = $2',
-    [kind, currencyCode],
+    'select account_id from ledger_accounts where merchant_account_number = $1 and kind = $2 and currency_code = $3',
+    [merchantAccountNumber, kind, currencyCode],
   );
   if (rows[0]) return rows[0].account_id;
-  // A currency seen for the first time gets its system accounts on demand.
   const inserted = await tx.query<{ account_id: number }>(
-    `insert into ledger_accounts (merchant_account_number, kind, currency_code) values (null, $1, $2)
+    `insert into ledger_accounts (merchant_account_number, kind, currency_code) values ($1, $2, $3)
      on conflict (merchant_account_number, kind, currency_code) do update set kind = excluded.kind returning account_id`,
-    [kind, currencyCode],
+    [merchantAccountNumber, kind, currencyCode],
   );
   return inserted.rows[0].account_id;
 }

@@ -197,7 +197,7 @@ export async function statementLines(
      )
      select ${LINE_FIELDS}, ${keysetTime('e.created_at')} as date_key
        from balanced e
-       join ledger_transfers t on t.transfer_id = e.transfer_id
+       join ledger_transfers t on t.merchant_account_number = $1 and t.transfer_id = e.transfer_id
       cross join lateral ${entryLines('$1')} d
       where (e.created_at, e.entry_id, d.seq) > ($3::timestamptz, $4::bigint, $6::bigint)
       order by e.created_at, e.entry_id, d.seq
@@ -232,7 +232,7 @@ export async function statementTotals(db: Queryable, merchantAccountNumber: numb
             count(d.seq)::bigint as lines
        from accounts a
        join ledger_entries e on e.account_id = a.account_id and e.created_at >= ${PERIOD_START} and e.created_at < ${PERIOD_END}
-       join ledger_transfers t on t.transfer_id = e.transfer_id
+       join ledger_transfers t on t.merchant_account_number = $1 and t.transfer_id = e.transfer_id
       cross join lateral ${entryLines('$1')} d`,
     [merchantAccountNumber, period.fromDate, period.toDate],
   );
@@ -257,7 +257,7 @@ interface ExportAccount {
 function balanceAt(merchantAccountNumber: number, accountIds: number[], instant: string): string {
   if (accountIds.length === 0) return '0::bigint';
   return `(select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0)::bigint from ledger_accounts a
-            cross join lateral ledger_sums_after(${merchantAccountNumber}, a.account_id, ${instant}, 0) s where a.account_id in (${accountIds.join(', ')}))`;
+            cross join lateral ledger_sums_after(${merchantAccountNumber}, a.account_id, ${instant}, 0) s where a.merchant_account_number = ${merchantAccountNumber} and a.account_id in (${accountIds.join(', ')}))`;
 }
 
 /** An account's entries in the period in index order, with its balance after each (a window over rows already in order: no sort). */
@@ -301,7 +301,7 @@ function exportQuery(merchantAccountNumber: number, accounts: ExportAccount[], f
                 e.entry_id, d.seq
            from (select m.*, ${balanceAt(merchantAccountNumber, ids, start)} + sum(m.amount_minor) over (order by m.created_at, m.entry_id rows between unbounded preceding and current row) as balance_after
                    from (${accounts.map((a) => accountEntries(merchantAccountNumber, a, start, end)).join(' union all ')} order by created_at, entry_id) m) e
-          cross join lateral (select t.reference, t.transfer_type, t.metadata, t.created_at from ledger_transfers t where t.transfer_id = e.transfer_id limit 1) t
+          cross join lateral (select t.reference, t.transfer_type, t.metadata, t.created_at from ledger_transfers t where t.merchant_account_number = ${merchantAccountNumber} and t.transfer_id = e.transfer_id limit 1) t
           cross join lateral ${entryLines(String(merchantAccountNumber))} d
           order by e.created_at, e.entry_id, d.seq) l`;
   return `${edge('opening_balance', start)}\n union all\n (${lines})\n union all\n ${edge('closing_balance', end)}`;

@@ -14,6 +14,9 @@
 // and moves exactly its difference, and each such exception has its correction (the system
 // accounts' check leaves corrections to that check: they move money no payout or collection says).
 // Derived data: the totals of closed days that statements read equal the entries they summarise.
+// System accounts (funding, fees, customer_payments…) are one row per merchant, kind and currency
+// (migration 0029, docs/scaling.md §4): a system account's service-wide position is the sum of its
+// merchants' rows, and the checks compare each merchant's rows with that merchant's activity.
 import pg from 'pg';
 
 export interface CheckResult {
@@ -70,7 +73,7 @@ function merchantAccounts(ok: string): string {
   return `select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total, ${ok} as ok
         from ledger_accounts a
         left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
-       where a.merchant_account_number is not null`;
+       where not a.is_system`;
 }
 
 const MERCHANT_ACCOUNT_DETAIL = `json_build_object('accountId', account_id, 'merchantAccountNumber', merchant_account_number, 'kind', kind,
@@ -79,16 +82,16 @@ const MERCHANT_ACCOUNT_DETAIL = `json_build_object('accountId', account_id, 'mer
 export const CHECKS: Check[] = [
   {
     name: 'transfers_balanced',
-    description: 'every ledger transfer has at least two entries, in one currency, of its own merchant, summing to zero',
+    description: "every ledger transfer has at least two entries, in one currency, of its own merchant and on its own merchant's accounts, summing to zero",
     items: `
       select t.transfer_id, t.transfer_type, t.reference, t.merchant_account_number, count(e.entry_id) as entries,
              coalesce(sum(e.amount_minor), 0) as total, min(a.currency_code) as min_currency, max(a.currency_code) as max_currency,
              count(e.entry_id) >= 2 and coalesce(sum(e.amount_minor), 0) = 0 and min(a.currency_code) = max(a.currency_code)
-               and coalesce(bool_and(e.merchant_account_number = t.merchant_account_number), true) as ok
+               and coalesce(bool_and(e.merchant_account_number = t.merchant_account_number and a.merchant_account_number = t.merchant_account_number), true) as ok
         from ledger_transfers t
         left join ledger_entries e on e.transfer_id = t.transfer_id
         left join ledger_accounts a on a.account_id = e.account_id
-       group by t.transfer_id`,
+       group by t.merchant_account_number, t.transfer_id, t.transfer_type, t.reference`,
     detail: `json_build_object('transferId', transfer_id, 'transferType', transfer_type, 'reference', reference,
                                 'merchantAccountNumber', merchant_account_number, 'entries', entries, 'sumMinor', total,
                                 'currencyCodes', case when min_currency = max_currency then json_build_array(min_currency)
@@ -127,7 +130,7 @@ export const CHECKS: Check[] = [
       with ledger as (
         select e.merchant_account_number, a.currency_code, a.kind, sum(e.amount_minor) as in_flight
           from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
-         where a.merchant_account_number is null and a.kind in ('payouts_in_flight', 'rail_in_flight')
+         where a.is_system and a.kind in ('payouts_in_flight', 'rail_in_flight')
          group by e.merchant_account_number, a.currency_code, a.kind
       ), transferring as (
         select p.merchant_account_number, p.currency_code,
@@ -229,7 +232,7 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_settled'), 0) as settled,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments'), 0) as customers
           from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
-         where a.merchant_account_number is null and a.kind in ('fees', 'payouts_settled', 'customer_payments')
+         where a.is_system and a.kind in ('fees', 'payouts_settled', 'customer_payments')
            and not exists (select 1 from ledger_transfers t where t.transfer_id = e.transfer_id and t.transfer_type = 'rail_correction')
          group by e.merchant_account_number, a.currency_code
       ), activity as (
@@ -264,13 +267,13 @@ export const CHECKS: Check[] = [
       with transfer as (
         select t.transfer_id, t.transfer_type, t.reference, t.merchant_account_number,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'collection' and a.merchant_account_number = t.merchant_account_number), 0) as to_collection,
-               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number is null), 0) as to_fees,
-               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number is null), 0) as to_customers
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number = t.merchant_account_number), 0) as to_fees,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number = t.merchant_account_number), 0) as to_customers
           from ledger_transfers t
           left join ledger_entries e on e.transfer_id = t.transfer_id
           left join ledger_accounts a on a.account_id = e.account_id
          where t.transfer_type in ('payment', 'payrequest', 'reversal')
-         group by t.transfer_id
+         group by t.merchant_account_number, t.transfer_id, t.transfer_type, t.reference
       ), per_reference as (
         select reference,
                count(*) filter (where transfer_type = 'payment') as payments,
@@ -316,12 +319,12 @@ export const CHECKS: Check[] = [
       with debit as (
         select t.transfer_id, t.transfer_type, t.reference, t.merchant_account_number,
                -coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as debited,
-               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight' and a.merchant_account_number is null), 0) as to_in_flight
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight' and a.merchant_account_number = t.merchant_account_number), 0) as to_in_flight
           from ledger_transfers t
           left join ledger_entries e on e.transfer_id = t.transfer_id
           left join ledger_accounts a on a.account_id = e.account_id
          where t.transfer_type in ('payout_debit', 'payout_cancel')
-         group by t.transfer_id
+         group by t.merchant_account_number, t.transfer_id, t.transfer_type, t.reference
       ), per_reference as (
         select reference, count(*) filter (where transfer_type = 'payout_debit') as debits,
                sum(debited) filter (where transfer_type = 'payout_debit') as debited,
@@ -374,12 +377,12 @@ export const CHECKS: Check[] = [
       with moved as (
         select t.transfer_id, t.reference, t.merchant_account_number,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as credited,
-               -coalesce(sum(e.amount_minor) filter (where a.kind = 'bank_settlement' and a.merchant_account_number is null), 0) as from_bank
+               -coalesce(sum(e.amount_minor) filter (where a.kind = 'bank_settlement' and a.merchant_account_number = t.merchant_account_number), 0) as from_bank
           from ledger_transfers t
           left join ledger_entries e on e.transfer_id = t.transfer_id
           left join ledger_accounts a on a.account_id = e.account_id
          where t.transfer_type = 'funding'
-         group by t.transfer_id
+         group by t.merchant_account_number, t.transfer_id, t.reference
       )
       select f.funding_id, coalesce(f.transaction_reference_number::text, m.reference) as reference,
              coalesce(f.merchant_account_number, m.merchant_account_number) as merchant_account_number,
@@ -401,16 +404,16 @@ export const CHECKS: Check[] = [
         select t.transfer_id, t.reference, t.merchant_account_number,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as disbursement,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'collection' and a.merchant_account_number = t.merchant_account_number), 0) as collection,
-               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_settled' and a.merchant_account_number is null), 0) as settled,
-               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number is null), 0) as fees,
-               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number is null), 0) as customers,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_settled' and a.merchant_account_number = t.merchant_account_number), 0) as settled,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number = t.merchant_account_number), 0) as fees,
+               coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number = t.merchant_account_number), 0) as customers,
                count(*) filter (where a.kind not in ('disbursement', 'collection', 'payouts_settled', 'fees', 'customer_payments')
-                                  or (a.merchant_account_number is not null and a.merchant_account_number <> t.merchant_account_number)) as elsewhere
+                                  or a.merchant_account_number <> t.merchant_account_number) as elsewhere
           from ledger_transfers t
           join ledger_entries e on e.transfer_id = t.transfer_id
           join ledger_accounts a on a.account_id = e.account_id
          where t.transfer_type = 'rail_correction'
-         group by t.transfer_id
+         group by t.merchant_account_number, t.transfer_id, t.reference
       ), owed as (
         -- The same movements as corrections.ts, from the exception's amounts (theirs unknown: ours).
         select x.exception_id, x.merchant_account_number, x.kind, x.ledger_transfer_id, x.payout_id is not null as payout,

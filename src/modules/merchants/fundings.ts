@@ -103,7 +103,7 @@ export async function recordFunding(deps: Deps, input: FundingInput): Promise<{ 
         reference,
         metadata: { bankReference, receivedOn: input.receivedOn, recordedBy: input.recordedBy },
         entries: [
-          { accountId: await systemAccountId(tx, 'bank_settlement', merchant.currency_code), amountMinor: -input.amountMinor },
+          { accountId: await systemAccountId(tx, merchant.merchant_account_number, 'bank_settlement', merchant.currency_code), amountMinor: -input.amountMinor },
           { accountId: await merchantAccountId(tx, merchant.merchant_account_number, 'disbursement', merchant.currency_code), amountMinor: input.amountMinor },
         ],
       });

@@ -62,22 +62,31 @@ export async function seedLimits(tx: pg.PoolClient, merchantAccountNumber: numbe
   );
 }
 
+// The balances are summed in a lateral subquery grouped by merchant_account_number, not by grouping
+// the join on the merchant's key and selecting m.*: PostgreSQL accepts that through the primary
+// key's functional dependency, but Citus's multi-shard planner does not ("column m.organisation_id
+// must appear in the GROUP BY clause", issue 28). Grouped by the distribution column and correlated
+// on it, the subquery goes down to each shard with its merchant; on one PostgreSQL it is the same
+// index lookup per merchant as the join was. No accounts: no row, so the coalesces give 0.
 const WITH_BALANCES = `
-  select m.*,
-         coalesce(sum(la.balance_minor) filter (where la.kind = 'collection'), 0)::bigint as collection_minor,
-         coalesce(sum(la.balance_minor) filter (where la.kind = 'disbursement'), 0)::bigint as disbursement_minor
+  select m.*, coalesce(b.collection_minor, 0)::bigint as collection_minor, coalesce(b.disbursement_minor, 0)::bigint as disbursement_minor
     from merchants m
-    left join ledger_accounts la on la.merchant_account_number = m.merchant_account_number and la.currency_code = m.currency_code`;
+    left join lateral (
+      select sum(la.balance_minor) filter (where la.kind = 'collection') as collection_minor,
+             sum(la.balance_minor) filter (where la.kind = 'disbursement') as disbursement_minor
+        from ledger_accounts la
+       where la.merchant_account_number = m.merchant_account_number and la.currency_code = m.currency_code
+       group by la.merchant_account_number) b on true`;
 
 export async function findMerchant(q: Queryable, merchantAccountNumber: number): Promise<MerchantWithBalances | undefined> {
-  const { rows } = await q.query<MerchantWithBalances>(`${WITH_BALANCES} where m.merchant_account_number = $1 group by m.merchant_account_number`, [merchantAccountNumber]);
+  const { rows } = await q.query<MerchantWithBalances>(`${WITH_BALANCES} where m.merchant_account_number = $1`, [merchantAccountNumber]);
   return rows[0];
 }
 
 /** Keyset page of merchants in account-number order, after `afterAccountNumber`. */
 export async function listMerchants(q: Queryable, limit: number, afterAccountNumber?: number): Promise<MerchantWithBalances[]> {
   const { rows } = await q.query<MerchantWithBalances>(
-    `${WITH_BALANCES} where ($2::int is null or m.merchant_account_number > $2) group by m.merchant_account_number order by m.merchant_account_number limit $1`,
+    `${WITH_BALANCES} where ($2::int is null or m.merchant_account_number > $2) order by m.merchant_account_number limit $1`,
     [limit, afterAccountNumber ?? null],
   );
   return rows;
@@ -188,7 +197,7 @@ export async function searchMerchants(q: Queryable, s: MerchantSearch): Promise<
     `${WITH_BALANCES}
       where m.organisation_id = $1 and ($2::int is null or m.merchant_account_number = $2)
         and ($3::text is null or m.account_name ilike $3)
-      group by m.merchant_account_number order by m.merchant_account_number offset $4 limit $5`,
+      order by m.merchant_account_number offset $4 limit $5`,
     [s.organisationId, s.merchantAccountNumber ?? null, s.accountName ? containsPattern(s.accountName) : null, s.offset, s.limit],
   );
   return rows;

@@ -154,7 +154,7 @@ export async function topup<T>(deps: Deps, input: TopupInput, respond: (tx: pg.P
     const sourceReferenceNumber = randomUpperAlnum(12);
     const bridgeReferenceNumber = randomUUID();
     const credit = await merchantAccountId(tx, merchant.merchant_account_number, 'disbursement', merchant.currency_code);
-    const funding = await systemAccountId(tx, 'funding', merchant.currency_code);
+    const funding = await systemAccountId(tx, merchant.merchant_account_number, 'funding', merchant.currency_code);
     await postTransfer(tx, {
       merchantAccountNumber: merchant.merchant_account_number,
       type: 'topup',

@@ -1,5 +1,5 @@
-// The webhook dispatcher: claims due deliveries with SKIP LOCKED, POSTs them, records every
-// attempt, and schedules retries. It runs in every worker process; any number may run at once.
+// The webhook dispatcher: claims due deliveries with SKIP LOCKED (one merchant per statement),
+// POSTs them, records every attempt, and schedules retries. It runs in every worker process; any number may run at once.
 //
 // - Wake-up: LISTEN on the delivery channel (emitEvent NOTIFYs on commit), so a new event is
 //   attempted at once, not at the next poll; a timer covers scheduled retries and lost wake-ups.
@@ -53,38 +53,58 @@ interface Outcome {
   retryAfterMs: number | null;
 }
 
-const CLAIM_SQL = `
+// Claiming takes two steps, so that no row lock spans merchants (on Citus, shards: "could not run
+// distributed query with FOR UPDATE/SHARE commands", issue 28):
+// 1. DUE_SQL, without locks: the oldest due deliveries (at most the batch), each host cut to its
+//    free slots, grouped by merchant. The same rows, in the same order, as one claim took before.
+// 2. CLAIM_SQL per merchant: locks that merchant's rows among them with SKIP LOCKED and leases
+//    them. The lock re-checks that each row is still pending and due, so a row another worker
+//    claimed in between (leased: due later) or holds (skipped) is not taken twice.
+// A worker that dies between the two steps has locked nothing; one that dies after has leased
+// rows that are due again when the lease ends, as before.
+const DUE_SQL = `
   with due as (
-    select delivery_id, split_part(callback_url, '/', 3) as host, next_attempt_at from webhook_deliveries
+    select delivery_id, merchant_account_number, split_part(callback_url, '/', 3) as host, next_attempt_at from webhook_deliveries
      where status = 'pending' and next_attempt_at <= now()
-       and not (split_part(callback_url, '/', 3) = any($3::text[]))
+       and not (split_part(callback_url, '/', 3) = any($2::text[]))
      order by next_attempt_at
      limit $1
-     for update skip locked
   ), allowed as (
-    -- No more of one host's deliveries than it has free slots ($4 minus those in flight): the
+    -- No more of one host's deliveries than it has free slots ($3 minus those in flight): the
     -- rest of the batch stays due, so a backlog to one host cannot take every slot of the worker.
-    select delivery_id from (
-      select due.delivery_id,
+    select delivery_id, merchant_account_number, next_attempt_at from (
+      select due.delivery_id, due.merchant_account_number, due.next_attempt_at,
              row_number() over (partition by due.host order by due.next_attempt_at, due.delivery_id) as rank,
-             $4::int - coalesce(busy.in_flight, 0) as room
-        from due left join unnest($5::text[], $6::int[]) as busy(host, in_flight) on busy.host = due.host
+             $3::int - coalesce(busy.in_flight, 0) as room
+        from due left join unnest($4::text[], $5::int[]) as busy(host, in_flight) on busy.host = due.host
     ) ranked
      where rank <= room
+  )
+  select merchant_account_number, array_agg(delivery_id order by next_attempt_at, delivery_id) as ids
+    from allowed
+   group by merchant_account_number
+   order by min(next_attempt_at), merchant_account_number`;
+
+const CLAIM_SQL = `
+  with due as (
+    select delivery_id from webhook_deliveries
+     where merchant_account_number = $1 and delivery_id = any($2::bigint[])
+       and status = 'pending' and next_attempt_at <= now()
+     for update skip locked
   ), claimed as (
     update webhook_deliveries d
        -- Millisecond precision: the lease travels through a JS Date and must compare equal.
-       set next_attempt_at = date_trunc('milliseconds', now() + make_interval(secs => $2::float8 / 1000)),
-           locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2::float8 / 1000)),
+       set next_attempt_at = date_trunc('milliseconds', now() + make_interval(secs => $3::float8 / 1000)),
+           locked_until = date_trunc('milliseconds', now() + make_interval(secs => $3::float8 / 1000)),
            round_attempts = d.round_attempts + 1,
            total_attempts = d.total_attempts + 1
-      from allowed where d.delivery_id = allowed.delivery_id
+      from due where d.merchant_account_number = $1 and d.delivery_id = due.delivery_id
     returning d.*
   )
   -- Secrets: the subscription's, else the delivery's own (an ad-hoc target such as a checkout's
   -- callbackApiUrl). Neither: the subscription was deleted, and the attempt ends there. A
   -- listener's copy takes only its listener's, while its lease lasts: once lapsed (or deleted),
-  -- nothing more is sent to it.
+  -- nothing more is sent to it. Every join names the merchant: one shard on Citus.
   select c.delivery_id, c.merchant_account_number, c.event_code, c.message_id, c.is_test, c.round_attempts, c.total_attempts,
          c.locked_until as lease, c.listener_id,
          case when c.listener_id is null then coalesce(s.callback_url, c.callback_url) else c.callback_url end as target_url,
@@ -92,10 +112,13 @@ const CLAIM_SQL = `
          case when c.listener_id is null then coalesce(s.webhook_signature, c.webhook_signature) else l.webhook_signature end as webhook_signature,
          e.payload::text as body
     from claimed c
-    join outbox_events e on e.event_id = c.event_id
-    left join webhook_subscriptions s on s.webhook_id = c.webhook_id
-    left join webhook_listeners l on l.listener_id = c.listener_id and l.expires_at > now()
+    join outbox_events e on e.merchant_account_number = c.merchant_account_number and e.event_id = c.event_id
+    left join webhook_subscriptions s on s.merchant_account_number = c.merchant_account_number and s.webhook_id = c.webhook_id
+    left join webhook_listeners l on l.merchant_account_number = c.merchant_account_number and l.listener_id = c.listener_id and l.expires_at > now()
    order by c.delivery_id`;
+
+/** Merchants' claims (CLAIM_SQL) run at once, at most: each is one short statement on its own connection. */
+const CLAIMS_IN_PARALLEL = 4;
 
 // Outcomes are recorded in batches, one statement each: every delivery's new state and its
 // attempt row, only where the lease is still ours. One commit per attempt was the dispatcher's
@@ -118,7 +141,7 @@ const RECORD_SQL = `
   insert into webhook_attempts (delivery_id, merchant_account_number, attempt_number, attempted_at, http_status, latency_ms, response_snippet, error)
   select u.delivery_id, u.merchant_account_number, i.attempt_number, i.attempted_at, i.http_status, i.latency_ms, i.snippet, i.error
     from updated u join input i on i.delivery_id = u.delivery_id
-  on conflict (delivery_id, attempt_number) do nothing`;
+  on conflict (merchant_account_number, delivery_id, attempt_number) do nothing`;
 
 /** Outcomes written per statement, at most. */
 const RECORD_BATCH = 500;
@@ -343,16 +366,26 @@ export class WebhookDispatcher {
   }
 
   private async claim(limit: number): Promise<Claimed[]> {
+    const { db, config, log } = this.deps;
     const busy = [...this.perHost];
-    const { rows } = await this.deps.db.query<Claimed>(CLAIM_SQL, [
+    const { rows: due } = await db.query<{ merchant_account_number: number; ids: string[] }>(DUE_SQL, [
       limit,
-      this.deps.config.webhookLeaseMs,
       this.saturatedHosts(),
-      this.deps.config.webhookPerHostConcurrency,
+      config.webhookPerHostConcurrency,
       busy.map(([host]) => host),
       busy.map(([, n]) => n),
     ]);
-    return rows;
+    const claimed: Claimed[] = [];
+    for (let i = 0; i < due.length; i += CLAIMS_IN_PARALLEL) {
+      const results = await Promise.allSettled(due.slice(i, i + CLAIMS_IN_PARALLEL).map((d) => db.query<Claimed>(CLAIM_SQL, [d.merchant_account_number, d.ids, config.webhookLeaseMs])));
+      // One merchant's failed claim must not drop the others' rows: they are leased already and
+      // would wait for their lease to end. Its own rows stay due for the next round.
+      for (const r of results) {
+        if (r.status === 'fulfilled') claimed.push(...r.value.rows);
+        else log.error({ err: r.reason }, 'webhook claim of one merchant failed');
+      }
+    }
+    return claimed;
   }
 
   private async attempt(row: Claimed): Promise<void> {

@@ -64,8 +64,9 @@ export async function updateSubscription(
 export async function deleteSubscription(tx: pg.PoolClient, merchantAccountNumber: number, eventCode: string): Promise<SubscriptionRow | undefined> {
   const { rows } = await tx.query<SubscriptionRow>('select * from webhook_subscriptions where merchant_account_number = $1 and event_code = $2 for update', [merchantAccountNumber, eventCode]);
   if (!rows[0]) return undefined;
-  await tx.query(`update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null where webhook_id = $1 and status = 'pending'`, [rows[0].webhook_id]);
-  await tx.query('delete from webhook_subscriptions where webhook_id = $1', [rows[0].webhook_id]);
+  await tx.query(`update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null
+                    where merchant_account_number = $1 and webhook_id = $2 and status = 'pending'`, [merchantAccountNumber, rows[0].webhook_id]);
+  await tx.query('delete from webhook_subscriptions where merchant_account_number = $1 and webhook_id = $2', [merchantAccountNumber, rows[0].webhook_id]);
   return rows[0];
 }
 
@@ -227,21 +228,37 @@ export async function deleteListener(tx: pg.PoolClient, merchantAccountNumber: n
   return rows[0];
 }
 
-/** Deletes up to `limit` lapsed listeners and ends their undelivered copies as failed; returns how many. */
+/**
+ * Deletes up to `limit` lapsed listeners and ends their undelivered copies as failed; returns how
+ * many. Merchant by merchant, so that no row lock spans merchants (shards on Citus): the merchants
+ * of the oldest lapsed listeners are found without a lock, then each one's are claimed with SKIP
+ * LOCKED (two sweeps never wait for each other, nor delete a listener twice) and deleted.
+ */
 export async function sweepListeners(q: Queryable, limit: number): Promise<number> {
-  const { rows } = await q.query<{ n: number }>(
-    `with gone as (
-       delete from webhook_listeners where listener_id in (
-         select listener_id from webhook_listeners where expires_at <= now() order by expires_at limit $1 for update skip locked)
-       returning listener_id
-     ), ended as (
-       update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null
-        where status = 'pending' and listener_id in (select listener_id from gone)
-     )
-     select count(*)::int as n from gone`,
+  const { rows: lapsed } = await q.query<{ merchant_account_number: number; n: number }>(
+    `select merchant_account_number, count(*)::int as n
+       from (select merchant_account_number, expires_at from webhook_listeners where expires_at <= now() order by expires_at limit $1) l
+      group by merchant_account_number order by min(expires_at), merchant_account_number`,
     [limit],
   );
-  return rows[0].n;
+  let swept = 0;
+  for (const { merchant_account_number: merchant, n } of lapsed) {
+    const { rows } = await q.query<{ n: number }>(
+      `with gone as (
+         delete from webhook_listeners where merchant_account_number = $1 and listener_id in (
+           select listener_id from webhook_listeners where merchant_account_number = $1 and expires_at <= now()
+            order by expires_at limit $2 for update skip locked)
+         returning listener_id
+       ), ended as (
+         update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null
+          where merchant_account_number = $1 and status = 'pending' and listener_id in (select listener_id from gone)
+       )
+       select count(*)::int as n from gone`,
+      [merchant, n],
+    );
+    swept += rows[0].n;
+  }
+  return swept;
 }
 
 /** Whether an unexpired listener of the merchant takes `eventCode`. */

@@ -135,8 +135,8 @@ export async function onQuote(deps: Deps, ctx: MojaloopContext, quoteId: string,
       reference: row.transaction_reference_number,
       metadata: { rail: 'mojaloop', transferId: row.transfer_id },
       entries: [
-        { accountId: await systemAccountId(tx, 'payouts_in_flight', row.currency_code), amountMinor: -(row.amount_minor + row.fee_minor) },
-        { accountId: await systemAccountId(tx, 'rail_in_flight', row.currency_code), amountMinor: row.amount_minor + row.fee_minor },
+        { accountId: await systemAccountId(tx, row.merchant_account_number, 'payouts_in_flight', row.currency_code), amountMinor: -(row.amount_minor + row.fee_minor) },
+        { accountId: await systemAccountId(tx, row.merchant_account_number, 'rail_in_flight', row.currency_code), amountMinor: row.amount_minor + row.fee_minor },
       ],
     });
     await setDue(tx, rows, ctx.config.callbackSeconds, expiresAt);

@@ -8,6 +8,7 @@
 //   until the switch says COMMITTED or ABORTED (payee.ts onSwitchWord credits or releases).
 // Rows are claimed with SKIP LOCKED and their clock moved in the same statement, so two workers
 // never send the same thing twice in one round.
+import type pg from 'pg';
 import type { Deps } from '../../http/types.ts';
 import type { BackgroundService } from '../../jobs/queue.ts';
 import type { SwitchRequest } from './client.ts';
@@ -21,34 +22,53 @@ const RESEND_AFTER_SECONDS = 2;
 /** In FSPIOP 1.0, how soon after our fulfilment the switch's record is asked for. */
 const FIRST_ASK_SECONDS_1_0 = 1;
 
+const RETURNING = COLLECTION_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
+
+// Which rows are due to be sent again, and to be asked about ($1…: claimPerMerchant's `params`).
+const RESEND_DUE = `rail = 'mojaloop' and phase = 'reserved' and fulfilment_sent_at is null
+  and transfer_expires_at > now() and updated_at < now() - make_interval(secs => $1::int)`;
+const ASK_DUE = `rail = 'mojaloop' and phase = 'reserved'
+  and (fulfilment_sent_at is not null or transfer_expires_at <= now())
+  and coalesce(asked_at, fulfilment_sent_at, transfer_expires_at)
+      + make_interval(secs => case when asked_at is null and transfer_version = '1.0' then $1::int else $2::int end) <= now()`;
+const ASK_ORDER = 'coalesce(asked_at, fulfilment_sent_at, transfer_expires_at)';
+
+/**
+ * Claims up to `limit` due rows, oldest first, merchant by merchant, so that no row lock spans
+ * merchants (shards on Citus): the merchants of the oldest due rows are found without a lock,
+ * then each one's rows are locked with SKIP LOCKED (two workers never take the same row, nor wait
+ * for each other) and their clock moved (`set`) in the same statement.
+ */
+async function claimPerMerchant<T extends pg.QueryResultRow>(deps: Deps, due: string, order: string, set: string, params: unknown[], limit: number): Promise<T[]> {
+  const limitAt = params.length + 1;
+  const merchantAt = params.length + 2;
+  const { rows: merchants } = await deps.db.query<{ merchant_account_number: number; n: number }>(
+    `select merchant_account_number, count(*)::int as n
+       from (select merchant_account_number, ${order} as due_at from rail_collections where ${due} order by ${order} limit $${limitAt}) d
+      group by merchant_account_number order by min(due_at), merchant_account_number`,
+    [...params, limit],
+  );
+  const claimed: T[] = [];
+  for (const { merchant_account_number: merchant, n } of merchants) {
+    const { rows } = await deps.db.query<T>(
+      `with due as (
+         select inbound_id from rail_collections where merchant_account_number = $${merchantAt} and ${due} order by ${order} limit $${limitAt} for update skip locked)
+       update rail_collections r set ${set} from due
+        where r.merchant_account_number = $${merchantAt} and r.inbound_id = due.inbound_id
+       returning ${RETURNING}`,
+      [...params, n, merchant],
+    );
+    claimed.push(...rows);
+  }
+  return claimed;
+}
+
 /** One round; returns how many collections it acted on. */
 export async function sweepPayeeTransfers(deps: Deps): Promise<number> {
   if (!deps.config.mojaloop) return 0;
   const ctx = mojaloopContext(deps);
-  const { rows: resend } = await deps.db.query<CollectionRow & { payer_fsp: string }>(
-    `with due as (
-       select merchant_account_number, inbound_id from rail_collections
-        where rail = 'mojaloop' and phase = 'reserved' and fulfilment_sent_at is null
-          and transfer_expires_at > now() and updated_at < now() - make_interval(secs => $1::int)
-        order by updated_at limit $2 for update skip locked)
-     update rail_collections r set updated_at = now() from due
-      where r.merchant_account_number = due.merchant_account_number and r.inbound_id = due.inbound_id
-     returning ${COLLECTION_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')}`,
-    [RESEND_AFTER_SECONDS, CLAIM_LIMIT],
-  );
-  const { rows: ask } = await deps.db.query<CollectionRow>(
-    `with due as (
-       select merchant_account_number, inbound_id from rail_collections
-        where rail = 'mojaloop' and phase = 'reserved'
-          and (fulfilment_sent_at is not null or transfer_expires_at <= now())
-          and coalesce(asked_at, fulfilment_sent_at, transfer_expires_at)
-              + make_interval(secs => case when asked_at is null and transfer_version = '1.0' then $1::int else $2::int end) <= now()
-        order by coalesce(asked_at, fulfilment_sent_at, transfer_expires_at) limit $3 for update skip locked)
-     update rail_collections r set asked_at = now(), updated_at = now() from due
-      where r.merchant_account_number = due.merchant_account_number and r.inbound_id = due.inbound_id
-     returning ${COLLECTION_COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')}`,
-    [FIRST_ASK_SECONDS_1_0, ctx.config.callbackSeconds, CLAIM_LIMIT],
-  );
+  const resend = await claimPerMerchant<CollectionRow & { payer_fsp: string }>(deps, RESEND_DUE, 'updated_at', 'updated_at = now()', [RESEND_AFTER_SECONDS], CLAIM_LIMIT);
+  const ask = await claimPerMerchant<CollectionRow>(deps, ASK_DUE, ASK_ORDER, 'asked_at = now(), updated_at = now()', [FIRST_ASK_SECONDS_1_0, ctx.config.callbackSeconds], CLAIM_LIMIT);
   const fulfilments = resend.map((row) => fulfil(deps, ctx, row, row.payer_fsp));
   const questions: SwitchRequest[] = ask.map((row) => ({
     method: 'GET',

@@ -26,10 +26,14 @@ export async function recordTransferReport(db: Db, ctx: MojaloopContext, report:
   const word = stateOf(report.body);
   if (!word) return;
   await db.query(
-    `insert into rail_transfer_reports (rail, transfer_id, transfer_state, error_code, reported_at)
-     select 'mojaloop', $1::uuid, $2, $3, now()
-      where exists (select 1 from rail_payouts where transfer_id = $1::uuid) or exists (select 1 from rail_collections where transfer_id = $1::uuid)
-     on conflict (rail, transfer_id) do update set transfer_state = excluded.transfer_state, error_code = excluded.error_code, reported_at = excluded.reported_at`,
+    // Kept with the transfer's merchant (migration 0030): each merchant that has the transfer (one,
+    // in practice: the switch's transfer ids are unique) gets the word.
+    `insert into rail_transfer_reports (merchant_account_number, rail, transfer_id, transfer_state, error_code, reported_at)
+     select o.merchant_account_number, 'mojaloop', $1::uuid, $2, $3, now()
+       from (select merchant_account_number from rail_payouts where transfer_id = $1::uuid
+             union
+             select merchant_account_number from rail_collections where transfer_id = $1::uuid) o
+     on conflict (merchant_account_number, rail, transfer_id) do update set transfer_state = excluded.transfer_state, error_code = excluded.error_code, reported_at = excluded.reported_at`,
     [report.transferId, word.state, word.errorCode],
   );
 }

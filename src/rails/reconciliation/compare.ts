@@ -39,7 +39,7 @@ function carriedMinor(money: string): string {
 function booked(merchant: string, reference: string, types: string, kind: string): string {
   return `(select sum(e.amount_minor) from ledger_transfers t
              join ledger_entries e on e.transfer_id = t.transfer_id
-             join ledger_accounts a on a.account_id = e.account_id and a.kind = '${kind}' and a.merchant_account_number is null
+             join ledger_accounts a on a.account_id = e.account_id and a.kind = '${kind}' and a.merchant_account_number = ${merchant}
             where t.merchant_account_number = ${merchant} and t.reference = ${reference} and t.transfer_type in (${types}))`;
 }
 
@@ -86,7 +86,8 @@ with chunk as (
   select o.*, rep.transfer_state as theirs_state, rep.error_code as theirs_error_code,
          coalesce(rep.transfer_state <> 'ERROR', false) as answered
     from ours o
-    left join rail_transfer_reports rep on rep.rail = $4 and rep.transfer_id = o.transfer_id and rep.reported_at >= $5::timestamptz
+    left join rail_transfer_reports rep on rep.merchant_account_number = o.merchant_account_number and rep.rail = $4 and rep.transfer_id = o.transfer_id
+                                       and rep.reported_at >= $5::timestamptz
 ), found as (
   select c.*, k.kind
     from compared c

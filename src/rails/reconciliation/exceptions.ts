@@ -85,7 +85,7 @@ async function lockException(tx: pg.PoolClient, exceptionId: number): Promise<Ra
 async function accountId(tx: pg.PoolClient, x: RailException, account: CorrectionAccount): Promise<number> {
   return account === 'disbursement' || account === 'collection'
     ? merchantAccountId(tx, x.merchantAccountNumber, account, x.currencyCode)
-    : systemAccountId(tx, account, x.currencyCode);
+    : systemAccountId(tx, x.merchantAccountNumber, account, x.currencyCode);
 }
 
 /** Books the exception's correcting transfer; its id. */

@@ -109,7 +109,7 @@ async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number, co
     type: 'payout_reversal',
     reference: `R${rows[0].payout_id}-${rows.length}`,
     entries: [
-      { accountId: await systemAccountId(tx, 'payouts_settled', currency), amountMinor: -amount },
+      { accountId: await systemAccountId(tx, merchantAccountNumber, 'payouts_settled', currency), amountMinor: -amount },
       { accountId: await merchantAccountId(tx, merchantAccountNumber, 'disbursement', currency), amountMinor: amount },
     ],
   });

@@ -233,29 +233,32 @@ export async function collectionDetail(db: Queryable, merchantAccountNumber: num
   // One after another: `db` may be a single client (a transaction), which runs one query at a time.
   const ledger = await db.query<LedgerLine>(
     `select t.transfer_id as "transferId", t.transfer_type as "transferType", t.reference, t.created_at as "createdAt", e.entry_id as "entryId",
-            a.kind as "accountKind", a.merchant_account_number is not null as "isMerchantAccount", e.amount_minor as "amountMinor",
+            a.kind as "accountKind", not a.is_system as "isMerchantAccount", e.amount_minor as "amountMinor",
             a.currency_code as "currencyCode", t.metadata
        from ledger_transfers t
-       join ledger_entries e on e.transfer_id = t.transfer_id
-       join ledger_accounts a on a.account_id = e.account_id
+       join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+       join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
       where t.reference = $2 and t.merchant_account_number = $1 and t.transfer_type = any($3::text[])
       order by t.transfer_id, e.entry_id`,
     [merchantAccountNumber, reference, COLLECTION_TRANSFER_TYPES],
   );
   const events = await db.query<RaisedEvent>(
     `select o.event_id as "eventId", o.event_code as "eventCode", o.created_at as "createdAt", o.is_test as "isTest", o.payload,
-            json_build_object('pending', count(d.delivery_id) filter (where d.status = 'pending'),
-                              'succeeded', count(d.delivery_id) filter (where d.status = 'succeeded'),
-                              'failed', count(d.delivery_id) filter (where d.status = 'failed')) as deliveries
+            json_build_object('pending', coalesce(d.pending, 0), 'succeeded', coalesce(d.succeeded, 0), 'failed', coalesce(d.failed, 0)) as deliveries
        from outbox_events o
        -- A delivery is written with its event (jobs/outbox.ts, one transaction: the same now()), so
        -- the merchant's index on (merchant_account_number, created_at) finds it; nothing indexes
-       -- event_id alone, and the webhook path does not pay for one.
-       left join webhook_deliveries d on d.merchant_account_number = o.merchant_account_number and d.created_at = o.created_at and d.event_id = o.event_id
+       -- event_id alone, and the webhook path does not pay for one. Counted in a lateral subquery,
+       -- not by grouping the join on the event's key (Citus wants every selected column grouped).
+       left join lateral (
+         select count(*) filter (where d.status = 'pending') as pending, count(*) filter (where d.status = 'succeeded') as succeeded,
+                count(*) filter (where d.status = 'failed') as failed
+           from webhook_deliveries d
+          where d.merchant_account_number = o.merchant_account_number and d.created_at = o.created_at and d.event_id = o.event_id
+          group by d.merchant_account_number) d on true
       where o.merchant_account_number = $1
         and o.created_at in (select created_at from ledger_transfers where reference = $2 and merchant_account_number = $1 and transfer_type = any($3::text[]))
         and o.payload->>'transactionReferenceNumber' = $2
-      group by o.event_id
       order by o.event_id
       limit $4`,
     [merchantAccountNumber, reference, COLLECTION_TRANSFER_TYPES, MAX_EVENTS],

@@ -354,7 +354,7 @@ async function failedWebhookDeliveries(db: Queryable, merchantAccountNumber: num
             a.http_status as "lastHttpStatus", a.error as "lastError"
        from (select 1) one
        left join lateral (select * from failed order by delivery_id desc limit $2) f on true
-       left join lateral (select http_status, error from webhook_attempts w where w.delivery_id = f.delivery_id order by attempt_number desc limit 1) a on true
+       left join lateral (select http_status, error from webhook_attempts w where w.merchant_account_number = $1 and w.delivery_id = f.delivery_id order by attempt_number desc limit 1) a on true
       order by f.delivery_id desc`,
     [merchantAccountNumber, FAILED_DELIVERIES_LISTED],
   );

@@ -32,9 +32,10 @@ function uploadCopier(deps: Deps) {
     const length = Number(request.headers['content-length']);
     const worthCopying = length >= deps.config.batchCopyMinBytes && length <= bodyLimit;
     const freeConnections = copyDb.idleCount + ((copyDb.options.max ?? maxCopies) - copyDb.totalCount);
-    if (!worthCopying || copies >= maxCopies || freeConnections < 1) return payload;
+    const merchantAccountNumber = request.principal?.merchantAccountNumber;
+    if (!worthCopying || copies >= maxCopies || freeConnections < 1 || merchantAccountNumber === undefined) return payload;
     copies += 1;
-    const upload = await UploadCopy.begin(copyDb, () => {
+    const upload = await UploadCopy.begin(copyDb, merchantAccountNumber, () => {
       copies -= 1;
     });
     if (!upload) return payload;
