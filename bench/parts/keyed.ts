@@ -167,10 +167,23 @@ async function openTimedAccounts(ctx: BenchContext, merchants: MerchantCredentia
   const first = Math.floor(Math.random() * (10_000_000 - total));
   const prefix = randomBytes(4).toString('hex');
   const { rows } = await ctx.deps.db.query<{ merchant_account_number: number; timed_account_number: string }>(
-    `insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description, reference_number, captured_by, expires_at)
-     select ($1::int[])[1 + i % cardinality($1::int[])], '1' || lpad(($2::int + i)::text, 7, '0'), $3, 'MWK', $4, 'K' || $5 || i::text, $6, now() + interval '2 hours'
-       from generate_series(0, $7::int - 1) as i
-     on conflict do nothing
+    // Each number claimed as E12 claims it (timed_account_claims, migration 0032), then its request.
+    `with drawn as (
+       select i, ($1::int[])[1 + i % cardinality($1::int[])] as merchant_account_number, '1' || lpad(($2::int + i)::text, 7, '0') as timed_account_number,
+              nextval('payment_requests_request_id_seq') as request_id
+         from generate_series(0, $7::int - 1) as i
+     ), claimed as (
+       insert into timed_account_claims as t (timed_account_number, merchant_account_number, request_id, is_open)
+       select timed_account_number, merchant_account_number, request_id, true from drawn
+       on conflict (timed_account_number) do update
+          set merchant_account_number = excluded.merchant_account_number, request_id = excluded.request_id, is_open = true
+        where not t.is_open
+       returning t.request_id
+     )
+     insert into payment_requests (request_id, merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description, reference_number, captured_by, expires_at)
+     overriding system value
+     select d.request_id, d.merchant_account_number, d.timed_account_number, $3, 'MWK', $4, 'K' || $5 || d.i::text, $6, now() + interval '2 hours'
+       from drawn d join claimed c on c.request_id = d.request_id
      returning merchant_account_number, timed_account_number`,
     [merchants.map((m) => m.merchantAccountNumber), first, COLLECTION_AMOUNT_MINOR, COLLECTION_DESCRIPTION, prefix, COLLECTION_CAPTURED_BY, total],
   );

@@ -11,6 +11,7 @@
 // Idempotent: a table Citus already knows (pg_dist_partition) is left as it is, so a run stopped
 // by an error goes on from there once the cause is fixed. Refuses, before changing anything, where
 // the citus extension cannot be had, and names the first table Citus refuses with Citus's reason.
+// The claims tables of OWN_DISTRIBUTION are distributed by their claimed value, not co-located.
 import type { Queryable } from './pool.ts';
 
 /** Shared and small: copied to every node (docs/scaling.md "Reference tables"). */
@@ -24,10 +25,24 @@ export const REFERENCE_TABLES = [
   'organisations',
   'settings',
   'rail_reconciliations',
+  // Claims (docs/scaling.md group C, migration 0031): a value unique across merchants → its merchant.
+  'payment_account_claims',
+  'funding_claims',
+  'invitation_claims',
 ] as const;
 
 /** Neither merchant-owned nor shared: kept on the coordinator (docs/scaling.md, group E). */
-export const LOCAL_TABLES = ['schema_migrations', 'rate_limit_windows', 'console_sign_in_throttle', 'rail_refused_messages'] as const;
+export const LOCAL_TABLES = ['schema_migrations', 'rate_limit_windows', 'console_sign_in_throttle', 'rail_refused_messages', 'operator_email_outbox'] as const;
+
+/**
+ * Distributed by a column of their own, each in a co-location group of its own: claims tables keyed
+ * by a value unique across merchants and written on a hot path (docs/scaling.md, group C). Their
+ * merchant_account_number is data (the claim's owner), not their distribution column.
+ */
+export const OWN_DISTRIBUTION: Readonly<Record<string, string>> = {
+  timed_account_claims: 'timed_account_number',
+  ptid_claims: 'payment_transaction_id',
+};
 
 /** The distribution column, and the table every merchant-owned table is co-located with. */
 export const DISTRIBUTION_COLUMN = 'merchant_account_number';
@@ -79,10 +94,14 @@ async function tablesInOrder(db: Queryable): Promise<Array<{ table: string; fate
     [DISTRIBUTION_COLUMN],
   );
   const fateOf = (r: (typeof rows)[number]): TableFate =>
-    (REFERENCE_TABLES as readonly string[]).includes(r.table) ? 'reference' : r.merchant_owned && !(LOCAL_TABLES as readonly string[]).includes(r.table) ? 'distributed' : 'local';
+    (REFERENCE_TABLES as readonly string[]).includes(r.table)
+      ? 'reference'
+      : r.table in OWN_DISTRIBUTION || (r.merchant_owned && !(LOCAL_TABLES as readonly string[]).includes(r.table))
+        ? 'distributed'
+        : 'local';
   const unlisted = rows.filter((r) => !r.merchant_owned && fateOf(r) === 'local' && !(LOCAL_TABLES as readonly string[]).includes(r.table));
   if (unlisted.length > 0) {
-    throw new DistributionRefused(`tables neither merchant-owned nor listed (src/db/distribute.ts REFERENCE_TABLES or LOCAL_TABLES): ${unlisted.map((r) => r.table).join(', ')}`);
+    throw new DistributionRefused(`tables neither merchant-owned nor listed (src/db/distribute.ts REFERENCE_TABLES, LOCAL_TABLES or OWN_DISTRIBUTION): ${unlisted.map((r) => r.table).join(', ')}`);
   }
   // Depth-first on references: reference tables before the tables pointing at them, merchants first.
   const byName = new Map(rows.map((r) => [r.table, r]));
@@ -121,6 +140,7 @@ export async function distribute(db: Queryable): Promise<DistributedTable[]> {
     }
     try {
       if (fate === 'reference') await db.query('select create_reference_table($1)', [table]);
+      else if (table in OWN_DISTRIBUTION) await db.query(`select create_distributed_table($1, $2, colocate_with => 'none')`, [table, OWN_DISTRIBUTION[table]]);
       else if (table === COLOCATION_ANCHOR) await db.query('select create_distributed_table($1, $2)', [table, DISTRIBUTION_COLUMN]);
       else await db.query('select create_distributed_table($1, $2, colocate_with => $3)', [table, DISTRIBUTION_COLUMN, COLOCATION_ANCHOR]);
     } catch (err) {

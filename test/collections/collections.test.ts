@@ -1016,12 +1016,23 @@ describe('E11 POST /collections/addFakeCustomPayment', () => {
          from generate_series(1, 20000) g`,
       [who.merchantAccountNumber],
     );
-    await t.db.query('analyze payment_requests');
-    const { rows } = await t.db.query<{ 'QUERY PLAN': string }>(
-      `explain select * from payment_requests where timed_account_number = '10000042' order by request_id desc limit 1 for update`,
+    await t.db.query(
+      `insert into timed_account_claims (timed_account_number, merchant_account_number, request_id, is_open)
+       select timed_account_number, merchant_account_number, request_id, false from payment_requests
+        where merchant_account_number = $1 and reference_number like 'OLDREF%'
+       on conflict do nothing`,
+      [who.merchantAccountNumber],
     );
-    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    expect(plan).toMatch(/Index (Only )?Scan[^\n]*payment_requests_timed_account/);
+    await t.db.query('analyze payment_requests');
+    await t.db.query('analyze timed_account_claims');
+    // The number's claim by its primary key (migration 0032), then the request by its key (repository.ts lockRequestByTimedAccount).
+    const plan = async (sql: string, params: unknown[]) => (await t.db.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(await plan(`select merchant_account_number, request_id, is_open from timed_account_claims where timed_account_number = '10000042'`, [])).toMatch(
+      /Index (Only )?Scan[^\n]*timed_account_claims_pkey/,
+    );
+    expect(await plan('select * from payment_requests where merchant_account_number = $1 and request_id = 42 for update', [who.merchantAccountNumber])).toMatch(
+      /Index (Only )?Scan[^\n]*payment_requests_(pkey|request_id_idx)/,
+    );
   });
 
   it('keeps the daily limit under concurrent payments', async () => {

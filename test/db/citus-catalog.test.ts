@@ -20,6 +20,7 @@
 // reason) and on an entry that is no longer a violation (the fix landed: delete the entry), so the
 // list in docs/scaling.md stays true.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWN_DISTRIBUTION as SRC_OWN_DISTRIBUTION } from '../../src/db/distribute.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { createTestDatabase } from '../helpers.ts';
 
@@ -37,6 +38,32 @@ const REFERENCE_TABLES: Record<string, string> = {
   settings: 'a handful of keys (the generated JWT secret); read at start-up by every process',
   rail_reconciliations:
     'one row per rail and day (the daily job) and per operator request: a few rows a day; rail_exceptions of every merchant reference their runs',
+  // Claims (migration 0031): a value unique across merchants → its merchant (owner_merchant_account_number,
+  // so not merchant-owned), written in the transaction of the row it claims; never released.
+  payment_account_claims:
+    'payment account number → merchant: customers pay into the number without naming the merchant (E11, a rail\'s ACCOUNT_ID party); one row per merchant, written when it is created; merchants reference their claim',
+  funding_claims:
+    'bank reference → merchant and funding: one bank receipt funds one merchant once, even across merchants; one row per operator funding (rare)',
+  invitation_claims:
+    'invitation token hash → merchant and invitation: the set-password link carries the token alone; one row per invitation sent (users are invited by hand, rare)',
+};
+
+/**
+ * Distributed by a column of their own, each in a co-location group of its own (src/db/distribute.ts
+ * OWN_DISTRIBUTION): claims tables keyed by a value unique across merchants and written on a hot path
+ * (docs/scaling.md, group C). Their merchant_account_number is the claim's owner, not the distribution
+ * column: the rules of a distributed table (NOT NULL, primary key and unique keys include the
+ * column) hold for their own column, and no foreign key joins them to another table.
+ */
+const OWN_DISTRIBUTION: Record<string, { column: string; reason: string }> = {
+  timed_account_claims: {
+    column: 'timed_account_number',
+    reason: 'a timed account number names one open request across all merchants (the customer pays into it without naming the merchant); claimed by every E12, so distributed by the number rather than copied to every node',
+  },
+  ptid_claims: {
+    column: 'payment_transaction_id',
+    reason: 'the hosted checkout link carries only the ptid, which must find one request across all merchants; claimed by every checkout E12, so distributed by the ptid rather than copied to every node',
+  },
 };
 
 // Reasons shared by several entries: one plan each (docs/scaling.md, "What stands in the way").
@@ -55,6 +82,8 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
     'the console\'s failed sign-ins, keyed by a hash of the address typed (or of the client address): an address typed at the sign-in form names no merchant yet, and an unknown one must be counted exactly like a known one; never joined: distributed on its own by throttle_key, not co-located, or kept on the coordinator',
   rail_refused_messages:
     'messages from a rail that named no payout of ours (refused and kept for the operator): they name no merchant by definition; written rarely, read by operators: stays a local table on the coordinator',
+  operator_email_outbox:
+    'e-mails written without a merchant before migration 0033 (none since: every message is a merchant\'s), moved there under their ids; nothing writes it, the operator\'s listing and the sender read it: stays a local table on the coordinator',
 
   // The ledger: per-merchant system accounts and keys led by the merchant since 0029; its ids still come from global sequences.
   'ledger_accounts.account_id': GLOBAL_ID,
@@ -62,22 +91,9 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'ledger_transfers.transfer_id': GLOBAL_ID,
 
   // Unique across merchants on purpose: each needs a small claims table (a reference table, or one distributed by the claimed value).
-  'merchants.merchants_payment_account_number_key':
-    'customers pay into a payment account number without naming the merchant (E11), so it must find exactly one merchant: plan: a payment_account_claims (payment_account_number primary key, merchant_account_number) table distributed by the number, written with the merchant',
-  'merchant_fundings.merchant_fundings_bank_reference_key':
-    'one bank receipt can fund one merchant once; a retried or mistyped command must not credit it twice, even to another merchant: plan: a funding_claims (bank_reference primary key, merchant_account_number, funding_id) table, claimed in the funding\'s transaction (operator action, rare)',
-  'payment_requests.payment_requests_open_timed_account':
-    'a timed account number names one open request across all merchants: a customer pays into it without naming the merchant: plan: timed_account_claims (timed_account_number primary key, merchant_account_number, request_id), released on payment or expiry',
-  'payment_requests.payment_requests_payment_transaction_id_key':
-    'the hosted checkout page is opened by its payment transaction id alone (ptid in the link): plan: the ptid carries the merchant (merchant-prefixed, or a claims row ptid → merchant)',
-  'user_invitations.user_invitations_token_hash_key':
-    'the set-password link carries only the token, so it must find one invitation across all merchants: plan: invitation_claims (token_hash primary key, merchant_account_number, invitation_id), or the merchant in the link',
+  // Payment account numbers, bank references and invitation tokens moved to reference claims tables (0031).
   payout_reference_seq:
     'one sequence for every payout\'s transaction reference (scrambled, 36^6 a day): plan: one such sequence per node, each node a disjoint slice of the scrambled space (a node digit in the reference)',
-
-  // Sandbox-level operator e-mail (no merchant) in the same table as merchant e-mail.
-  'email_outbox.merchant_account_number':
-    'operator e-mails (no merchant) share the outbox with merchant users\' invitations: plan: a separate operator_email_outbox on the coordinator, merchant_account_number not null here',
 
   // Surrogate ids: the bulk of it.
   'api_keys.client_id': GLOBAL_ID,
@@ -97,8 +113,6 @@ const KNOWN_VIOLATIONS: Record<string, string> = {
   'settlement_accounts.account_id':
     'settlement account ids are shown to merchants (from 1001) and come from one integer sequence: plan: per-merchant numbers or a node-ranged bigint',
   'user_invitations.invitation_id': GLOBAL_ID,
-  'email_outbox.email_outbox_pkey':
-    'surrogate id alone as primary key, and it cannot be (merchant_account_number, email_id) while merchant_account_number is nullable (operator e-mails, above): plan: once operator e-mail has its own table, primary key (merchant_account_number, email_id) as the other merchant tables (migration 0030)',
   'email_outbox.email_id': GLOBAL_ID,
   'merchant_fundings.funding_id': GLOBAL_ID,
   'merchant_user_status_changes.change_id': GLOBAL_ID,
@@ -209,15 +223,20 @@ async function catalogViolations(): Promise<{ violations: Violation[]; tables: M
 
   const colsOf = new Map<number, ColumnRow[]>();
   for (const c of columns) colsOf.set(c.table_oid, [...(colsOf.get(c.table_oid) ?? []), c]);
-  const distAttnum = (table: number) => colsOf.get(table)?.find((c) => c.name === DIST)?.attnum;
-  const merchantOwned = new Set(oids.filter((oid) => distAttnum(oid) !== undefined));
+  // A table's distribution column: its own for OWN_DISTRIBUTION, merchant_account_number for the others.
+  const distName = (table: number) => OWN_DISTRIBUTION[tables.get(table)!]?.column ?? DIST;
+  const distAttnum = (table: number) => colsOf.get(table)?.find((c) => c.name === distName(table))?.attnum;
+  const ownDistributed = new Set(oids.filter((oid) => tables.get(oid)! in OWN_DISTRIBUTION && distAttnum(oid) !== undefined));
+  const merchantOwned = new Set(oids.filter((oid) => !ownDistributed.has(oid) && distAttnum(oid) !== undefined));
+  const distributed = new Set([...merchantOwned, ...ownDistributed]);
   const includesDist = (table: number, cols: number[]) => cols.includes(distAttnum(table)!);
 
   const violations: Violation[] = [];
   const add = (id: string, rule: string, message: string) => violations.push({ id, rule, message });
 
   for (const [oid, table] of tables) {
-    if (merchantOwned.has(oid)) {
+    if (distributed.has(oid)) {
+      const DIST = distName(oid);
       const dist = colsOf.get(oid)!.find((c) => c.name === DIST)!;
       if (!dist.not_null) {
         add(`${table}.${DIST}`, 'distribution column NOT NULL', `${table}.${DIST} is nullable: Citus cannot place a row without a merchant. Make it NOT NULL (rows without a merchant belong in another table)`);
@@ -234,11 +253,13 @@ async function catalogViolations(): Promise<{ violations: Violation[]; tables: M
 
   for (const k of constraints) {
     const table = tables.get(k.table_oid)!;
-    if ((k.type === 'u' || k.type === 'x') && merchantOwned.has(k.table_oid) && !includesDist(k.table_oid, k.cols)) {
+    if ((k.type === 'u' || k.type === 'x') && distributed.has(k.table_oid) && !includesDist(k.table_oid, k.cols)) {
       const kind = k.type === 'u' ? 'unique constraint' : 'exclusion constraint';
       add(`${table}.${k.name}`, `${kind} includes merchant_account_number`, `${table}'s ${kind} ${k.name} ${k.def} does not include ${DIST}: it would have to hold across shards. Add ${DIST} to it, or move the cross-merchant uniqueness to a claims table`);
     }
-    if (k.type === 'f' && merchantOwned.has(k.ref_oid)) {
+    if (k.type === 'f' && (ownDistributed.has(k.table_oid) || ownDistributed.has(k.ref_oid)) && k.table_oid !== k.ref_oid) {
+      add(`${table}.${k.name}`, 'no foreign key to or from a table distributed by its own column', `${table}'s foreign key ${k.name} ${k.def} joins a table of OWN_DISTRIBUTION (its own co-location group) to another table: Citus cannot check it. Drop the key; the statement that writes both keeps them in step`);
+    } else if (k.type === 'f' && merchantOwned.has(k.ref_oid)) {
       const ref = tables.get(k.ref_oid)!;
       if (!merchantOwned.has(k.table_oid)) {
         add(`${table}.${k.name}`, 'no reference from a reference table to a merchant-owned table', `${table} is not merchant-owned but its foreign key ${k.name} ${k.def} references merchant-owned ${ref}: a reference table cannot point into a distributed table. Drop the key or make ${table} merchant-owned`);
@@ -252,7 +273,7 @@ async function catalogViolations(): Promise<{ violations: Violation[]; tables: M
   }
 
   for (const i of indexes) {
-    if (merchantOwned.has(i.table_oid) && !includesDist(i.table_oid, i.cols)) {
+    if (distributed.has(i.table_oid) && !includesDist(i.table_oid, i.cols)) {
       const table = tables.get(i.table_oid)!;
       add(`${table}.${i.name}`, 'unique index includes merchant_account_number', `${table}'s unique index ${i.name} (${i.def}) does not include ${DIST} as a column: it would have to hold across shards. Add ${DIST} to it, or move the cross-merchant uniqueness to a claims table`);
     }
@@ -341,6 +362,30 @@ describe('catalog: ready to distribute by merchant (Citus)', () => {
     }
   });
 
+  it('OWN_DISTRIBUTION is src/db/distribute.ts\'s, names existing tables with their column, and its rules hold for that column', async () => {
+    expect(Object.fromEntries(Object.entries(OWN_DISTRIBUTION).map(([table, o]) => [table, o.column]))).toEqual(SRC_OWN_DISTRIBUTION);
+    for (const [table, { column }] of Object.entries(OWN_DISTRIBUTION)) {
+      const { rowCount } = await db.query(`select 1 from pg_attribute where attrelid = to_regclass($1) and attname = $2 and not attisdropped`, [`public.${table}`, column]);
+      expect(rowCount, `${table}.${column} exists`).toBe(1);
+    }
+    // A claims table of its own: keyed by its code, a unique key without it, a foreign key into a merchant table.
+    await db.query(`
+      create table zz_parent2 (merchant_account_number integer not null, parent_id bigint not null, primary key (merchant_account_number, parent_id));
+      create table zz_claims (code text not null primary key, merchant_account_number integer not null unique, parent_id bigint not null,
+                              foreign key (merchant_account_number, parent_id) references zz_parent2 (merchant_account_number, parent_id));`);
+    OWN_DISTRIBUTION.zz_claims = { column: 'code', reason: 'created by this test' };
+    try {
+      const ids = new Map((await catalogViolations()).violations.filter((v) => v.id.startsWith('zz_')).map((v) => [v.id, v.rule]));
+      expect(Object.fromEntries(ids)).toEqual({
+        'zz_claims.zz_claims_merchant_account_number_key': 'unique constraint includes merchant_account_number',
+        'zz_claims.zz_claims_merchant_account_number_parent_id_fkey': 'no foreign key to or from a table distributed by its own column',
+      });
+    } finally {
+      delete OWN_DISTRIBUTION.zz_claims;
+      await db.query('drop table if exists zz_claims, zz_parent2');
+    }
+  });
+
   it('every merchant-owned primary key is led by merchant_account_number, except the ones listed (migration 0030)', async () => {
     // Stronger than "includes": a key led by the merchant keeps a merchant's rows together in its
     // index, and is the shape foreign keys between co-located tables pair with.
@@ -350,9 +395,9 @@ describe('catalog: ready to distribute by merchant (Citus)', () => {
          join pg_class t on t.oid = k.conrelid
          join pg_namespace n on n.oid = t.relnamespace
          join pg_attribute a on a.attrelid = k.conrelid and a.attnum = k.conkey[1]
-        where n.nspname = 'public' and k.contype = 'p'
+        where n.nspname = 'public' and k.contype = 'p' and t.relname <> all($2::text[])
           and exists (select 1 from pg_attribute d where d.attrelid = t.oid and d.attname = $1 and not d.attisdropped)`,
-      [DIST],
+      [DIST, Object.keys(OWN_DISTRIBUTION)],
     );
     expect(rows.length, 'merchant-owned tables with a primary key').toBeGreaterThan(30);
     const notLed = rows.filter((r) => r.leading !== DIST && !(`${r.table}.${r.name}` in KNOWN_VIOLATIONS)).map((r) => `${r.table}: ${r.def}`);
@@ -360,7 +405,7 @@ describe('catalog: ready to distribute by merchant (Citus)', () => {
   });
 
   it('every entry says why', () => {
-    const empty = [...Object.entries(REFERENCE_TABLES), ...Object.entries(KNOWN_VIOLATIONS)].filter(([, reason]) => reason.trim().length < 20).map(([id]) => id);
+    const empty = [...Object.entries(REFERENCE_TABLES), ...Object.entries(KNOWN_VIOLATIONS), ...Object.entries(OWN_DISTRIBUTION).map(([table, o]) => [table, o.reason] as const)].filter(([, reason]) => reason.trim().length < 20).map(([id]) => id);
     expect(empty, 'entries without a real reason').toEqual([]);
   });
 });

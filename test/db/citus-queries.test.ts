@@ -56,10 +56,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const KNOWN: Record<string, string> = {
   // Locks by a value that names no merchant: the caller has nothing to pin with until the value
   // carries the merchant or a claims table maps it to one (docs/scaling.md, group C and B).
-  'multi-shard-lock src/modules/checkout/repository.ts#lockCheckout':
-    'the hosted checkout page names its request by the payment transaction id (ptid) alone: plan: the ptid carries the merchant (merchant-prefixed), then where merchant_account_number = $1 and payment_transaction_id = $2',
-  'multi-shard-lock src/modules/collections/repository.ts#lockRequestByTimedAccount':
-    'a customer pays into a timed account number without naming the merchant: plan: timed_account_claims (number primary key → merchant, request) read first, then the request locked where merchant_account_number = $1',
   'multi-shard-lock src/modules/disbursements/repository.ts#lockQueuedBatch':
     'the validation job names its batch by batch number alone (one global sequence today): plan: per-merchant batch numbers (group B), the job payload carrying the merchant, then where merchant_account_number = $1 and batch_number = $2',
 };

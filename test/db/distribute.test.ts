@@ -4,7 +4,7 @@
 // not in Debian's packages, so `npm test` cannot start one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Db } from '../../src/db/pool.ts';
-import { distribute, DistributionRefused, LOCAL_TABLES, REFERENCE_TABLES } from '../../src/db/distribute.ts';
+import { distribute, DistributionRefused, LOCAL_TABLES, OWN_DISTRIBUTION, REFERENCE_TABLES } from '../../src/db/distribute.ts';
 import { createTestDatabase, runCli } from '../helpers.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -42,6 +42,11 @@ describe('db distribute', () => {
     // A listed name that no longer exists is a stale entry.
     const tables = new Set(rows.map((r) => r.table));
     expect([...listed].filter((name) => !tables.has(name))).toEqual([]);
+    // A table distributed by its own column (a claims table) exists and has that column.
+    for (const [table, column] of Object.entries(OWN_DISTRIBUTION)) {
+      const { rowCount } = await db.query(`select 1 from pg_attribute where attrelid = to_regclass($1) and attname = $2 and not attisdropped`, [table, column]);
+      expect(rowCount, `${table}.${column}`).toBe(1);
+    }
   });
 
   it('is in the CLI\'s help', async () => {

@@ -4,15 +4,11 @@
 // a rail payout and the switch's word on it), then 0030: every row is still there, every
 // relationship holds, and the new keys behave per merchant.
 import pg from 'pg';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
-import type { Deps } from '../../src/http/types.ts';
-import { findLiveKeyByClientKey } from '../../src/modules/api-keys/repository.ts';
-import { createMerchant, type MerchantCredentials } from '../../src/modules/merchants/service.ts';
-import { createTestDatabase, TestClock } from '../helpers.ts';
+import { findLiveKeyByClientKey, insertApiKey, newKeyPair } from '../../src/modules/api-keys/repository.ts';
+import { createTestDatabase } from '../helpers.ts';
 
 const BEFORE = 29;
 const SECRET = `whsec_${'A'.repeat(44)}`;
@@ -21,13 +17,36 @@ const SIGNATURE = 'S'.repeat(52);
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let emptyUrl: string;
 let db: Db;
-let a: MerchantCredentials;
-let b: MerchantCredentials;
+let a: Merchant;
+let b: Merchant;
 const ids: Record<string, number | string> = {};
 
 async function one<T>(sql: string, params: unknown[] = []): Promise<T> {
   const { rows } = await db.query(sql, params);
   return rows[0] as T;
+}
+
+interface Merchant {
+  merchantAccountNumber: number;
+  apiKey: string;
+}
+
+/**
+ * A merchant and its key pair as releases up to 0029 wrote them (today's createMerchant also
+ * claims the payment account number, in a table 0031 creates).
+ */
+async function merchantBefore0030(merchantAccountNumber: number, accountName: string): Promise<Merchant> {
+  const organisationId = `ORGM${merchantAccountNumber}`;
+  await db.query('insert into organisations (organisation_id, organisation_name) values ($1, $2)', [organisationId, accountName]);
+  await db.query(`insert into merchants (merchant_account_number, organisation_id, account_name, payment_account_number, captured_by) values ($1, $2, $3, $4, 'tester')`, [
+    merchantAccountNumber,
+    organisationId,
+    accountName,
+    `930${merchantAccountNumber}00`,
+  ]);
+  const pair = newKeyPair();
+  await insertApiKey(db, { merchantAccountNumber, organisationId, clientKey: pair.key, secret: pair.secret, capturedBy: 'tester', expiryDate: null });
+  return { merchantAccountNumber, apiKey: pair.key };
 }
 
 /** Rows of the tables the migration rewrites, in a form to compare before and after. */
@@ -65,10 +84,8 @@ beforeAll(async () => {
   db = createPool(emptyUrl, 2);
   await migrate(db, readMigrations().filter((m) => m.version <= BEFORE));
 
-  const config = loadConfig({ DATABASE_URL: emptyUrl, ADMIN_TOKEN: 'test-admin-token-0123456789', LOG_LEVEL: 'silent', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789' });
-  const deps: Deps = { db, config, clock: new TestClock(), log: pino({ level: 'silent' }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
-  a = await createMerchant(deps, { accountName: 'Shop A' });
-  b = await createMerchant(deps, { accountName: 'Shop B' });
+  a = await merchantBefore0030(30000001, 'Shop A');
+  b = await merchantBefore0030(30000002, 'Shop B');
   const m = a.merchantAccountNumber;
 
   // A payment request and its payment.

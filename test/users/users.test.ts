@@ -928,6 +928,54 @@ describe('without SMTP_URL', () => {
     expect((JSON.parse(viaCli.stdout) as Array<{ recipient: string }>).map((e) => e.recipient)).toEqual([emails[1]]);
   });
 
+  it("queues the job with the message's key, merchant first; the key with another merchant moves nothing", async () => {
+    const { email } = await newUser(held, hm);
+    const [row] = await outbox(held, email);
+    const { rows: jobs } = await held.db.query<{ payload: unknown }>(
+      `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks k on k.id = j.task_id
+        where k.identifier = 'send_email' and (j.payload->>'emailId')::bigint = $1`,
+      [row.email_id],
+    );
+    expect(jobs.map((j) => j.payload)).toEqual([{ merchantAccountNumber: hm.merchantAccountNumber, emailId: Number(row.email_id) }]);
+    const other = await newMerchant(held);
+    await taskList(held.deps).send_email!({ merchantAccountNumber: other.merchantAccountNumber, emailId: Number(row.email_id) }, attempt(1));
+    expect((await outbox(held, email))[0]).toMatchObject({ status: 'pending' });
+    await runEmailJobs(held);
+    expect((await outbox(held, email))[0]).toMatchObject({ status: 'held' });
+  });
+
+  it('an e-mail written without a merchant before migration 0033 is held by its job and listed with no merchant (API and CLI)', async () => {
+    const email = `operator-${randomUUID().slice(0, 8)}@onekhusa.mw`;
+    // As 0033 moved it: its id from email_outbox's sequence, its job naming it by id alone.
+    const { rows } = await held.db.query<{ email_id: string }>(
+      `insert into operator_email_outbox (email_id, recipient, subject, body_text, body_html, status, attempts, created_at)
+       values (nextval(pg_get_serial_sequence('email_outbox', 'email_id')), $1, 'Operator notice', 'For the operator', '<p>For the operator</p>', 'pending', 0, now())
+       returning email_id`,
+      [email],
+    );
+    const emailId = Number(rows[0].email_id);
+    await taskList(held.deps).send_email!({ emailId }, attempt(1));
+    const res = await held.app.inject({ method: 'GET', url: '/admin/v1/emails', headers: admin, query: { status: 'held', recipient: email } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual([
+      {
+        emailId,
+        merchantAccountNumber: null,
+        recipient: email,
+        subject: 'Operator notice',
+        status: 'held',
+        attempts: 0,
+        lastError: null,
+        createdAt: expect.any(String),
+        sentAt: null,
+        bodyText: 'For the operator',
+      },
+    ]);
+    const printed = await cli(['emails', 'list', '--recipient', email]);
+    expect(printed.code).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual(res.json());
+  });
+
   it.each([
     [{ numberOfReturnedRows: '101' }, 400],
     [{ numberOfReturnedRows: '0' }, 400],

@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import { findConnector } from '../connectors/repository.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
-import { lockMerchant, type MerchantRow } from '../merchants/repository.ts';
+import { lockMerchant, paymentAccountOwner, type MerchantRow } from '../merchants/repository.ts';
 import * as repo from './repository.ts';
 import { activeMerchant, collectionConnector, judgeTimedAccount, recordPayment, type RailPayer } from './service.ts';
 
@@ -23,16 +23,21 @@ export type PayableAccount =
  */
 export async function findPayableAccount(q: Queryable, accountNumber: string): Promise<PayableAccount | undefined> {
   if (/^1[0-9]{7}$/.test(accountNumber)) {
+    // Through the number's claim (migration 0032), then the request by its key: one shard each on Citus.
+    const claim = await repo.findTimedAccountClaim(q, accountNumber);
+    if (!claim?.is_open) return undefined;
     const { rows } = await q.query<repo.PaymentRequestRow>(
       `select *, now() >= expires_at as is_expired from payment_requests
-        where timed_account_number = $1 and status_code = 'O' and expires_at > now() and held_by_transfer is null`,
-      [accountNumber],
+        where merchant_account_number = $1 and request_id = $2 and status_code = 'O' and expires_at > now() and held_by_transfer is null`,
+      [claim.merchant_account_number, claim.request_id],
     );
     const merchant = rows[0] && (await activeMerchantRow(q, rows[0].merchant_account_number));
     return merchant ? { kind: 'timed', merchant, request: rows[0] } : undefined;
   }
-  const { rows } = await q.query<MerchantRow>(`select * from merchants where payment_account_number = $1 and status_code = 'A'`, [accountNumber]);
-  return rows[0] ? { kind: 'payment', merchant: rows[0] } : undefined;
+  // The number's claim names the merchant; its row is then read by merchant (one shard on Citus).
+  const owner = await paymentAccountOwner(q, accountNumber);
+  const merchant = owner === undefined ? undefined : await activeMerchantRow(q, owner);
+  return merchant ? { kind: 'payment', merchant } : undefined;
 }
 
 async function activeMerchantRow(q: Queryable, merchantAccountNumber: number): Promise<MerchantRow | undefined> {
@@ -69,9 +74,9 @@ export async function holdForRailPayment(tx: pg.PoolClient, input: RailHoldInput
     judgeTimedAccount(request, { ...input, timedAccountNumber: input.accountNumber });
     account = { kind: 'timed', merchant: await activeMerchant(tx, request.merchant_account_number), request };
   } else {
-    const { rows } = await tx.query<{ merchant_account_number: number }>('select merchant_account_number from merchants where payment_account_number = $1', [input.accountNumber]);
-    if (!rows[0]) throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.accountNumber });
-    account = { kind: 'payment', merchant: await activeMerchant(tx, rows[0].merchant_account_number) };
+    const owner = await paymentAccountOwner(tx, input.accountNumber);
+    if (owner === undefined) throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.accountNumber });
+    account = { kind: 'payment', merchant: await activeMerchant(tx, owner) };
     if (input.currencyCode !== account.merchant.currency_code) throw new AppError('currencyMismatch', 'detail.currencyMismatch', { currencyCode: input.currencyCode, requested: account.merchant.currency_code });
   }
   await collectionConnector(tx, input.connectorId);

@@ -74,11 +74,19 @@ export interface InsertOutcome {
 
 /**
  * One statement, so it is atomic even outside a transaction, and one round trip: checks the
- * merchant and its RTP limits and inserts an open request with this timed account number unless
- * another open request holds it (the partial unique index arbitrates: no scan, no race). The
- * caller reads why nothing was inserted from the merchant's fields. No explicit row lock: the
- * foreign key already key-share-locks the merchant row, and an extra FOR SHARE made concurrent
- * requests of one merchant write MultiXacts (measured: 1.45k → 1.99k req/s without it).
+ * merchant and its RTP limits, claims the timed account number and inserts an open request with
+ * it, unless another open request holds it. The claim arbitrates (timed_account_claims' primary
+ * key, migration 0032: the number's row is taken over only when its holder is no longer open; a
+ * concurrent claim of the same number waits for the first and then finds it open: no scan, no
+ * race). The request's id is drawn first, so that the claim can name it; a checkout's ptid is
+ * claimed by the same statement. The caller reads why nothing was inserted from the merchant's
+ * fields. No explicit row lock: the foreign key already key-share-locks the merchant row, and an
+ * extra FOR SHARE made concurrent requests of one merchant write MultiXacts (measured: 1.45k →
+ * 1.99k req/s without it).
+ *
+ * On Citus the claims are in co-location groups of their own (docs/scaling.md, group C): this
+ * statement then writes three shard groups, which Citus runs only as separate statements in one
+ * transaction (claim, then request): two round trips there.
  */
 export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): Promise<InsertOutcome> {
   const { rows } = await q.query<InsertOutcome>({
@@ -89,16 +97,29 @@ export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): 
                left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
                                           and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
               where m.merchant_account_number = $1
+           ), drawn as (
+             select nextval('payment_requests_request_id_seq') as request_id, m.currency_code
+               from m
+              where m.status_code = 'A' and (m.min_minor is null or $3 between m.min_minor and m.max_minor)
+           ), claimed as (
+             insert into timed_account_claims as c (timed_account_number, merchant_account_number, request_id, is_open)
+             select $2, $1, d.request_id, true from drawn d
+             on conflict (timed_account_number) do update
+                set merchant_account_number = excluded.merchant_account_number, request_id = excluded.request_id, is_open = true
+              where not c.is_open
+             returning c.request_id
            ), inserted as (
-             insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+             insert into payment_requests (request_id, merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
                                            reference_number, captured_by, expires_at, source_reference_number, success_redirect_url,
                                            failure_redirect_url, callback_api_url, payment_transaction_id, callback_signing_secret,
                                            callback_webhook_signature)
-             select $1, $2, $3, m.currency_code, $4, $5, $6, now() + make_interval(mins => $7), $8, $9, $10, $11, $12, $13, $14
-               from m
-              where m.status_code = 'A' and (m.min_minor is null or $3 between m.min_minor and m.max_minor)
-             on conflict (timed_account_number) where status_code = 'O' do nothing
+             overriding system value
+             select d.request_id, $1, $2, $3, d.currency_code, $4, $5, $6, now() + make_interval(mins => $7), $8, $9, $10, $11, $12, $13, $14
+               from drawn d join claimed c on c.request_id = d.request_id
              returning *
+           ), ptid_claimed as (
+             insert into ptid_claims (payment_transaction_id, merchant_account_number, request_id)
+             select payment_transaction_id, merchant_account_number, request_id from inserted where payment_transaction_id is not null
            )
            select m.status_code as merchant_status, m.min_minor, m.max_minor, (select row_to_json(i) from inserted i) as request
              from (select 1) one left join m on true`,
@@ -125,9 +146,10 @@ export async function insertPaymentRequest(q: Queryable, r: NewPaymentRequest): 
 /**
  * insertPaymentRequest for many plain requests (no checkout) in one statement: the same merchant
  * and limit checks per row, one outcome per row in input order. Rows that another open request
- * blocks (its timed account number or its reference) are skipped, not failed, and come back with
- * `request: null` and the merchant's fields, so the caller retries just those one by one. The
- * rows' timed account numbers must differ from one another: a row's outcome is found by its number.
+ * blocks (its timed account number, or its reference as the statement sees it) are skipped, not
+ * failed, and come back with `request: null` and the merchant's fields, so the caller retries just
+ * those one by one. The rows' timed account numbers must differ from one another: a row's outcome
+ * is found by its number.
  */
 /** A batched request's idempotency key, if it has one: its record is written by the same statement. */
 export interface BatchedKey {
@@ -172,25 +194,44 @@ export async function insertPaymentRequests(q: Queryable, rows: Array<Omit<NewPa
              select i.*, m.status_code as merchant_status, m.currency_code, l.minimum_amount_minor as min_minor, l.maximum_amount_minor as max_minor,
                     case when k.idempotency_key is null then null
                          when k.expires_at > now() and (k.state = 'completed' or k.locked_until > now() or k.request_fingerprint <> i.request_fingerprint) then 'live'
-                         else 'stale' end as key_state
+                         else 'stale' end as key_state,
+                    -- An open request of the merchant holds the reference, or an earlier row of this batch does.
+                    exists (select 1 from payment_requests r
+                             where r.merchant_account_number = i.merchant_account_number and r.reference_number = i.reference_number and r.status_code = 'O')
+                      or row_number() over (partition by i.merchant_account_number, i.reference_number order by i.ord) > 1 as reference_taken
                from input i
                left join merchants m on m.merchant_account_number = i.merchant_account_number
                left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
                                           and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
                left join idempotency_keys k on k.merchant_account_number = i.merchant_account_number and k.idempotency_key = i.idempotency_key
-           ), inserted as (
-             insert into payment_requests (merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
-                                           reference_number, captured_by, expires_at)
-             select merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
-                    reference_number, captured_by, now() + make_interval(mins => $7)
+           ), drawn as (
+             select timed_account_number, merchant_account_number, nextval('payment_requests_request_id_seq') as request_id
                from checked
               where merchant_status = 'A' and (min_minor is null or amount_minor between min_minor and max_minor) and key_state is null
+                and not reference_taken
+           ), claimed as (
+             -- The numbers, as insertPaymentRequest claims one; a number an open request holds is
+             -- skipped (its row retried alone). In number order: equal numbers in two batches are
+             -- random and rare, and a deadlock there fails both statements (then one by one).
+             insert into timed_account_claims as t (timed_account_number, merchant_account_number, request_id, is_open)
+             select timed_account_number, merchant_account_number, request_id, true from drawn order by timed_account_number
+             on conflict (timed_account_number) do update
+                set merchant_account_number = excluded.merchant_account_number, request_id = excluded.request_id, is_open = true
+              where not t.is_open
+             returning t.timed_account_number, t.request_id
+           ), inserted as (
+             -- A plain insert: every claimed number gets its request, or the statement fails. A
+             -- reference the statement saw taken was not claimed; one taken unseen (a concurrent
+             -- request with it) fails the statement, and the batch's requests are made one by one.
+             insert into payment_requests (request_id, merchant_account_number, timed_account_number, amount_minor, currency_code, transaction_description,
+                                           reference_number, captured_by, expires_at)
+             overriding system value
+             select cl.request_id, c.merchant_account_number, c.timed_account_number, c.amount_minor, c.currency_code, c.transaction_description,
+                    c.reference_number, c.captured_by, now() + make_interval(mins => $7)
+               from claimed cl join checked c on c.timed_account_number = cl.timed_account_number
               -- One order for every batch, so two batches holding the same references (a client
-              -- retrying without an idempotency key) never wait on each other in a cycle. Equal
-              -- timed account numbers in two batches are random and rare: a deadlock there fails
-              -- both statements, and their requests are then inserted one by one.
-              order by merchant_account_number, reference_number
-             on conflict do nothing
+              -- retrying without an idempotency key) never wait on each other in a cycle.
+              order by c.merchant_account_number, c.reference_number
              returning *
            ), answered as (
              select x.timed_account_number, ${TIMED_ACCOUNT_ANSWER} as answer
@@ -226,14 +267,39 @@ export async function insertPaymentRequests(q: Queryable, rows: Array<Omit<NewPa
   return outcomes;
 }
 
-/** The latest request holding this timed account number, locked for the payment. */
-export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountNumber: string): Promise<PaymentRequestRow | undefined> {
-  const { rows } = await tx.query<PaymentRequestRow>(
-    `select *, now() >= expires_at as is_expired from payment_requests
-      where timed_account_number = $1 order by request_id desc limit 1 for update`,
-    [timedAccountNumber],
-  );
+/** A timed account number's claim (migration 0032): the merchant and request that took it last, and whether that request is open. */
+export interface TimedAccountClaim {
+  merchant_account_number: number;
+  request_id: number;
+  is_open: boolean;
+}
+
+/** The claim of this number, if any request ever took it: one row of timed_account_claims (one shard on Citus). */
+export async function findTimedAccountClaim(q: Queryable, timedAccountNumber: string): Promise<TimedAccountClaim | undefined> {
+  const { rows } = await q.query<TimedAccountClaim>({
+    name: 'find_timed_account_claim',
+    text: 'select merchant_account_number, request_id, is_open from timed_account_claims where timed_account_number = $1',
+    values: [timedAccountNumber],
+  });
   return rows[0];
+}
+
+/**
+ * The latest request holding this timed account number, locked for the payment: found through its
+ * claim, then locked by its key (the merchant in the condition: one shard on Citus). The claim is
+ * read without a lock; it moves to another request only once its request is closed, so a request
+ * found closed after the lock is checked against the claim again (a new request may have taken the
+ * number meanwhile).
+ */
+export async function lockRequestByTimedAccount(tx: pg.PoolClient, timedAccountNumber: string): Promise<PaymentRequestRow | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const claim = await findTimedAccountClaim(tx, timedAccountNumber);
+    if (!claim) return undefined;
+    const request = await lockRequestById(tx, claim.merchant_account_number, claim.request_id);
+    if (!request || request.status_code === PAYMENT_REQUEST.open || attempt >= 2) return request;
+    const now = await findTimedAccountClaim(tx, timedAccountNumber);
+    if (!now || (now.merchant_account_number === claim.merchant_account_number && now.request_id === claim.request_id)) return request;
+  }
 }
 
 /** The merchant's request, locked (the merchant in the condition: one shard on Citus). */
@@ -256,8 +322,24 @@ export async function findRequest(q: Queryable, requestId: number): Promise<Paym
   return rows[0];
 }
 
+/**
+ * Releases the timed account claims of the requests a statement closed (its CTE "closed", returning
+ * merchant_account_number, request_id, timed_account_number): the number may be taken again, exactly
+ * when the partial unique index of migration 0003 (where status_code = 'O') stopped holding it. The
+ * claim keeps naming the request, so the number still finds it (paid, expired).
+ */
+export const RELEASE_CLAIMS = `update timed_account_claims t set is_open = false
+    from closed x
+   where t.timed_account_number = x.timed_account_number and t.merchant_account_number = x.merchant_account_number and t.request_id = x.request_id`;
+
 export async function markRequestPaid(tx: pg.PoolClient, requestId: number): Promise<void> {
-  await tx.query(`update payment_requests set status_code = 'P', paid_at = now(), held_by_transfer = null where request_id = $1`, [requestId]);
+  await tx.query(
+    `with closed as (
+       update payment_requests set status_code = 'P', paid_at = now(), held_by_transfer = null where request_id = $1
+       returning merchant_account_number, request_id, timed_account_number
+     ) ${RELEASE_CLAIMS}`,
+    [requestId],
+  );
 }
 
 /** A rail's transfer holds the request (holdForRailPayment); null releases it. */
@@ -281,21 +363,32 @@ export async function collectedToday(q: Queryable, merchantAccountNumber: number
  * job next runs.
  */
 export async function expireReference(q: Queryable, merchantAccountNumber: number, referenceNumber: string): Promise<number> {
-  const { rowCount } = await q.query(
-    `update payment_requests set status_code = 'E'
-      where merchant_account_number = $1 and reference_number = $2 and status_code = 'O' and expires_at <= now() and held_by_transfer is null`,
+  const { rows } = await q.query<{ n: number }>(
+    `with closed as (
+       update payment_requests set status_code = 'E'
+        where merchant_account_number = $1 and reference_number = $2 and status_code = 'O' and expires_at <= now() and held_by_transfer is null
+       returning merchant_account_number, request_id, timed_account_number
+     ), released as (${RELEASE_CLAIMS})
+     select count(*)::int as n from closed`,
     [merchantAccountNumber, referenceNumber],
   );
-  return rowCount ?? 0;
+  return rows[0].n;
 }
 
 /**
- * Set-based: every open request past its expiry becomes expired. Run by a job every minute. One a
- * rail's transfer holds waits for the switch's word (paid, or open again and then expired).
+ * Set-based: every open request past its expiry becomes expired, and its number's claim is
+ * released. Run by a job every minute. One a rail's transfer holds waits for the switch's word
+ * (paid, or open again and then expired).
  */
 export async function expireRequests(q: Queryable): Promise<number> {
-  const { rowCount } = await q.query(`update payment_requests set status_code = 'E' where status_code = 'O' and expires_at <= now() and held_by_transfer is null`);
-  return rowCount ?? 0;
+  const { rows } = await q.query<{ n: number }>(
+    `with closed as (
+       update payment_requests set status_code = 'E' where status_code = 'O' and expires_at <= now() and held_by_transfer is null
+       returning merchant_account_number, request_id, timed_account_number
+     ), released as (${RELEASE_CLAIMS})
+     select count(*)::int as n from closed`,
+  );
+  return rows[0].n;
 }
 
 export interface CollectionRow {

@@ -17,7 +17,7 @@ import { activeConnector, type ConnectorRow } from '../connectors/repository.ts'
 import { feeFor } from '../fees/schedule.ts';
 import { checkAmount, checkDaily, limitFor } from '../limits/enforce.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
-import { lockMerchant, MERCHANT, type MerchantRow } from '../merchants/repository.ts';
+import { lockMerchant, MERCHANT, paymentAccountOwner, type MerchantRow } from '../merchants/repository.ts';
 import { aliasesOf } from '../webhooks/catalogue.ts';
 import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
@@ -467,11 +467,12 @@ export interface CustomPaymentInput {
 
 /** E11: a customer pays the merchant's payment account directly. */
 export async function payPaymentAccount(tx: pg.PoolClient, input: CustomPaymentInput): Promise<repo.CollectionRow> {
-  const { rows } = await tx.query<{ merchant_account_number: number }>('select merchant_account_number from merchants where payment_account_number = $1', [input.beneficiaryAccountNumber]);
-  if (!rows[0] || rows[0].merchant_account_number !== input.merchantAccountNumber) {
+  // The number's claim names its merchant (payment_account_claims, migration 0031).
+  const owner = await paymentAccountOwner(tx, input.beneficiaryAccountNumber);
+  if (owner === undefined || owner !== input.merchantAccountNumber) {
     throw new AppError('notFound', 'detail.paymentAccountNotFound', { accountNumber: input.beneficiaryAccountNumber });
   }
-  const merchant = await activeMerchant(tx, rows[0].merchant_account_number);
+  const merchant = await activeMerchant(tx, owner);
   const connector = await collectionConnector(tx, input.connectorId);
   return recordPayment(tx, { merchant, connector, transactionCode: 'BAM', amountMinor: input.amountMinor, description: 'Customer payment', createdBy: input.createdBy, limits: 'check' });
 }

@@ -8,7 +8,9 @@ export const EmailStatusSchema = Type.Union([Type.Literal('pending'), Type.Liter
 /** One message of the outbox as the operator sees it, body included (it may hold a set-password link: operator only). */
 export const EmailRecord = Type.Object({
   emailId: Type.Integer(),
-  merchantAccountNumber: Type.Union([Type.Integer(), Type.Null()]),
+  merchantAccountNumber: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The merchant the message is about; null only for a message written without one before migration 0033 (operator_email_outbox).',
+  }),
   recipient: Type.String(),
   subject: Type.String(),
   status: EmailStatusSchema,

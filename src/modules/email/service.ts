@@ -8,13 +8,17 @@
 // duplicates.
 //
 // Without SMTP_URL, messages are not sent: they become 'held' and stay readable by the operator
-// (GET /admin/v1/emails, `npm run cli -- emails list`), which is how the embedded sandbox shows
-// what it would have sent.
+// (GET /admin/v1/emails, `npm run cli -- emails list`) and by the merchant's sandbox outbox page,
+// which is how the embedded sandbox shows what it would have sent.
+//
+// Every message is a merchant's, and its job names it by (merchant, id). Rows from before
+// migration 0033 that had no merchant live in operator_email_outbox; their jobs, queued then,
+// still deliver them (repository.ts).
 import type pg from 'pg';
 import type { JobHelpers, Task } from 'graphile-worker';
 import { enqueue } from '../../jobs/queue.ts';
 import type { Deps } from '../../http/types.ts';
-import { findEmail, insertEmail, markHeld, markSent, recordFailure, type EmailRow } from './repository.ts';
+import { findEmail, insertEmail, locateEmail, markHeld, markSent, recordFailure, type EmailKey, type EmailRow } from './repository.ts';
 import { describeError, transportFor } from './transport.ts';
 
 export const SEND_EMAIL_TASK = 'send_email';
@@ -25,8 +29,8 @@ export const SEND_EMAIL_TASK = 'send_email';
 export const EMAIL_MAX_ATTEMPTS = 8;
 
 export interface QueuedEmail {
-  /** The merchant the message is about, if any. */
-  merchantAccountNumber: number | null;
+  /** The merchant the message is about (every message has one; docs/scaling.md group E). */
+  merchantAccountNumber: number;
   recipient: string;
   subject: string;
   text: string;
@@ -36,7 +40,8 @@ export interface QueuedEmail {
 /** Writes the message and its delivery job in `tx`, the caller's transaction; returns its id. */
 export async function queueEmail(tx: pg.PoolClient, email: QueuedEmail): Promise<number> {
   const emailId = await insertEmail(tx, email);
-  await enqueue(tx, SEND_EMAIL_TASK, { emailId }, { maxAttempts: EMAIL_MAX_ATTEMPTS });
+  // The job names the message by its key, merchant first: the worker reads it on that merchant's shard.
+  await enqueue(tx, SEND_EMAIL_TASK, { merchantAccountNumber: email.merchantAccountNumber, emailId }, { maxAttempts: EMAIL_MAX_ATTEMPTS });
   return emailId;
 }
 
@@ -49,17 +54,18 @@ function messageId(row: EmailRow, from: string): string {
 }
 
 /**
- * One delivery attempt of message `emailId`. Returns how it ended; throws (so that the job is
+ * One delivery attempt of message `key`. Returns how it ended; throws (so that the job is
  * retried) when the attempt failed and attempts remain. The last attempt — the job's last, or
  * the row's EMAIL_MAX_ATTEMPTS-th — marks the message 'failed' instead of throwing.
  */
-export async function deliverEmail(deps: Deps, emailId: number, job?: Pick<JobHelpers['job'], 'attempts' | 'max_attempts'>): Promise<DeliveryOutcome> {
-  const row = await findEmail(deps.db, emailId);
+export async function deliverEmail(deps: Deps, key: EmailKey, job?: Pick<JobHelpers['job'], 'attempts' | 'max_attempts'>): Promise<DeliveryOutcome> {
+  const { emailId, merchantAccountNumber } = key;
+  const row = await findEmail(deps.db, key);
   if (!row || row.status !== 'pending') return 'skipped';
   const smtpUrl = deps.config.smtpUrl;
   if (!smtpUrl) {
-    await markHeld(deps.db, emailId);
-    deps.log.info({ emailId }, 'e-mail held: no SMTP_URL configured');
+    await markHeld(deps.db, key);
+    deps.log.info({ merchantAccountNumber, emailId }, 'e-mail held: no SMTP_URL configured');
     return 'held';
   }
   try {
@@ -74,28 +80,36 @@ export async function deliverEmail(deps: Deps, emailId: number, job?: Pick<JobHe
   } catch (err) {
     const error = describeError(err, smtpUrl);
     const final = (job !== undefined && job.attempts >= job.max_attempts) || row.attempts + 1 >= EMAIL_MAX_ATTEMPTS;
-    const attempts = await recordFailure(deps.db, emailId, error, final);
+    const attempts = await recordFailure(deps.db, key, error, final);
     if (final) {
-      deps.log.error({ emailId, attempts, error }, 'e-mail failed; no attempts left');
+      deps.log.error({ merchantAccountNumber, emailId, attempts, error }, 'e-mail failed; no attempts left');
       return 'failed';
     }
-    deps.log.warn({ emailId, attempts, error }, 'e-mail attempt failed; will retry');
+    deps.log.warn({ merchantAccountNumber, emailId, attempts, error }, 'e-mail attempt failed; will retry');
     throw new Error(`e-mail ${emailId} not sent (attempt ${attempts ?? '?'} of ${EMAIL_MAX_ATTEMPTS}): ${error}`);
   }
   // Accepted by the server. Until this update commits, a crash means the message goes again.
-  await markSent(deps.db, emailId);
-  deps.log.info({ emailId }, 'e-mail sent');
+  await markSent(deps.db, key);
+  deps.log.info({ merchantAccountNumber, emailId }, 'e-mail sent');
   return 'sent';
 }
 
-/** The `send_email` task: payload `{emailId}`. */
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 1;
+
+/**
+ * The `send_email` task: payload `{merchantAccountNumber, emailId}`. A job queued before the
+ * payload named the merchant (migration 0033) has `{emailId}` alone: its message is looked up by
+ * id (locateEmail), in email_outbox, then in operator_email_outbox.
+ */
 export function sendEmailTask(deps: Deps): Task {
   return async (payload, helpers) => {
-    const emailId = (payload as { emailId?: unknown } | null)?.emailId;
-    if (typeof emailId !== 'number' || !Number.isSafeInteger(emailId) || emailId < 1) {
-      deps.log.error({ payload }, 'send_email job without a valid emailId; dropped');
+    const { emailId, merchantAccountNumber } = (payload ?? {}) as { emailId?: unknown; merchantAccountNumber?: unknown };
+    if (!isId(emailId) || (merchantAccountNumber !== undefined && !isId(merchantAccountNumber))) {
+      deps.log.error({ payload }, 'send_email job without a valid emailId and merchantAccountNumber; dropped');
       return;
     }
-    await deliverEmail(deps, emailId, helpers?.job);
+    const key = isId(merchantAccountNumber) ? { merchantAccountNumber, emailId } : await locateEmail(deps.db, emailId);
+    if (!key) return;
+    await deliverEmail(deps, key, helpers?.job);
   };
 }

@@ -1,9 +1,12 @@
 // Operator funding (product.md §15): production never makes money up, so a merchant's disbursement
 // balance is credited only when an operator records money its bank actually received. One
-// transaction: the ledger transfer (bank_settlement → merchant disbursement) and the funding row
-// that names the bank's reference, the day received and who recorded it. The bank reference is
-// the idempotency key: it is unique, so a retry (or a second operator typing the same receipt)
-// can never credit twice; the same receipt again answers the first record, a different one 409.
+// transaction: the ledger transfer (bank_settlement → merchant disbursement), the funding row that
+// names the bank's reference, the day received and who recorded it, and the reference's claim. The
+// bank reference is the idempotency key: it is unique across merchants, so a retry (or a second
+// operator typing the same receipt, for any merchant) can never credit twice; the same receipt
+// again answers the first record, a different one 409. The uniqueness is funding_claims' primary
+// key (migration 0031): a table shared by every merchant (a Citus reference table), while
+// merchant_fundings is distributed by merchant and can only hold it within one merchant.
 import type pg from 'pg';
 import { withTransaction, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
@@ -58,10 +61,35 @@ export function canonicalBankReference(raw: string): string {
   return raw.trim().toUpperCase();
 }
 
+/** The funding that claimed this bank reference, for whichever merchant: the claim names it, then it is read by its key. */
 async function findByReference(q: Queryable, bankReference: string): Promise<FundingRow | undefined> {
-  const { rows } = await q.query<FundingRow>('select * from merchant_fundings where bank_reference = $1', [bankReference]);
+  const { rows: claims } = await q.query<{ owner_merchant_account_number: number; funding_id: number }>(
+    'select owner_merchant_account_number, funding_id from funding_claims where bank_reference = $1',
+    [bankReference],
+  );
+  if (!claims[0]) return undefined;
+  const { rows } = await q.query<FundingRow>('select * from merchant_fundings where merchant_account_number = $1 and funding_id = $2', [
+    claims[0].owner_merchant_account_number,
+    claims[0].funding_id,
+  ]);
   return rows[0];
 }
+
+/**
+ * Claims the bank reference for the funding, in its transaction. A concurrent record of the same
+ * receipt (for this merchant or another) waits here on the claim's primary key, then fails with
+ * 23505 and rolls back its transfer and funding row with it: exactly one credit, whoever came first.
+ */
+async function claimReference(tx: pg.PoolClient, f: Pick<FundingRow, 'bank_reference' | 'merchant_account_number' | 'funding_id'>): Promise<void> {
+  await tx.query('insert into funding_claims (bank_reference, owner_merchant_account_number, funding_id) values ($1, $2, $3)', [
+    f.bank_reference,
+    f.merchant_account_number,
+    f.funding_id,
+  ]);
+}
+
+/** The unique keys a second record of one receipt runs into: the claim (any merchant), or the funding's own key (same merchant). */
+const DUPLICATE_RECEIPT = new Set(['funding_claims_pkey', 'merchant_fundings_merchant_bank_reference_key']);
 
 async function insertFunding(tx: pg.PoolClient, f: Omit<FundingRow, 'funding_id' | 'date_recorded'> & { transferId: number }): Promise<FundingRow> {
   const { rows } = await tx.query<FundingRow>(
@@ -107,8 +135,6 @@ export async function recordFunding(deps: Deps, input: FundingInput): Promise<{ 
           { accountId: await merchantAccountId(tx, merchant.merchant_account_number, 'disbursement', merchant.currency_code), amountMinor: input.amountMinor },
         ],
       });
-      // A concurrent record of the same receipt waits here on the unique index, then fails with
-      // 23505 and rolls back its transfer with it: exactly one credit, whoever came first.
       const row = await insertFunding(tx, {
         merchant_account_number: merchant.merchant_account_number,
         currency_code: merchant.currency_code,
@@ -119,10 +145,12 @@ export async function recordFunding(deps: Deps, input: FundingInput): Promise<{ 
         transaction_reference_number: reference,
         transferId,
       });
+      await claimReference(tx, row);
       return { funding: fundingView(row), created: true };
     });
   } catch (err) {
-    if ((err as { code?: string; constraint?: string }).constraint !== 'merchant_fundings_bank_reference_key') throw err;
+    const { code, constraint } = err as { code?: string; constraint?: string };
+    if (code !== '23505' || !constraint || !DUPLICATE_RECEIPT.has(constraint)) throw err;
     const winner = await findByReference(deps.db, bankReference);
     if (!winner) throw err;
     return replayOrConflict(winner, input);

@@ -40,6 +40,30 @@ export async function organisationExists(q: Queryable, organisationId: string): 
   return rowCount === 1;
 }
 
+/**
+ * Claims a payment account number for a merchant (payment_account_claims, migration 0031): the
+ * number is unique across merchants, and this table's primary key holds that (a reference table
+ * on Citus; merchants, distributed by merchant, cannot). Written in the merchant's transaction,
+ * before its row (merchants references the claim). A number already claimed fails with 23505
+ * (payment_account_claims_pkey), which createMerchant retries with new numbers.
+ */
+export async function insertPaymentAccountClaim(tx: pg.PoolClient, paymentAccountNumber: string, merchantAccountNumber: number): Promise<void> {
+  await tx.query('insert into payment_account_claims (payment_account_number, owner_merchant_account_number) values ($1, $2)', [paymentAccountNumber, merchantAccountNumber]);
+}
+
+/**
+ * The merchant a payment account number belongs to, from its claim: a customer names the number
+ * alone (E11, a rail's ACCOUNT_ID party). The caller then reads the merchant's rows by
+ * merchant_account_number, a single-shard query on Citus.
+ */
+export async function paymentAccountOwner(q: Queryable, paymentAccountNumber: string): Promise<number | undefined> {
+  const { rows } = await q.query<{ owner_merchant_account_number: number }>(
+    'select owner_merchant_account_number from payment_account_claims where payment_account_number = $1',
+    [paymentAccountNumber],
+  );
+  return rows[0]?.owner_merchant_account_number;
+}
+
 export async function insertMerchant(
   tx: pg.PoolClient,
   m: Pick<MerchantRow, 'merchant_account_number' | 'organisation_id' | 'account_name' | 'currency_code' | 'level_number' | 'payment_account_number' | 'is_demo' | 'captured_by'>,

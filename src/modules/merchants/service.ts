@@ -50,13 +50,17 @@ export async function createMerchant(deps: Deps, input: CreateMerchantInput): Pr
     withTransaction(deps.db, async (tx) => {
       const organisationId = input.organisationId ?? randomUpperAlnum(12);
       if (!input.organisationId) await repo.insertOrganisation(tx, organisationId, input.accountName);
+      const merchantAccountNumber = Number(randomDigits(8));
+      const paymentAccountNumber = randomDigits(13, '9');
+      // The number is claimed first: the merchant's row references its claim.
+      await repo.insertPaymentAccountClaim(tx, paymentAccountNumber, merchantAccountNumber);
       const merchant = await repo.insertMerchant(tx, {
-        merchant_account_number: Number(randomDigits(8)),
+        merchant_account_number: merchantAccountNumber,
         organisation_id: organisationId,
         account_name: input.accountName,
         currency_code: currencyCode,
         level_number: input.levelNumber ?? 1,
-        payment_account_number: randomDigits(13, '9'),
+        payment_account_number: paymentAccountNumber,
         is_demo: input.isDemo ?? false,
         captured_by: capturedBy,
       });

@@ -200,13 +200,34 @@ export async function listUsers(q: Queryable, merchantAccountNumber: number, f: 
   return rows;
 }
 
-/** A new invitation; its lifetime is counted on the database's clock, like its checks. */
-export async function insertInvitation(q: Queryable, merchantAccountNumber: number, userId: string, tokenHash: Buffer, hours: number): Promise<Date> {
-  const { rows } = await q.query<{ expires_at: Date }>(
-    `insert into user_invitations (merchant_account_number, user_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4)) returning expires_at`,
+/**
+ * A new invitation and the claim of its token (invitation_claims, migration 0031), in the caller's
+ * transaction; its lifetime is counted on the database's clock, like its checks. The set-password
+ * link carries the token alone, so its hash is unique across merchants: the claim's primary key
+ * holds that (a table shared by every merchant; user_invitations is distributed by merchant). A
+ * claim is never released: a used or revoked invitation keeps its token taken.
+ */
+export async function insertInvitation(tx: Queryable, merchantAccountNumber: number, userId: string, tokenHash: Buffer, hours: number): Promise<Date> {
+  const { rows } = await tx.query<{ invitation_id: number; expires_at: Date }>(
+    `insert into user_invitations (merchant_account_number, user_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(hours => $4))
+     returning invitation_id, expires_at`,
     [merchantAccountNumber, userId, tokenHash, hours],
   );
+  await tx.query('insert into invitation_claims (token_hash, owner_merchant_account_number, invitation_id) values ($1, $2, $3)', [
+    tokenHash,
+    merchantAccountNumber,
+    rows[0].invitation_id,
+  ]);
   return rows[0].expires_at;
+}
+
+/** The invitation a token names, from its claim: (merchant, invitation id), the invitation's key. */
+async function invitationOf(q: Queryable, tokenHash: Buffer): Promise<{ merchant: number; invitationId: number } | undefined> {
+  const { rows } = await q.query<{ owner_merchant_account_number: number; invitation_id: number }>(
+    'select owner_merchant_account_number, invitation_id from invitation_claims where token_hash = $1',
+    [tokenHash],
+  );
+  return rows[0] && { merchant: rows[0].owner_merchant_account_number, invitationId: rows[0].invitation_id };
 }
 
 /** Revokes the user's open invitations: their links stop working. */
@@ -229,14 +250,17 @@ export interface OpenInvitation {
 
 /** The invitation behind a token, if its link still works: open, unexpired, for an active user without a password. */
 export async function findOpenInvitation(q: Queryable, tokenHash: Buffer): Promise<OpenInvitation | undefined> {
+  const claim = await invitationOf(q, tokenHash);
+  if (!claim) return undefined;
   const { rows } = await q.query<OpenInvitation>(
     `select i.merchant_account_number, i.user_id, u.first_name, u.email_address, m.account_name, i.expires_at
        from user_invitations i
        join merchant_users u on u.merchant_account_number = i.merchant_account_number and u.user_id = i.user_id
        join merchants m on m.merchant_account_number = i.merchant_account_number
-      where i.token_hash = $1 and i.used_at is null and i.revoked_at is null and i.expires_at > now()
+      where i.merchant_account_number = $1 and i.invitation_id = $2 and i.token_hash = $3
+        and i.used_at is null and i.revoked_at is null and i.expires_at > now()
         and u.status_code = 'A' and u.password_hash is null`,
-    [tokenHash],
+    [claim.merchant, claim.invitationId, tokenHash],
   );
   return rows[0];
 }
@@ -247,9 +271,11 @@ export async function findOpenInvitation(q: Queryable, tokenHash: Buffer): Promi
  * guarded UPDATE, which only one caller can win; undefined when the link no longer works.
  */
 export async function consumeInvitation(tx: Queryable, tokenHash: Buffer, passwordHash: string): Promise<string | undefined> {
+  const claim = await invitationOf(tx, tokenHash);
+  if (!claim) return undefined;
   const { rows: found } = await tx.query<{ merchant_account_number: number; user_id: string }>(
-    'select merchant_account_number, user_id from user_invitations where token_hash = $1',
-    [tokenHash],
+    'select merchant_account_number, user_id from user_invitations where merchant_account_number = $1 and invitation_id = $2',
+    [claim.merchant, claim.invitationId],
   );
   if (!found[0]) return undefined;
   const { merchant_account_number: merchant, user_id: userId } = found[0];
@@ -260,8 +286,8 @@ export async function consumeInvitation(tx: Queryable, tokenHash: Buffer, passwo
   if (!users[0] || users[0].status_code !== USER.active || users[0].has_password) return undefined;
   const { rowCount } = await tx.query(
     `update user_invitations set used_at = now()
-      where token_hash = $1 and used_at is null and revoked_at is null and expires_at > now() returning invitation_id`,
-    [tokenHash],
+      where merchant_account_number = $1 and invitation_id = $2 and used_at is null and revoked_at is null and expires_at > now() returning invitation_id`,
+    [merchant, claim.invitationId],
   );
   if (rowCount !== 1) return undefined;
   await tx.query('update merchant_users set password_hash = $3, date_password_set = now() where merchant_account_number = $1 and user_id = $2', [merchant, userId, passwordHash]);
