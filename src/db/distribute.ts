@@ -119,6 +119,52 @@ async function tablesInOrder(db: Queryable): Promise<Array<{ table: string; fate
 }
 
 /** Distributes what is not yet; returns each table's fate and what was done. */
+/**
+ * Where the foreign keys wait while tables are distributed: outside schema public (so not a table
+ * of the service), written before any key is dropped, so a run stopped half-way puts them back on
+ * the next run.
+ */
+const PARKING = 'onekhusa_distribution.parked_foreign_keys';
+
+/**
+ * Citus turns a plain table that references a new reference table into a "Citus local" table, and
+ * then refuses to distribute a table such local tables reference (merchants, referenced by every
+ * merchant-owned table). So the public schema's foreign keys are recorded and dropped first, the
+ * tables distributed, and the keys added back, which Citus then checks and enforces on every node.
+ */
+async function parkForeignKeys(db: Queryable): Promise<void> {
+  await db.query('create schema if not exists onekhusa_distribution');
+  await db.query(`create table if not exists ${PARKING} (table_name text not null, constraint_name text not null, definition text not null, primary key (table_name, constraint_name))`);
+  await db.query(
+    `insert into ${PARKING}
+     select c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)
+       from pg_constraint c join pg_class t on t.oid = c.conrelid join pg_namespace n on n.oid = t.relnamespace
+      where c.contype = 'f' and n.nspname = 'public'
+     on conflict do nothing`,
+  );
+  for (const key of await parkedKeys(db, { present: true })) await db.query(`alter table ${key.table_name} drop constraint ${quoteIdent(key.constraint_name)}`);
+}
+
+/** The parked keys still on their tables (present) or not (absent). */
+async function parkedKeys(db: Queryable, which: { present: boolean }): Promise<Array<{ table_name: string; constraint_name: string; definition: string }>> {
+  const { rows } = await db.query<{ table_name: string; constraint_name: string; definition: string }>(
+    `select p.table_name, p.constraint_name, p.definition from ${PARKING} p
+      where ${which.present ? '' : 'not '}exists (select 1 from pg_constraint c where c.conrelid = p.table_name::regclass and c.conname = p.constraint_name)
+      order by p.table_name, p.constraint_name`,
+  );
+  return rows;
+}
+
+async function restoreForeignKeys(db: Queryable): Promise<void> {
+  for (const key of await parkedKeys(db, { present: false })) {
+    await db.query(`alter table ${key.table_name} add constraint ${quoteIdent(key.constraint_name)} ${key.definition}`);
+  }
+  await db.query('drop schema onekhusa_distribution cascade');
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Distributes what is not yet; returns each table's fate and what was done. */
 export async function distribute(db: Queryable): Promise<DistributedTable[]> {
   await ensureCitus(db);
   // Citus refuses to distribute a table with triggers unless told the triggers are safe on its
@@ -127,15 +173,13 @@ export async function distribute(db: Queryable): Promise<DistributedTable[]> {
   // the ledger's and status history's immutability guards only raise, and the connectors' alias
   // rule reads connectors, a reference table. For this session only.
   await db.query('set citus.enable_unsafe_triggers = on');
-  const known = new Set((await db.query<{ table: string }>(`select logicalrelid::regclass::text as table from pg_dist_partition`)).rows.map((r) => r.table));
+  const known = new Set((await db.query<{ table: string }>(`select table_name::text as table from citus_tables`)).rows.map((r) => r.table));
+  const tables = await tablesInOrder(db);
+  await parkForeignKeys(db);
   const done: DistributedTable[] = [];
-  for (const { table, fate } of await tablesInOrder(db)) {
-    if (fate === 'local') {
-      done.push({ table, fate, action: 'kept local' });
-      continue;
-    }
-    if (known.has(table)) {
-      done.push({ table, fate, action: 'already' });
+  for (const { table, fate } of tables) {
+    if (fate === 'local' || known.has(table)) {
+      done.push({ table, fate, action: fate === 'local' ? 'kept local' : 'already' });
       continue;
     }
     try {
@@ -144,13 +188,22 @@ export async function distribute(db: Queryable): Promise<DistributedTable[]> {
       else if (table === COLOCATION_ANCHOR) await db.query('select create_distributed_table($1, $2)', [table, DISTRIBUTION_COLUMN]);
       else await db.query('select create_distributed_table($1, $2, colocate_with => $3)', [table, DISTRIBUTION_COLUMN, COLOCATION_ANCHOR]);
     } catch (err) {
-      const e = err as { message: string; detail?: string; hint?: string };
-      throw new DistributionRefused(
-        `Citus refused ${fate === 'reference' ? 'to copy' : 'to distribute'} ${table}: ${e.message}${e.detail ? ` (${e.detail})` : ''}${e.hint ? ` Hint: ${e.hint}` : ''}. ` +
-          `${done.filter((d) => d.action === 'created').length} tables were distributed before it and stay so; fix the cause and run db distribute again.`,
-      );
+      throw refusal(err, `${fate === 'reference' ? 'to copy' : 'to distribute'} ${table}`, done);
     }
     done.push({ table, fate, action: 'created' });
   }
+  try {
+    await restoreForeignKeys(db);
+  } catch (err) {
+    throw refusal(err, 'to add back a foreign key', done);
+  }
   return done;
+}
+
+function refusal(err: unknown, what: string, done: DistributedTable[]): DistributionRefused {
+  const e = err as { message: string; detail?: string; hint?: string };
+  return new DistributionRefused(
+    `Citus refused ${what}: ${e.message}${e.detail ? ` (${e.detail})` : ''}${e.hint ? ` Hint: ${e.hint}` : ''}. ` +
+      `${done.filter((d) => d.action === 'created').length} tables were distributed before it and stay so (foreign keys wait in ${PARKING}); fix the cause and run db distribute again.`,
+  );
 }

@@ -49,6 +49,16 @@ describe('db distribute', () => {
     }
   });
 
+  it('has no foreign key that sets null or a default on delete: Citus refuses them on distributed tables', async () => {
+    // Measured on Citus 13.2 when db distribute added the keys back (migration 0034 removed the last one).
+    const { rows } = await db.query<{ key: string }>(
+      `select c.conrelid::regclass || '.' || c.conname as key
+         from pg_constraint c join pg_namespace n on n.oid = c.connamespace
+        where n.nspname = 'public' and c.contype = 'f' and c.confdeltype in ('n', 'd')`,
+    );
+    expect(rows.map((r) => r.key)).toEqual([]);
+  });
+
   it('is in the CLI\'s help', async () => {
     const res = await runCli(['help']);
     expect(res.stdout).toContain('db distribute');

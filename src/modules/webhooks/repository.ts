@@ -64,8 +64,17 @@ export async function updateSubscription(
 export async function deleteSubscription(tx: pg.PoolClient, merchantAccountNumber: number, eventCode: string): Promise<SubscriptionRow | undefined> {
   const { rows } = await tx.query<SubscriptionRow>('select * from webhook_subscriptions where merchant_account_number = $1 and event_code = $2 for update', [merchantAccountNumber, eventCode]);
   if (!rows[0]) return undefined;
-  await tx.query(`update webhook_deliveries set status = 'failed', completed_at = now(), locked_until = null
-                    where merchant_account_number = $1 and webhook_id = $2 and status = 'pending'`, [merchantAccountNumber, rows[0].webhook_id]);
+  // Its deliveries stay in the log, detached (webhook_id null: the key has no ON DELETE SET NULL,
+  // which Citus refuses, migration 0034); the pending ones fail, as nothing will send them now.
+  await tx.query(
+    `update webhook_deliveries
+        set webhook_id = null,
+            status = case when status = 'pending' then 'failed' else status end,
+            completed_at = case when status = 'pending' then now() else completed_at end,
+            locked_until = case when status = 'pending' then null else locked_until end
+      where merchant_account_number = $1 and webhook_id = $2`,
+    [merchantAccountNumber, rows[0].webhook_id],
+  );
   await tx.query('delete from webhook_subscriptions where merchant_account_number = $1 and webhook_id = $2', [merchantAccountNumber, rows[0].webhook_id]);
   return rows[0];
 }
