@@ -17,6 +17,11 @@
 //       `x.*`) that is neither grouped nor aggregated: PostgreSQL accepts it when the group is a
 //       primary key, Citus's multi-shard planner does not ("column … must appear in the GROUP BY
 //       clause"). Group by every selected column, or aggregate in a subquery / lateral.
+//   (d) non-immutable-upsert-set: INSERT into a merchant-owned table … ON CONFLICT DO UPDATE SET
+//       calling a function that is not IMMUTABLE (now(), make_interval(), gen_random_uuid() …):
+//       "functions used in the DO UPDATE SET clause of INSERTs on distributed tables must be marked
+//       IMMUTABLE" (store_idempotent_answer before migration 0035). Compute it into a variable or
+//       pass it as a parameter first.
 //
 // How: the SQL is read from the TypeScript AST (node_modules/typescript): every string or template
 // literal whose text starts with with/select/insert/update/delete, `${NAME}` resolved to a const
@@ -49,15 +54,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { createTestDatabase } from '../helpers.ts';
-import { extractSql, groupByFunctionalDependency, insertValuesSubquery, lint, multiShardLocks, readSources, type Finding, type SqlText } from './sql-lint.ts';
+import { extractSql, groupByFunctionalDependency, insertValuesSubquery, lint, multiShardLocks, nonImmutableUpsertSet, readSources, updateCitusRefuses, type Finding, type SqlText } from './sql-lint.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const KNOWN: Record<string, string> = {
+  'non-immutable-upsert-set src/rails/reconciliation/compare.ts#COMPARE':
+    'found by class (d) when it was added (issue 28, not yet met on the cluster: reconciliation was not in the smoke): last_seen_at = now() in the rail_exceptions upsert; plan: pass the run\'s now as a parameter ($10::timestamptz) and set last_seen_at to it',
   // Locks by a value that names no merchant: the caller has nothing to pin with until the value
   // carries the merchant or a claims table maps it to one (docs/scaling.md, group C and B).
-  'multi-shard-lock src/modules/disbursements/repository.ts#lockQueuedBatch':
-    'the validation job names its batch by batch number alone (one global sequence today): plan: per-merchant batch numbers (group B), the job payload carrying the merchant, then where merchant_account_number = $1 and batch_number = $2',
 };
 
 let db: Db;
@@ -169,6 +174,31 @@ describe('the SQL lint itself: a reintroduced obstacle of each class fails', () 
     const [composed] = ts('const BASE = `select m.*, sum(la.balance_minor) as b from merchants m left join ledger_accounts la on la.merchant_account_number = m.merchant_account_number`;\n' +
       'export const find = (q: Q) => q.query(`${BASE} where m.merchant_account_number = $1 group by m.merchant_account_number`);');
     expect(groupByFunctionalDependency(composed.sql)).toHaveLength(1);
+  });
+
+  it('(d) finds a non-IMMUTABLE call in ON CONFLICT DO UPDATE SET on a merchant-owned table, not one computed first', () => {
+    const owned2 = new Set([...owned, 'idempotency_keys']);
+    // store_idempotent_answer as migration 0012 wrote it, and as migration 0035 does.
+    expect(nonImmutableUpsertSet(`insert into idempotency_keys (merchant_account_number, idempotency_key, expires_at) values (merchant, key, now() + make_interval(hours => h))
+      on conflict (merchant_account_number, idempotency_key) do update set expires_at = excluded.expires_at, created_at = now() where idempotency_keys.expires_at <= now()`, owned2)).toHaveLength(1);
+    expect(nonImmutableUpsertSet(`insert into idempotency_keys (merchant_account_number, idempotency_key, expires_at) values (merchant, key, v_expires)
+      on conflict (merchant_account_number, idempotency_key) do update set expires_at = excluded.expires_at, created_at = v_now where idempotency_keys.expires_at <= v_now`, owned2)).toEqual([]);
+    expect(nonImmutableUpsertSet('insert into payouts as p (merchant_account_number, n) values ($1, 1) on conflict (merchant_account_number) do update set updated_at = now() returning *', owned2)).toHaveLength(1);
+    expect(nonImmutableUpsertSet('insert into payouts as p (merchant_account_number, n) values ($1, 1) on conflict (merchant_account_number) do update set n = p.n + excluded.n returning *', owned2)).toEqual([]);
+    // Not merchant-owned (reference or local): not checked; now() in VALUES is evaluated by the coordinator.
+    expect(nonImmutableUpsertSet('insert into settings (key, at) values ($1, now()) on conflict (key) do update set at = now()', owned2)).toEqual([]);
+    expect(nonImmutableUpsertSet('insert into payouts (merchant_account_number, at) values ($1, now()) on conflict do nothing', owned2)).toEqual([]);
+  });
+
+  it('(e) finds, in an UPDATE of a merchant-owned table, a non-IMMUTABLE call in RETURNING or in a CASE of SET, and a simple CASE in SET', () => {
+    // The shapes issue 28 met on Citus 13.2 (the payout worker, completeBatches, deleteSubscription).
+    expect(updateCitusRefuses("update payouts p set status_code = 'S' where p.merchant_account_number = $1 returning p.payout_id, now() as at", owned)).toEqual([expect.stringMatching(/RETURNING calls now\(\)/)]);
+    expect(updateCitusRefuses("update batches b set status_code = 'C' where b.merchant_account_number = $1 returning to_char(b.scheduled_date, 'YYYY-MM-DD')", owned)).toEqual([expect.stringMatching(/RETURNING calls to_char\(\)/)]);
+    expect(updateCitusRefuses("update webhook_deliveries set completed_at = case when status = 'pending' then now() else completed_at end where merchant_account_number = $1", owned)).toEqual([expect.stringMatching(/CASE calling now\(\)/)]);
+    expect(updateCitusRefuses("with d as (select 1) update payouts p set status_code = case d.outcome when 'a' then 'T' else 'F' end from d where p.merchant_account_number = $1", owned)).toEqual([expect.stringMatching(/simple CASE/)]);
+    // Passed in, searched CASE, now() outside CASE, or a table that is not merchant-owned: fine.
+    expect(updateCitusRefuses("update payouts p set status_code = case when d.outcome = 'a' then 'T' else 'F' end, completed_at = case when d.outcome = 'a' then $2::timestamptz end, transferred_at = now() from d where p.merchant_account_number = $1 returning p.payout_id", owned)).toEqual([]);
+    expect(updateCitusRefuses("update settings set at = case when $1 then now() end returning to_char(at, 'YYYY')", owned)).toEqual([]);
   });
 
   it('lint() names each finding by file and owner, so KNOWN survives edits that move lines', () => {

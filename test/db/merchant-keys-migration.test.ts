@@ -231,7 +231,13 @@ describe('migration 0030 on a database with data', () => {
         ids.event,
       ]),
     ).rejects.toMatchObject({ code: '23505', constraint: 'webhook_deliveries_merchant_account_number_message_id_key' });
-    // A deleted subscription leaves its delivery with its merchant, without the subscription.
+    // A subscription with deliveries cannot go while they point at it (no ON DELETE SET NULL since
+    // migration 0034: Citus refuses it); detached first, as deleteSubscription does, the delivery
+    // keeps its merchant, without the subscription.
+    await expect(
+      db.query('delete from webhook_subscriptions where merchant_account_number = $1 and webhook_id = $2', [a.merchantAccountNumber, ids.webhook]),
+    ).rejects.toMatchObject({ code: '23503', constraint: 'webhook_deliveries_webhook_id_fkey' });
+    await db.query('update webhook_deliveries set webhook_id = null where merchant_account_number = $1 and webhook_id = $2', [a.merchantAccountNumber, ids.webhook]);
     await db.query('delete from webhook_subscriptions where merchant_account_number = $1 and webhook_id = $2', [a.merchantAccountNumber, ids.webhook]);
     expect(await one('select merchant_account_number, webhook_id from webhook_deliveries where delivery_id = $1', [ids.delivery])).toEqual({
       merchant_account_number: a.merchantAccountNumber,

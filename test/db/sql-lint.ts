@@ -17,7 +17,7 @@ export interface SqlText {
   sql: string;
 }
 
-export type ObstacleClass = 'insert-values-subquery' | 'multi-shard-lock' | 'group-by-functional-dependency';
+export type ObstacleClass = 'insert-values-subquery' | 'multi-shard-lock' | 'group-by-functional-dependency' | 'non-immutable-upsert-set' | 'update-citus-refuses';
 
 export interface Finding {
   cls: ObstacleClass;
@@ -433,7 +433,82 @@ export function groupByFunctionalDependency(sql: string): string[] {
   return problems;
 }
 
-/** Every finding of the three query classes in these SQL texts. */
+/** Functions that are not IMMUTABLE and that this codebase calls (time, randomness, sequences). */
+const NON_IMMUTABLE_CALL = /\b(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|nextval|currval|make_interval|age|to_char|to_timestamp)\s*\(|\b(current_timestamp|current_date|current_time|localtimestamp|localtime)\b/;
+
+/**
+ * (d) `insert into <merchant-owned table> … on conflict … do update set …` whose SET clause calls a
+ * function that is not IMMUTABLE (now(), make_interval(), …): Citus refuses it on a distributed
+ * table ("functions used in the DO UPDATE SET clause of INSERTs on distributed tables must be
+ * marked IMMUTABLE"; issue 28, store_idempotent_answer of migration 0012). Compute the value first
+ * (a PL/pgSQL variable, a parameter, or excluded.<column> from the inserted row).
+ */
+export function nonImmutableUpsertSet(sql: string, merchantOwned: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const s = normalise(sql);
+  for (const m of s.matchAll(/\binsert into ([\w.]+)/g)) {
+    const table = m[1].replace(/^public\./, '');
+    if (!merchantOwned.has(table)) continue;
+    const rest = s.slice(m.index! + m[0].length);
+    const next = /\binsert into\b/.exec(rest);
+    const statement = next ? rest.slice(0, next.index) : rest;
+    const set = /\bon conflict\b[^;]*?\bdo update set\b/.exec(statement);
+    if (!set) continue;
+    // The SET list ends at its WHERE, RETURNING or the statement's end (depth 0).
+    const after = statement.slice(set.index + set[0].length);
+    const end = /\b(?:where|returning)\b|;|\)\s*,\s*[a-z_]\w*\s+as\s*\(|\)\s*(?:select|insert|update|delete)\b/.exec(depth0(after));
+    const assignments = after.slice(0, end ? end.index : after.length);
+    const call = NON_IMMUTABLE_CALL.exec(assignments);
+    if (call) problems.push(`ON CONFLICT DO UPDATE SET on ${table} calls ${call[0].replace(/\s*\($/, '()')}: compute it first (a variable or parameter), Citus wants IMMUTABLE functions there`);
+  }
+  return problems;
+}
+
+/**
+ * (e) `update <merchant-owned table> … ` whose RETURNING calls a function that is not IMMUTABLE
+ * (now(), to_char(), …), or whose SET has a CASE that calls one or is a simple CASE (`case x when
+ * …`): Citus refuses the first two on a distributed table ("non-IMMUTABLE functions are not
+ * allowed in the RETURNING clause", "… in CASE or COALESCE statements") and deparses the simple
+ * CASE for its workers as `WHEN NULL::boolean` ("operator does not exist: text = boolean"; issue
+ * 28, Citus 13.2, the payout worker's decideChunk and completeBatches). Read the time first and
+ * pass it in (or stamp the rows afterwards), and write `case when x = …`.
+ */
+export function updateCitusRefuses(sql: string, merchantOwned: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const s = normalise(sql);
+  for (const m of s.matchAll(/\bupdate ([\w.]+)(?:\s+(?:as\s+)?([a-z_]\w*))?\s+set\b/g)) {
+    const table = m[1].replace(/^public\./, '');
+    if (!merchantOwned.has(table)) continue;
+    const rest = s.slice(m.index! + m[0].length);
+    // The statement ends where its parenthesis closes (a CTE) or at the text's end (depth 0).
+    const flat = depth0(rest);
+    const close = /\)/.exec(flat);
+    const statement = rest.slice(0, close ? close.index : rest.length);
+    const flatStatement = flat.slice(0, close ? close.index : flat.length);
+    const ret = /\breturning\b/.exec(flatStatement);
+    const setEnd = /\b(?:from|where|returning)\b/.exec(flatStatement);
+    const assignments = statement.slice(0, setEnd ? setEnd.index : statement.length);
+    if (ret) {
+      const call = NON_IMMUTABLE_CALL.exec(statement.slice(ret.index));
+      if (call && !/^(nextval|currval)/.test(call[0])) problems.push(`UPDATE ${table} … RETURNING calls ${call[0].replace(/\s*\($/, '()')}: Citus wants IMMUTABLE functions there (read it first, or stamp the rows after)`);
+    }
+    if (/\bcase\s+(?!when\b)[a-z_][\w.]*\s+when\b/.test(assignments)) problems.push(`UPDATE ${table} SET has a simple CASE (case x when …): Citus deparses it wrongly for its workers; write case when x = …`);
+    for (const c of assignments.matchAll(/\bcase\b/g)) {
+      // The CASE up to its END at the same depth.
+      const tail = assignments.slice(c.index!);
+      const end = /\bend\b/.exec(depth0(tail));
+      const expr = tail.slice(0, end ? end.index : tail.length);
+      const call = NON_IMMUTABLE_CALL.exec(expr);
+      if (call) {
+        problems.push(`UPDATE ${table} SET has a CASE calling ${call[0].replace(/\s*\($/, '()')}: Citus wants IMMUTABLE functions in CASE there (compute it first, pass it in)`);
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
+/** Every finding of the query classes in these SQL texts. */
 export function lint(texts: SqlText[], merchantOwned: ReadonlySet<string>): Finding[] {
   const findings: Finding[] = [];
   for (const t of texts) {
@@ -442,6 +517,8 @@ export function lint(texts: SqlText[], merchantOwned: ReadonlySet<string>): Find
     if (a) findings.push({ cls: 'insert-values-subquery', where, line: t.line, message: a });
     for (const message of multiShardLocks(t.sql, merchantOwned)) findings.push({ cls: 'multi-shard-lock', where, line: t.line, message });
     for (const message of groupByFunctionalDependency(t.sql)) findings.push({ cls: 'group-by-functional-dependency', where, line: t.line, message });
+    for (const message of nonImmutableUpsertSet(t.sql, merchantOwned)) findings.push({ cls: 'non-immutable-upsert-set', where, line: t.line, message });
+    for (const message of updateCitusRefuses(t.sql, merchantOwned)) findings.push({ cls: 'update-citus-refuses', where, line: t.line, message });
   }
   return findings;
 }

@@ -187,23 +187,28 @@ export async function insertPaymentRequests(q: Queryable, rows: Array<Omit<NewPa
   const { rows: outcomes } = await q.query<BatchedOutcome>({
     name: 'insert_payment_requests',
     text: `with input as (
-             select * from unnest($1::integer[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $8::text[], $9::text[]) with ordinality
+             select t.*, row_number() over (partition by t.merchant_account_number, t.reference_number order by t.ord) as reference_rank
+               from unnest($1::integer[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $8::text[], $9::text[]) with ordinality
                     as t(merchant_account_number, timed_account_number, amount_minor, transaction_description, reference_number, captured_by,
                          idempotency_key, request_fingerprint, ord)
            ), checked as (
+             -- Joins only, each on merchant_account_number (no correlated subquery: Citus refuses one
+             -- beside a CTE in FROM, "correlated subqueries are not supported when the FROM clause
+             -- contains a CTE or subquery"). The open request of a reference is at most one row
+             -- (payment_requests_open_reference, migration 0003), so the join adds no rows.
              select i.*, m.status_code as merchant_status, m.currency_code, l.minimum_amount_minor as min_minor, l.maximum_amount_minor as max_minor,
                     case when k.idempotency_key is null then null
                          when k.expires_at > now() and (k.state = 'completed' or k.locked_until > now() or k.request_fingerprint <> i.request_fingerprint) then 'live'
                          else 'stale' end as key_state,
                     -- An open request of the merchant holds the reference, or an earlier row of this batch does.
-                    exists (select 1 from payment_requests r
-                             where r.merchant_account_number = i.merchant_account_number and r.reference_number = i.reference_number and r.status_code = 'O')
-                      or row_number() over (partition by i.merchant_account_number, i.reference_number order by i.ord) > 1 as reference_taken
+                    r.request_id is not null or i.reference_rank > 1 as reference_taken
                from input i
                left join merchants m on m.merchant_account_number = i.merchant_account_number
                left join merchant_limits l on l.merchant_account_number = m.merchant_account_number
                                           and l.transaction_code = 'RTP' and l.currency_code = m.currency_code
                left join idempotency_keys k on k.merchant_account_number = i.merchant_account_number and k.idempotency_key = i.idempotency_key
+               left join payment_requests r on r.merchant_account_number = i.merchant_account_number and r.reference_number = i.reference_number
+                                           and r.status_code = 'O'
            ), drawn as (
              select timed_account_number, merchant_account_number, nextval('payment_requests_request_id_seq') as request_id
                from checked
@@ -442,7 +447,7 @@ const SELECT_COLLECTION = `
     join connectors k on k.connector_id = c.connector_id
     join merchants m on m.merchant_account_number = c.merchant_account_number
     join transaction_types tt on tt.transaction_code = c.transaction_code
-    left join payment_requests r on r.request_id = c.request_id`;
+    left join payment_requests r on r.merchant_account_number = c.merchant_account_number and r.request_id = c.request_id`;
 
 export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Promise<CollectionRow> {
   const { rows } = await tx.query<{ collection_id: number }>(
@@ -471,7 +476,10 @@ export async function insertCollection(tx: pg.PoolClient, c: NewCollection): Pro
       c.request_reference_number,
     ],
   );
-  const { rows: full } = await tx.query<CollectionRow>(`${SELECT_COLLECTION} where c.collection_id = $1`, [rows[0].collection_id]);
+  const { rows: full } = await tx.query<CollectionRow>(`${SELECT_COLLECTION} where c.merchant_account_number = $1 and c.collection_id = $2`, [
+    c.merchant_account_number,
+    rows[0].collection_id,
+  ]);
   return full[0];
 }
 

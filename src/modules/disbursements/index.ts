@@ -61,8 +61,8 @@ export const disbursementsModule: ModuleDefinition = {
   ],
   tasks: (deps) => ({
     [VALIDATE_TASK]: async (payload) => {
-      const { batchNumber } = payload as { batchNumber: number };
-      const batch = await withTransaction(deps.db, (tx) => validateBatch(deps, tx, batchNumber));
+      const { batchNumber, merchantAccountNumber } = payload as { batchNumber: number; merchantAccountNumber?: number };
+      const batch = await withTransaction(deps.db, (tx) => validateBatch(deps, tx, batchNumber, merchantAccountNumber));
       if (batch) deps.log.info({ batchNumber, status: batch.status_code, invalid: batch.number_of_invalid_entries }, 'batch validated');
     },
     [PROCESS_TASK]: async (payload) => {

@@ -13,6 +13,7 @@ import { payoutPayload, type PayoutLine } from '../webhooks/payloads.ts';
 import { BATCH, PAYOUT } from './lifecycle.ts';
 import { batchEvent, type BatchEventFields } from './service.ts';
 import { MERCHANT_UNAVAILABLE } from './sandbox.ts';
+import { DATE_AS_TEXT } from './repository.ts';
 
 /** Transactions per batch.payout.* event (product.md §9). */
 export const LINES_PER_EVENT = 10;
@@ -21,7 +22,20 @@ export const LINES_PER_EVENT = 10;
 export const PROCESSED_COLUMNS = `p.payout_id, p.merchant_account_number, p.batch_number, p.transaction_reference_number, p.source_reference_number,
                 p.beneficiary_name, p.beneficiary_account_number, p.connector_id,
                 coalesce((select connector_name from connectors c where c.connector_id = p.connector_id), '') as connector_name,
-                p.amount_minor, p.fee_minor, p.currency_code, p.status_code, p.response_code, p.response_message, now() as at, p.completed_at`;
+                p.amount_minor, p.fee_minor, p.currency_code, p.status_code, p.response_code, p.response_message, p.completed_at`;
+
+/**
+ * An UPDATE … RETURNING PROCESSED_COLUMNS, its rows stamped with the transaction's now() as `at`:
+ * Citus refuses now() in the RETURNING clause of a distributed table ("non-IMMUTABLE functions are
+ * not allowed in the RETURNING clause"), so it is read on its own, in the same transaction (the
+ * same value), and only when there are rows.
+ */
+export async function updateReturningProcessed(tx: pg.PoolClient, text: string, values: unknown[]): Promise<ProcessedRow[]> {
+  const { rows } = await tx.query<Omit<ProcessedRow, 'at'>>(text, values);
+  if (rows.length === 0) return [];
+  const at = (await tx.query<{ at: Date }>('select now() as at')).rows[0].at;
+  return rows.map((r) => ({ ...r, at }));
+}
 
 export interface ProcessedRow {
   payout_id: number;
@@ -70,22 +84,26 @@ export async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[
     const batches = [...new Set(lines.filter((r) => r.merchant_account_number === merchant).map((r) => r.batch_number))];
     await tx.query('select 1 from batches where merchant_account_number = $1 and batch_number = any($2::integer[]) order by batch_number for update', [merchant, batches]);
   }
-  await tx.query(
-    `update batches b set
-            number_of_successful_entries = b.number_of_successful_entries + d.s - d.r,
-            successful_amount_minor = b.successful_amount_minor + d.s_amount - d.r_amount,
-            number_of_failed_entries = b.number_of_failed_entries + d.f,
-            failed_amount_minor = b.failed_amount_minor + d.f_amount,
-            number_of_reversed_entries = b.number_of_reversed_entries + d.r,
-            reversed_amount_minor = b.reversed_amount_minor + d.r_amount
-       from (select batch_number,
-                    count(*) filter (where status = 'S') as s, coalesce(sum(amount) filter (where status = 'S'), 0) as s_amount,
-                    count(*) filter (where status = 'F') as f, coalesce(sum(amount) filter (where status = 'F'), 0) as f_amount,
-                    count(*) filter (where status = 'R') as r, coalesce(sum(amount) filter (where status = 'R'), 0) as r_amount
-               from unnest($1::integer[], $2::text[], $3::bigint[]) as u(batch_number, status, amount) group by batch_number) d
-      where b.batch_number = d.batch_number`,
-    [lines.map((r) => r.batch_number), lines.map((r) => r.status_code), lines.map((r) => r.amount_minor)],
-  );
+  // One statement per merchant, pinned to it: one shard on Citus.
+  for (const merchant of merchants) {
+    const mine = lines.filter((r) => r.merchant_account_number === merchant);
+    await tx.query(
+      `update batches b set
+              number_of_successful_entries = b.number_of_successful_entries + d.s - d.r,
+              successful_amount_minor = b.successful_amount_minor + d.s_amount - d.r_amount,
+              number_of_failed_entries = b.number_of_failed_entries + d.f,
+              failed_amount_minor = b.failed_amount_minor + d.f_amount,
+              number_of_reversed_entries = b.number_of_reversed_entries + d.r,
+              reversed_amount_minor = b.reversed_amount_minor + d.r_amount
+         from (select batch_number,
+                      count(*) filter (where status = 'S') as s, coalesce(sum(amount) filter (where status = 'S'), 0) as s_amount,
+                      count(*) filter (where status = 'F') as f, coalesce(sum(amount) filter (where status = 'F'), 0) as f_amount,
+                      count(*) filter (where status = 'R') as r, coalesce(sum(amount) filter (where status = 'R'), 0) as r_amount
+                 from unnest($1::integer[], $2::text[], $3::bigint[]) as u(batch_number, status, amount) group by batch_number) d
+        where b.merchant_account_number = $4 and b.batch_number = d.batch_number`,
+      [mine.map((r) => r.batch_number), mine.map((r) => r.status_code), mine.map((r) => r.amount_minor), merchant],
+    );
+  }
 }
 
 /**
@@ -97,20 +115,29 @@ export async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[
 export async function completeBatches(deps: Deps, tx: pg.PoolClient, rows: ProcessedRow[]): Promise<void> {
   const batches = [...new Set(rows.map((r) => r.batch_number).filter((b): b is number => b !== null))];
   if (batches.length === 0) return;
-  const { rows: done } = await tx.query<BatchEventFields>(
-    `update batches b set date_completed = now(),
-            status_code = case when b.number_of_successful_entries = 0 and b.number_of_reversed_entries = 0
-                                 and not exists (select 1 from payouts p where p.batch_number = b.batch_number and p.status_code = 'F' and p.response_code <> $2)
-                               then 'F' else 'C' end,
-            error_message = case when b.number_of_successful_entries = 0 and b.number_of_reversed_entries = 0
-                                   and not exists (select 1 from payouts p where p.batch_number = b.batch_number and p.status_code = 'F' and p.response_code <> $2)
-                                 then $3 else b.error_message end
-      where b.batch_number = any($1::integer[]) and b.status_code = 'T'
-        and not exists (select 1 from payouts p where p.batch_number = b.batch_number and p.status_code = 'T')
-      returning b.batch_number, b.merchant_account_number, b.status_code, b.is_batch_scheduled, to_char(b.scheduled_date, 'YYYY-MM-DD') as scheduled_date,
-                b.upload_type, b.captured_by, b.date_captured, b.error_message, b.total_amount_minor, b.number_of_entries, b.number_of_invalid_entries`,
-    [batches, MERCHANT_UNAVAILABLE.responseCode, `${MERCHANT_UNAVAILABLE.responseMessage}: the batch could not be processed; every amount was refunded.`],
-  );
+  const merchants = [...new Set(rows.filter((r) => r.batch_number !== null).map((r) => r.merchant_account_number))];
+  const done: BatchEventFields[] = [];
+  // Per merchant, pinned to it (one shard on Citus); scheduled_date as the date (DATE_AS_TEXT):
+  // Citus refuses to_char() in the RETURNING clause of a distributed table.
+  for (const merchant of merchants) {
+    const mine = [...new Set(rows.filter((r) => r.merchant_account_number === merchant).map((r) => r.batch_number).filter((n): n is number => n !== null))];
+    const result = await tx.query<BatchEventFields>({
+      text: `update batches b set date_completed = now(),
+              status_code = case when b.number_of_successful_entries = 0 and b.number_of_reversed_entries = 0
+                                   and not exists (select 1 from payouts p where p.merchant_account_number = b.merchant_account_number and p.batch_number = b.batch_number and p.status_code = 'F' and p.response_code <> $2)
+                                 then 'F' else 'C' end,
+              error_message = case when b.number_of_successful_entries = 0 and b.number_of_reversed_entries = 0
+                                     and not exists (select 1 from payouts p where p.merchant_account_number = b.merchant_account_number and p.batch_number = b.batch_number and p.status_code = 'F' and p.response_code <> $2)
+                                   then $3 else b.error_message end
+        where b.merchant_account_number = $4 and b.batch_number = any($1::integer[]) and b.status_code = 'T'
+          and not exists (select 1 from payouts p where p.merchant_account_number = b.merchant_account_number and p.batch_number = b.batch_number and p.status_code = 'T')
+        returning b.batch_number, b.merchant_account_number, b.status_code, b.is_batch_scheduled, b.scheduled_date,
+                  b.upload_type, b.captured_by, b.date_captured, b.error_message, b.total_amount_minor, b.number_of_entries, b.number_of_invalid_entries`,
+      values: [mine, MERCHANT_UNAVAILABLE.responseCode, `${MERCHANT_UNAVAILABLE.responseMessage}: the batch could not be processed; every amount was refunded.`, merchant],
+      types: DATE_AS_TEXT,
+    });
+    done.push(...result.rows);
+  }
   for (const b of done.filter((d) => d.status_code === BATCH.failed)) await emitEvent(tx, b.merchant_account_number, 'batch.failed', batchEvent(deps, b));
 }
 

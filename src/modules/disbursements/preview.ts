@@ -39,7 +39,7 @@ async function preview(q: Queryable, merchantAccountNumber: number, currencyCode
 export async function previewTransfer(q: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<DebitPreview | undefined> {
   const batch = await findBatch(q, merchantAccountNumber, batchNumber);
   if (!batch) return undefined;
-  const totals = await readyTotals(q, batch.batch_number);
+  const totals = await readyTotals(q, batch.merchant_account_number, batch.batch_number);
   const sum = (pick: (t: (typeof totals)[number]) => number) => totals.reduce((s, t) => s + pick(t), 0);
   return preview(q, merchantAccountNumber, batch.currency_code, sum((t) => t.amount_minor), sum((t) => t.fee_minor));
 }

@@ -1,6 +1,7 @@
 // SQL for batches and payouts. Bulk work is set-based: a 50,000-line batch is expanded, validated
 // and priced by one INSERT … SELECT, and its lines change state with one UPDATE per action.
 import type pg from 'pg';
+import pgRuntime from 'pg';
 import { containsPattern } from '../../db/like.ts';
 import type { FindOptions, Queryable } from '../../db/pool.ts';
 import { PAYOUT, type BatchStatus, type PayoutStatus, type ShownStatus } from './lifecycle.ts';
@@ -42,6 +43,17 @@ export interface BatchRow {
   failed_amount_minor: number;
   reversed_amount_minor: number;
 }
+
+/**
+ * BATCH_COLUMNS for an UPDATE's RETURNING: scheduled_date as the date itself, read as its text by
+ * DATE_AS_TEXT. Citus refuses to_char() there on a distributed table (not IMMUTABLE: "non-IMMUTABLE
+ * functions are not allowed in the RETURNING clause"); the text of a date is its YYYY-MM-DD.
+ */
+const RETURNING_BATCH_COLUMNS = () => BATCH_COLUMNS.replace(`to_char(scheduled_date, 'YYYY-MM-DD') as scheduled_date`, 'scheduled_date');
+const DATE_OID = 1082;
+export const DATE_AS_TEXT = {
+  getTypeParser: (oid: number, format?: string) => (oid === DATE_OID ? (value: string) => value : pgRuntime.types.getTypeParser(oid, format as 'text')),
+} as unknown as pg.CustomTypesConfig;
 
 /** Every column but the staged upload, which can be 10 MB. */
 const BATCH_COLUMNS = `batch_number, merchant_account_number, currency_code, level_number, upload_type, is_batch_scheduled,
@@ -139,11 +151,20 @@ export async function findBatch(q: Queryable, merchantAccountNumber: number, bat
   return rows[0];
 }
 
-/** The batch if it is still queued, locked: the validation job's claim (a re-run finds nothing). */
-export async function lockQueuedBatch(tx: pg.PoolClient, batchNumber: number): Promise<(BatchRow & { upload_id: string | null }) | undefined> {
+/** The merchant of a batch named by its number alone (a validation job queued without it), lock-free. */
+export async function merchantOfBatch(q: Queryable, batchNumber: number): Promise<number | undefined> {
+  const { rows } = await q.query<{ merchant_account_number: number }>('select merchant_account_number from batches where batch_number = $1', [batchNumber]);
+  return rows[0]?.merchant_account_number;
+}
+
+/**
+ * The batch if it is still queued, locked: the validation job's claim (a re-run finds nothing).
+ * Pinned to its merchant: on Citus a lock must name the shard (no multi-shard FOR UPDATE).
+ */
+export async function lockQueuedBatch(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number): Promise<(BatchRow & { upload_id: string | null }) | undefined> {
   const { rows } = await tx.query<BatchRow & { upload_id: string | null }>(
-    `select ${BATCH_COLUMNS}, upload_id from batches where batch_number = $1 and status_code = 'Q' for update`,
-    [batchNumber],
+    `select ${BATCH_COLUMNS}, upload_id from batches where merchant_account_number = $1 and batch_number = $2 and status_code = 'Q' for update`,
+    [merchantAccountNumber, batchNumber],
   );
   return rows[0];
 }
@@ -179,15 +200,30 @@ export async function readUpload(tx: pg.PoolClient, merchantAccountNumber: numbe
 export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatus: 'P' | 'D', stagedLines: string | null = null): Promise<void> {
   // The duplicate-reference window sorts every line: in memory, not in temporary files.
   await tx.query(`set local work_mem = '64MB'`);
+  const drawn = await tx.query<{ seqs: string[] }>(
+    `select coalesce(array_agg(nextval('payout_reference_seq') order by g.i), '{}') as seqs from generate_series(1, $1::integer) as g(i)`,
+    [batch.number_of_entries],
+  );
   await tx.query(
     `insert into payouts (merchant_account_number, batch_number, line_number, file_row, transaction_reference_number, source_reference_number,
                           beneficiary_name, connector_id, beneficiary_account_number, transaction_description, amount_minor, fee_minor,
                           currency_code, transaction_code, status_code, error_code, error_params, captured_by)
-     select $1, b.batch_number, l.line_number, l.file_row, payout_reference(l.reference_seq, to_char(now() at time zone 'UTC', 'YYMMDD')), l.source_reference_number,
+     select b.merchant_account_number, b.batch_number, l.line_number, l.file_row, payout_reference(l.reference_seq, to_char(now() at time zone 'UTC', 'YYMMDD')), l.source_reference_number,
             l.beneficiary_name, l.connector_id, l.beneficiary_account_number, l.transaction_description, l.amount_minor,
             case when v.error_code is null then fee_for_amount(l.amount_minor, coalesce(f.percent_basis_points, 0), coalesce(f.flat_minor, 0)) else 0 end,
             b.currency_code, l.transaction_code,
-            case when v.error_code is null then $2 else 'E' end, v.error_code, v.error_params, b.captured_by
+            case when v.error_code is null then $2 else 'E' end, v.error_code,
+            -- In the select list, not a lateral subquery without FROM: Citus refuses one that calls
+            -- a function that is not IMMUTABLE (jsonb_build_object) ("cannot push down this subquery").
+            case
+              when v.error_code is null then null
+              when v.error_code = 'amountBelowMinimum' then jsonb_build_object('limit', ml.minimum_amount_minor, 'transactionCode', l.transaction_code)
+              when v.error_code = 'amountAboveMaximum' then jsonb_build_object('limit', ml.maximum_amount_minor, 'transactionCode', l.transaction_code)
+              when v.error_code = 'amountFormat' then jsonb_build_object('amount', l.amount_text)
+              when v.error_code = 'duplicateReference' then jsonb_build_object('line', coalesce(l.first_row, l.first_line))
+              else jsonb_build_object('connectorId', l.connector_id)
+            end,
+            b.captured_by
        from batches b
        cross join lateral (
          select e.n as beneficiary_name, e.c as connector_id, e.a as beneficiary_account_number, e.d as transaction_description,
@@ -198,9 +234,10 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
                 min(e.i) over (partition by e.r) as first_line,
                 -- A file's rows rise with its lines: the first occurrence's row, which its messages name.
                 min(e.fr) over (partition by e.r) as first_row,
-                -- Drawn here, as a column: payout_reference(nextval(…)) would not be inlined (its
-                -- argument is volatile and used six times), and calling it per row tripled the cost.
-                nextval('payout_reference_seq') as reference_seq
+                -- Drawn before, on the coordinator (the sequence is not on Citus's workers, where
+                -- this select runs), one per line in line order; a column, so that
+                -- payout_reference(…) is inlined (calling it per drawn value tripled the cost).
+                ($8::bigint[])[e.i] as reference_seq
            -- Each line is parsed once (jsonb), then its fields are read by position. The amount is
            -- minor units when a number, the text as written when a string (not an amount: no amount).
            from (select (x.v->>0) as n, (x.v->>1)::integer as c, (x.v->>2) as a, (x.v->>3) as d,
@@ -210,7 +247,7 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
                    from jsonb_array_elements(coalesce($7::text, b.staged_lines)::jsonb) with ordinality as x(v, i)) e
            left join connectors c on c.connector_id = e.c
        ) l
-       left join merchant_limits ml on ml.merchant_account_number = $1 and ml.transaction_code = l.transaction_code and ml.currency_code = b.currency_code
+       left join merchant_limits ml on ml.merchant_account_number = b.merchant_account_number and ml.transaction_code = l.transaction_code and ml.currency_code = b.currency_code
        left join fee_schedules f on f.transaction_code = l.transaction_code and f.currency_code = b.currency_code
        cross join lateral (
          select case
@@ -224,29 +261,18 @@ export async function expandBatch(tx: pg.PoolClient, batch: BatchRow, validStatu
            when ml.merchant_account_number is not null and l.amount_minor > ml.maximum_amount_minor then 'amountAboveMaximum'
            when l.reference_occurrence > 1 then 'duplicateReference'
          end as error_code
-       ) r
-       cross join lateral (
-         select r.error_code,
-                case
-                  when r.error_code is null then null
-                  when r.error_code = 'amountBelowMinimum' then jsonb_build_object('limit', ml.minimum_amount_minor, 'transactionCode', l.transaction_code)
-                  when r.error_code = 'amountAboveMaximum' then jsonb_build_object('limit', ml.maximum_amount_minor, 'transactionCode', l.transaction_code)
-                  when r.error_code = 'amountFormat' then jsonb_build_object('amount', l.amount_text)
-                  when r.error_code = 'duplicateReference' then jsonb_build_object('line', coalesce(l.first_row, l.first_line))
-                  else jsonb_build_object('connectorId', l.connector_id)
-                end as error_params
        ) v
-      where b.batch_number = $4
+      where b.merchant_account_number = $1 and b.batch_number = $4
       order by l.line_number`,
-    [batch.merchant_account_number, validStatus, TEST_WALLETS, batch.batch_number, WALLET_ACCOUNT.source, BANK_ACCOUNT.source, stagedLines],
+    [batch.merchant_account_number, validStatus, TEST_WALLETS, batch.batch_number, WALLET_ACCOUNT.source, BANK_ACCOUNT.source, stagedLines, drawn.rows[0].seqs],
   );
 }
 
 /** Counts and totals of the expanded lines, and the batch's new state; the staged lines or upload are dropped. */
-export async function finishValidation(tx: pg.PoolClient, batchNumber: number, noValidLinesMessage: string): Promise<BatchRow> {
-  const { rows } = await tx.query<BatchRow>(
-    `with dropped as (delete from batch_upload_chunks c using batches b
-                        where b.batch_number = $1 and c.merchant_account_number = b.merchant_account_number and c.upload_id = b.upload_id)
+export async function finishValidation(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number, noValidLinesMessage: string): Promise<BatchRow> {
+  const { rows } = await tx.query<BatchRow>({
+    text: `with dropped as (delete from batch_upload_chunks c using batches b
+                        where b.merchant_account_number = $3 and b.batch_number = $1 and c.merchant_account_number = $3 and c.upload_id = b.upload_id)
      update batches b set staged_lines = null, upload_id = null,
             number_of_invalid_entries = s.invalid,
             total_amount_minor = s.amount, total_fee_minor = s.fee,
@@ -255,52 +281,56 @@ export async function finishValidation(tx: pg.PoolClient, batchNumber: number, n
        from (select count(*) filter (where status_code = 'E')::integer as invalid,
                     coalesce(sum(amount_minor) filter (where status_code <> 'E'), 0)::bigint as amount,
                     coalesce(sum(fee_minor) filter (where status_code <> 'E'), 0)::bigint as fee
-               from payouts where batch_number = $1) s
-      where b.batch_number = $1
-      returning ${BATCH_COLUMNS}`,
-    [batchNumber, noValidLinesMessage],
-  );
+               from payouts where merchant_account_number = $3 and batch_number = $1) s
+      where b.merchant_account_number = $3 and b.batch_number = $1
+      returning ${RETURNING_BATCH_COLUMNS()}`,
+    values: [batchNumber, noValidLinesMessage, merchantAccountNumber],
+    types: DATE_AS_TEXT,
+  });
   return rows[0];
 }
 
 /** A batch that cannot be validated at all (its merchant was deactivated): E, no lines. */
-export async function failQueuedBatch(tx: pg.PoolClient, batchNumber: number, errorMessage: string): Promise<BatchRow> {
-  const { rows } = await tx.query<BatchRow>(
-    `with dropped as (delete from batch_upload_chunks c using batches b
-                        where b.batch_number = $1 and c.merchant_account_number = b.merchant_account_number and c.upload_id = b.upload_id)
+export async function failQueuedBatch(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number, errorMessage: string): Promise<BatchRow> {
+  const { rows } = await tx.query<BatchRow>({
+    text: `with dropped as (delete from batch_upload_chunks c using batches b
+                        where b.merchant_account_number = $3 and b.batch_number = $1 and c.merchant_account_number = $3 and c.upload_id = b.upload_id)
      update batches set staged_lines = null, upload_id = null, status_code = 'E', error_message = $2, number_of_invalid_entries = number_of_entries
-      where batch_number = $1 returning ${BATCH_COLUMNS}`,
-    [batchNumber, errorMessage],
-  );
+      where merchant_account_number = $3 and batch_number = $1 returning ${RETURNING_BATCH_COLUMNS()}`,
+    values: [batchNumber, errorMessage, merchantAccountNumber],
+    types: DATE_AS_TEXT,
+  });
   return rows[0];
 }
 
 /** Moves the batch to `to` and records who did it; lines follow per LINE_STATUS_ON. */
 export async function setBatchStatus(
   tx: pg.PoolClient,
+  merchantAccountNumber: number,
   batchNumber: number,
   to: BatchStatus,
   actor: { column: 'reviewed' | 'approved' | 'rejected' | 'cancelled' | 'transferred'; by: string },
   rejectionReason?: string,
 ): Promise<BatchRow> {
-  const { rows } = await tx.query<BatchRow>(
-    `update batches set status_code = $2, ${actor.column}_by = $3, date_${actor.column} = now()${actor.column === 'rejected' ? ', rejection_reason = $4' : ''}
-      where batch_number = $1 returning ${BATCH_COLUMNS}`,
-    actor.column === 'rejected' ? [batchNumber, to, actor.by, rejectionReason ?? null] : [batchNumber, to, actor.by],
-  );
+  const { rows } = await tx.query<BatchRow>({
+    text: `update batches set status_code = $2, ${actor.column}_by = $3, date_${actor.column} = now()${actor.column === 'rejected' ? ', rejection_reason = $5' : ''}
+      where merchant_account_number = $4 and batch_number = $1 returning ${RETURNING_BATCH_COLUMNS()}`,
+    values: actor.column === 'rejected' ? [batchNumber, to, actor.by, merchantAccountNumber, rejectionReason ?? null] : [batchNumber, to, actor.by, merchantAccountNumber],
+    types: DATE_AS_TEXT,
+  });
   return rows[0];
 }
 
-export async function setLineStatus(tx: pg.PoolClient, batchNumber: number, from: string[], to: string): Promise<void> {
-  await tx.query('update payouts set status_code = $3 where batch_number = $1 and status_code = any($2::text[])', [batchNumber, from, to]);
+export async function setLineStatus(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number, from: string[], to: string): Promise<void> {
+  await tx.query('update payouts set status_code = $3 where merchant_account_number = $4 and batch_number = $1 and status_code = any($2::text[])', [batchNumber, from, to, merchantAccountNumber]);
 }
 
 /** Valid lines ready for transfer, per transaction code: what the debit and the daily limits count. */
-export async function readyTotals(tx: Queryable, batchNumber: number): Promise<Array<{ transaction_code: string; amount_minor: number; fee_minor: number; lines: number }>> {
+export async function readyTotals(tx: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<Array<{ transaction_code: string; amount_minor: number; fee_minor: number; lines: number }>> {
   const { rows } = await tx.query(
     `select transaction_code, sum(amount_minor)::bigint as amount_minor, sum(fee_minor)::bigint as fee_minor, count(*)::integer as lines
-       from payouts where batch_number = $1 and status_code = 'D' group by transaction_code order by transaction_code`,
-    [batchNumber],
+       from payouts where merchant_account_number = $2 and batch_number = $1 and status_code = 'D' group by transaction_code order by transaction_code`,
+    [batchNumber, merchantAccountNumber],
   );
   return rows;
 }
@@ -310,9 +340,9 @@ export async function readyTotals(tx: Queryable, batchNumber: number): Promise<A
  * D → T for the whole batch, due now, or from the start (UTC) of its scheduled day. Returns when,
  * by the database's clock: the one the payout worker compares due_at with.
  */
-export async function startTransfer(tx: pg.PoolClient, batchNumber: number, scheduledDate: string | null): Promise<Date> {
+export async function startTransfer(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number, scheduledDate: string | null): Promise<Date> {
   const { rows } = await tx.query<{ due_at: Date }>(`select greatest(now(), $1::date::timestamp at time zone 'UTC') as due_at`, [scheduledDate]);
-  await tx.query(`update payouts set status_code = 'T', due_at = $2, transferred_at = now() where batch_number = $1 and status_code = 'D'`, [batchNumber, rows[0].due_at]);
+  await tx.query(`update payouts set status_code = 'T', due_at = $2, transferred_at = now() where merchant_account_number = $3 and batch_number = $1 and status_code = 'D'`, [batchNumber, rows[0].due_at, merchantAccountNumber]);
   return rows[0].due_at;
 }
 
@@ -360,17 +390,18 @@ export async function lockWaitingLines(tx: pg.PoolClient, merchantAccountNumber:
  * and due day: what the lines had debited (amounts, fees) and reserved of that day's limit
  * (transferFunds counts a line against the UTC day it comes due).
  */
-export async function cancelWaitingLines(tx: pg.PoolClient, batchNumber: number): Promise<Array<{ transaction_code: string; day: string; amount_minor: number; fee_minor: number }>> {
+export async function cancelWaitingLines(tx: pg.PoolClient, merchantAccountNumber: number, batchNumber: number): Promise<Array<{ transaction_code: string; day: string; amount_minor: number; fee_minor: number }>> {
   const { rows } = await tx.query(
     `with cancelled as (
        update payouts p set status_code = 'C', due_at = null
          from payouts was
-        where was.payout_id = p.payout_id and p.batch_number = $1 and p.status_code = 'T'
+        where was.merchant_account_number = p.merchant_account_number and was.payout_id = p.payout_id
+          and p.merchant_account_number = $2 and p.batch_number = $1 and p.status_code = 'T'
        returning p.transaction_code, (was.due_at at time zone 'UTC')::date as day, p.amount_minor, p.fee_minor
      )
      select transaction_code, to_char(day, 'YYYY-MM-DD') as day, sum(amount_minor)::bigint as amount_minor, sum(fee_minor)::bigint as fee_minor
        from cancelled group by transaction_code, day order by transaction_code, day`,
-    [batchNumber],
+    [batchNumber, merchantAccountNumber],
   );
   return rows;
 }

@@ -107,7 +107,7 @@ export async function submitBatch(deps: Deps, tx: pg.PoolClient, s: BatchSubmiss
     numberOfEntries: s.transactions.length,
     lines: s.uploadId ? { uploadId: s.uploadId } : { stagedLines: compactLines(s.transactions) },
   });
-  await enqueueValidation(tx, batchNumber);
+  await enqueueValidation(tx, merchant.merchant_account_number, batchNumber);
   return { merchantAccountNumber: merchant.merchant_account_number, batchNumber, BatchStatusCode: 'Q' };
 }
 
@@ -115,21 +115,24 @@ export async function submitBatch(deps: Deps, tx: pg.PoolClient, s: BatchSubmiss
 // Validation job
 
 /** Validates a queued batch, set-based; re-running it for a batch already validated does nothing. */
-export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: number): Promise<repo.BatchRow | undefined> {
-  const batch = await repo.lockQueuedBatch(tx, batchNumber);
+export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: number, merchantAccountNumber?: number): Promise<repo.BatchRow | undefined> {
+  // A job queued before its payload named the merchant: found lock-free, then locked on its shard.
+  const owner = merchantAccountNumber ?? (await repo.merchantOfBatch(tx, batchNumber));
+  if (owner === undefined) return undefined;
+  const batch = await repo.lockQueuedBatch(tx, owner, batchNumber);
   if (!batch) return undefined;
   const merchant = await lockMerchant(tx, batch.merchant_account_number);
   let done: repo.BatchRow;
   if (!merchant || merchant.status_code !== MERCHANT.active) {
-    done = await repo.failQueuedBatch(tx, batchNumber, t('en', 'detail.merchantInactive', { merchantAccountNumber: batch.merchant_account_number }));
+    done = await repo.failQueuedBatch(tx, owner, batchNumber, t('en', 'detail.merchantInactive', { merchantAccountNumber: batch.merchant_account_number }));
   } else {
     const stagedLines = batch.upload_id ? stagedLinesOfUpload(await repo.readUpload(tx, batch.merchant_account_number, batch.upload_id)) : null;
     if (stagedLines === undefined) {
       // Only if the line schema changed between accepting the upload and validating it.
-      done = await repo.failQueuedBatch(tx, batchNumber, t('en', 'batchError.unreadableUpload'));
+      done = await repo.failQueuedBatch(tx, owner, batchNumber, t('en', 'batchError.unreadableUpload'));
     } else {
       await repo.expandBatch(tx, batch, validLineStatus(batch.level_number), stagedLines);
-      done = await repo.finishValidation(tx, batchNumber, t('en', 'batchError.noValidLines'));
+      done = await repo.finishValidation(tx, owner, batchNumber, t('en', 'batchError.noValidLines'));
     }
   }
   await emitEvent(tx, done.merchant_account_number, done.status_code === BATCH.pending ? 'batch.received' : 'batch.failed', batchEvent(deps, done));
@@ -143,16 +146,17 @@ export async function validateBatch(deps: Deps, tx: pg.PoolClient, batchNumber: 
  * it is Q, under the batch row's lock. One keyed job per batch, however often the sweep runs.
  */
 export async function sweepValidations(db: Deps['db'], overdueSeconds: number): Promise<number> {
-  const { rows } = await db.query<{ batch_number: number }>(
-    `select batch_number from batches where status_code = 'Q' and date_captured <= now() - make_interval(secs => $1)`,
+  const { rows } = await db.query<{ merchant_account_number: number; batch_number: number }>(
+    `select merchant_account_number, batch_number from batches where status_code = 'Q' and date_captured <= now() - make_interval(secs => $1)`,
     [overdueSeconds],
   );
-  for (const r of rows) await enqueueValidation(db, r.batch_number);
+  for (const r of rows) await enqueueValidation(db, r.merchant_account_number, r.batch_number);
   return rows.length;
 }
 
-function enqueueValidation(q: pg.PoolClient | Deps['db'], batchNumber: number): Promise<void> {
-  return enqueue(q, VALIDATE_TASK, { batchNumber }, { maxAttempts: 5, jobKey: `validate:${batchNumber}` });
+/** The job names the merchant as well, so that it locks the batch on the merchant's shard (Citus). */
+function enqueueValidation(q: pg.PoolClient | Deps['db'], merchantAccountNumber: number, batchNumber: number): Promise<void> {
+  return enqueue(q, VALIDATE_TASK, { batchNumber, merchantAccountNumber }, { maxAttempts: 5, jobKey: `validate:${batchNumber}` });
 }
 
 export type BatchEventFields = Pick<
@@ -237,8 +241,8 @@ export async function actOnBatch(tx: pg.PoolClient, action: Exclude<BatchAction,
   if (transitionFrom(action, batch.status_code, batch.level_number)?.beforeDue) await refundWaitingTransfer(tx, batch);
   const to = TRANSITIONS[action].to;
   const lines = LINE_STATUS_ON[to];
-  if (lines) await repo.setLineStatus(tx, input.batchNumber, lines.from, lines.to);
-  return repo.setBatchStatus(tx, input.batchNumber, to, { column: ACTOR_COLUMN[action], by: input.actionedBy }, input.reason);
+  if (lines) await repo.setLineStatus(tx, input.merchantAccountNumber, input.batchNumber, lines.from, lines.to);
+  return repo.setBatchStatus(tx, input.merchantAccountNumber, input.batchNumber, to, { column: ACTOR_COLUMN[action], by: input.actionedBy }, input.reason);
 }
 
 /**
@@ -289,13 +293,13 @@ async function debitPayouts(tx: pg.PoolClient, merchant: MerchantRow, reference:
 export async function transferFunds(tx: pg.PoolClient, input: ActionInput): Promise<repo.BatchRow> {
   const batch = await lockForAction(tx, 'transferFunds', input);
   const merchant = await activeMerchant(tx, input.merchantAccountNumber);
-  const totals = await repo.readyTotals(tx, batch.batch_number);
-  const dueAt = await repo.startTransfer(tx, batch.batch_number, batch.scheduled_date);
+  const totals = await repo.readyTotals(tx, batch.merchant_account_number, batch.batch_number);
+  const dueAt = await repo.startTransfer(tx, batch.merchant_account_number, batch.batch_number, batch.scheduled_date);
   const dueDay = dueAt.toISOString().slice(0, 10);
   for (const code of totals) await reserveDaily(tx, merchant, code.transaction_code, code.amount_minor, { day: dueDay });
   const debit = totals.reduce((sum, c) => sum + c.amount_minor + c.fee_minor, 0);
   await debitPayouts(tx, merchant, `B${batch.batch_number}`, debit, { batchNumber: batch.batch_number });
-  const updated = await repo.setBatchStatus(tx, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
+  const updated = await repo.setBatchStatus(tx, batch.merchant_account_number, batch.batch_number, 'T', { column: 'transferred', by: input.actionedBy });
   await schedulePayouts(tx, merchant.merchant_account_number, dueAt);
   return updated;
 }
@@ -312,7 +316,7 @@ async function refundWaitingTransfer(tx: pg.PoolClient, batch: repo.BatchRow): P
     // The same answer as for any state the action is not allowed from: the batch is being paid.
     throw new AppError('invalidState', 'detail.batchState', { batchNumber: batch.batch_number, status: { key: `batchStatus.${batch.status_code}` }, action: { key: 'action.cancel' } });
   }
-  const cancelled = await repo.cancelWaitingLines(tx, batch.batch_number);
+  const cancelled = await repo.cancelWaitingLines(tx, batch.merchant_account_number, batch.batch_number);
   const merchantAccountNumber = batch.merchant_account_number;
   const currency = batch.currency_code;
   for (const c of cancelled) await repo.releaseDailyTotal(tx, merchantAccountNumber, c.transaction_code, currency, c.day, c.amount_minor);

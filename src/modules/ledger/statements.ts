@@ -182,7 +182,7 @@ export async function statementLines(
         cross join lateral (
           select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, b.account_id, b.kind, b.balance_minor as account_before
             from ledger_entries e
-           where e.account_id = b.account_id and (e.created_at, e.entry_id) >= ($3::timestamptz, $4::bigint) and e.created_at < ($2::date + 1)::timestamp at time zone 'UTC'
+           where e.merchant_account_number = $1 and e.account_id = b.account_id and (e.created_at, e.entry_id) >= ($3::timestamptz, $4::bigint) and e.created_at < ($2::date + 1)::timestamp at time zone 'UTC'
            order by e.created_at, e.entry_id
            limit $5
         ) x
@@ -231,7 +231,7 @@ export async function statementTotals(db: Queryable, merchantAccountNumber: numb
             coalesce(-sum(d.amount_minor) filter (where d.type_code in (${fees})), 0)::bigint as "feesMinor",
             count(d.seq)::bigint as lines
        from accounts a
-       join ledger_entries e on e.account_id = a.account_id and e.created_at >= ${PERIOD_START} and e.created_at < ${PERIOD_END}
+       join ledger_entries e on e.merchant_account_number = $1 and e.account_id = a.account_id and e.created_at >= ${PERIOD_START} and e.created_at < ${PERIOD_END}
        join ledger_transfers t on t.merchant_account_number = $1 and t.transfer_id = e.transfer_id
       cross join lateral ${entryLines('$1')} d`,
     [merchantAccountNumber, period.fromDate, period.toDate],

@@ -72,7 +72,7 @@ interface Check {
 function merchantAccounts(ok: string): string {
   return `select a.account_id, a.merchant_account_number, a.kind, a.currency_code, a.balance_minor, coalesce(s.total, 0) as total, ${ok} as ok
         from ledger_accounts a
-        left join (select account_id, sum(amount_minor) as total from ledger_entries group by account_id) s on s.account_id = a.account_id
+        left join (select merchant_account_number, account_id, sum(amount_minor) as total from ledger_entries group by merchant_account_number, account_id) s on s.merchant_account_number = a.merchant_account_number and s.account_id = a.account_id
        where not a.is_system`;
 }
 
@@ -89,8 +89,8 @@ export const CHECKS: Check[] = [
              count(e.entry_id) >= 2 and coalesce(sum(e.amount_minor), 0) = 0 and min(a.currency_code) = max(a.currency_code)
                and coalesce(bool_and(e.merchant_account_number = t.merchant_account_number and a.merchant_account_number = t.merchant_account_number), true) as ok
         from ledger_transfers t
-        left join ledger_entries e on e.transfer_id = t.transfer_id
-        left join ledger_accounts a on a.account_id = e.account_id
+        left join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+        left join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
        group by t.merchant_account_number, t.transfer_id, t.transfer_type, t.reference`,
     detail: `json_build_object('transferId', transfer_id, 'transferType', transfer_type, 'reference', reference,
                                 'merchantAccountNumber', merchant_account_number, 'entries', entries, 'sumMinor', total,
@@ -110,7 +110,7 @@ export const CHECKS: Check[] = [
     items: `
       select a.currency_code, coalesce(sum(e.amount_minor), 0) as total, coalesce(sum(e.amount_minor), 0) = 0 as ok
         from ledger_accounts a
-        left join ledger_entries e on e.account_id = a.account_id
+        left join ledger_entries e on e.merchant_account_number = a.merchant_account_number and e.account_id = a.account_id
        group by a.currency_code`,
     detail: `json_build_object('currencyCode', currency_code, 'sumMinor', total)`,
   },
@@ -129,7 +129,7 @@ export const CHECKS: Check[] = [
     items: `
       with ledger as (
         select e.merchant_account_number, a.currency_code, a.kind, sum(e.amount_minor) as in_flight
-          from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
+          from ledger_entries e join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where a.is_system and a.kind in ('payouts_in_flight', 'rail_in_flight')
          group by e.merchant_account_number, a.currency_code, a.kind
       ), transferring as (
@@ -165,8 +165,8 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where t.transfer_type = 'rail_send' and a.kind = 'rail_in_flight'), 0) as sent,
                coalesce(-sum(e.amount_minor) filter (where t.transfer_type = 'rail_settle' and a.kind = 'rail_in_flight'), 0) as settled
           from ledger_transfers t
-          join ledger_entries e on e.transfer_id = t.transfer_id
-          join ledger_accounts a on a.account_id = e.account_id
+          join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+          join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where t.transfer_type in ('rail_send', 'rail_settle')
          group by t.reference, t.merchant_account_number
       )
@@ -203,16 +203,16 @@ export const CHECKS: Check[] = [
                     and c.request_id is not distinct from r.request_id
                     and (c.amount_minor = r.amount_minor or exists (select 1 from rail_exceptions x where x.merchant_account_number = r.merchant_account_number
                                                                       and x.transfer_id = r.transfer_id and x.kind = 'amount_differs'))
-                    and (select count(*) from rail_collections o where o.collection_id = r.collection_id) = 1
+                    and (select count(*) from rail_collections o where o.merchant_account_number = r.merchant_account_number and o.collection_id = r.collection_id) = 1
                when 'reserved' then r.request_id is null or (q.status_code = 'O' and q.held_by_transfer = r.transfer_id)
                else r.collection_id is null and (r.transfer_id is null or q.held_by_transfer is distinct from r.transfer_id)
              end as ok
         from rail_collections r
-        left join collections c on c.collection_id = r.collection_id
-        left join payment_requests q on q.request_id = r.request_id
+        left join collections c on c.merchant_account_number = r.merchant_account_number and c.collection_id = r.collection_id
+        left join payment_requests q on q.merchant_account_number = r.merchant_account_number and q.request_id = r.request_id
       union all
       select q.merchant_account_number, null, 'held', q.held_by_transfer, q.request_id, q.amount_minor, null, null, q.status_code, q.held_by_transfer,
-             exists (select 1 from rail_collections r where r.request_id = q.request_id and r.transfer_id = q.held_by_transfer and r.phase = 'reserved')
+             exists (select 1 from rail_collections r where r.merchant_account_number = q.merchant_account_number and r.request_id = q.request_id and r.transfer_id = q.held_by_transfer and r.phase = 'reserved')
         from payment_requests q
        where q.held_by_transfer is not null`,
     detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'inboundId', inbound_id, 'phase', phase, 'transferId', transfer_id,
@@ -231,9 +231,9 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where a.kind = 'fees'), 0) as fees,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_settled'), 0) as settled,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments'), 0) as customers
-          from ledger_entries e join ledger_accounts a on a.account_id = e.account_id
+          from ledger_entries e join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where a.is_system and a.kind in ('fees', 'payouts_settled', 'customer_payments')
-           and not exists (select 1 from ledger_transfers t where t.transfer_id = e.transfer_id and t.transfer_type = 'rail_correction')
+           and not exists (select 1 from ledger_transfers t where t.merchant_account_number = e.merchant_account_number and t.transfer_id = e.transfer_id and t.transfer_type = 'rail_correction')
          group by e.merchant_account_number, a.currency_code
       ), activity as (
         select merchant_account_number, currency_code, sum(fees) as fees, sum(settled) as settled, sum(customers) as customers
@@ -270,8 +270,8 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where a.kind = 'fees' and a.merchant_account_number = t.merchant_account_number), 0) as to_fees,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'customer_payments' and a.merchant_account_number = t.merchant_account_number), 0) as to_customers
           from ledger_transfers t
-          left join ledger_entries e on e.transfer_id = t.transfer_id
-          left join ledger_accounts a on a.account_id = e.account_id
+          left join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+          left join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where t.transfer_type in ('payment', 'payrequest', 'reversal')
          group by t.merchant_account_number, t.transfer_id, t.transfer_type, t.reference
       ), per_reference as (
@@ -321,8 +321,8 @@ export const CHECKS: Check[] = [
                -coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as debited,
                coalesce(sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight' and a.merchant_account_number = t.merchant_account_number), 0) as to_in_flight
           from ledger_transfers t
-          left join ledger_entries e on e.transfer_id = t.transfer_id
-          left join ledger_accounts a on a.account_id = e.account_id
+          left join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+          left join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where t.transfer_type in ('payout_debit', 'payout_cancel')
          group by t.merchant_account_number, t.transfer_id, t.transfer_type, t.reference
       ), per_reference as (
@@ -379,8 +379,8 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where a.kind = 'disbursement' and a.merchant_account_number = t.merchant_account_number), 0) as credited,
                -coalesce(sum(e.amount_minor) filter (where a.kind = 'bank_settlement' and a.merchant_account_number = t.merchant_account_number), 0) as from_bank
           from ledger_transfers t
-          left join ledger_entries e on e.transfer_id = t.transfer_id
-          left join ledger_accounts a on a.account_id = e.account_id
+          left join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+          left join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where t.transfer_type = 'funding'
          group by t.merchant_account_number, t.transfer_id, t.reference
       )
@@ -410,8 +410,8 @@ export const CHECKS: Check[] = [
                count(*) filter (where a.kind not in ('disbursement', 'collection', 'payouts_settled', 'fees', 'customer_payments')
                                   or a.merchant_account_number <> t.merchant_account_number) as elsewhere
           from ledger_transfers t
-          join ledger_entries e on e.transfer_id = t.transfer_id
-          join ledger_accounts a on a.account_id = e.account_id
+          join ledger_entries e on e.merchant_account_number = t.merchant_account_number and e.transfer_id = t.transfer_id
+          join ledger_accounts a on a.merchant_account_number = e.merchant_account_number and a.account_id = e.account_id
          where t.transfer_type = 'rail_correction'
          group by t.merchant_account_number, t.transfer_id, t.reference
       ), owed as (
@@ -458,7 +458,7 @@ export const CHECKS: Check[] = [
                coalesce(sum(e.amount_minor) filter (where e.amount_minor > 0), 0) as in_minor,
                coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0), 0) as out_minor, count(*) as movements
           from ledger_account_day_marks k
-          join ledger_entries e on e.account_id = k.account_id and e.created_at < (k.filled_through + 1)::timestamp at time zone 'UTC'
+          join ledger_entries e on e.merchant_account_number = k.merchant_account_number and e.account_id = k.account_id and e.created_at < (k.filled_through + 1)::timestamp at time zone 'UTC'
          group by 1, 2, 3
       ),
       compared as (
@@ -472,7 +472,7 @@ export const CHECKS: Check[] = [
              count(*) filter (where c.differs) as days_differing, min(c.day) filter (where c.differs) as first_day_differing,
              count(*) filter (where c.differs) = 0 as ok
         from ledger_account_day_marks k
-        join ledger_accounts a on a.account_id = k.account_id
+        join ledger_accounts a on a.merchant_account_number = k.merchant_account_number and a.account_id = k.account_id
         left join compared c on c.merchant_account_number = k.merchant_account_number and c.account_id = k.account_id
        group by k.merchant_account_number, k.account_id, a.kind, k.filled_through`,
     detail: `json_build_object('merchantAccountNumber', merchant_account_number, 'kind', kind, 'filledThrough', filled_through,

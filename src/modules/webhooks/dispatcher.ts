@@ -104,7 +104,10 @@ const CLAIM_SQL = `
   -- Secrets: the subscription's, else the delivery's own (an ad-hoc target such as a checkout's
   -- callbackApiUrl). Neither: the subscription was deleted, and the attempt ends there. A
   -- listener's copy takes only its listener's, while its lease lasts: once lapsed (or deleted),
-  -- nothing more is sent to it. Every join names the merchant: one shard on Citus.
+  -- nothing more is sent to it. Every join names the merchant, and every table is pinned to it
+  -- ($1): one shard on Citus, which plans the modifying CTE apart and refuses tables joined only
+  -- through it ("complex joins are only supported when all distributed tables are co-located and
+  -- joined on their distribution columns").
   select c.delivery_id, c.merchant_account_number, c.event_code, c.message_id, c.is_test, c.round_attempts, c.total_attempts,
          c.locked_until as lease, c.listener_id,
          case when c.listener_id is null then coalesce(s.callback_url, c.callback_url) else c.callback_url end as target_url,
@@ -112,9 +115,9 @@ const CLAIM_SQL = `
          case when c.listener_id is null then coalesce(s.webhook_signature, c.webhook_signature) else l.webhook_signature end as webhook_signature,
          e.payload::text as body
     from claimed c
-    join outbox_events e on e.merchant_account_number = c.merchant_account_number and e.event_id = c.event_id
-    left join webhook_subscriptions s on s.merchant_account_number = c.merchant_account_number and s.webhook_id = c.webhook_id
-    left join webhook_listeners l on l.merchant_account_number = c.merchant_account_number and l.listener_id = c.listener_id and l.expires_at > now()
+    join outbox_events e on e.merchant_account_number = $1 and e.merchant_account_number = c.merchant_account_number and e.event_id = c.event_id
+    left join webhook_subscriptions s on s.merchant_account_number = $1 and s.merchant_account_number = c.merchant_account_number and s.webhook_id = c.webhook_id
+    left join webhook_listeners l on l.merchant_account_number = $1 and l.merchant_account_number = c.merchant_account_number and l.listener_id = c.listener_id and l.expires_at > now()
    order by c.delivery_id`;
 
 /** Merchants' claims (CLAIM_SQL) run at once, at most: each is one short statement on its own connection. */
@@ -125,15 +128,19 @@ const CLAIMS_IN_PARALLEL = 4;
 // ceiling (measured: ~450 deliveries/s against ~900/s batched, on the 2-core machine).
 const RECORD_SQL = `
   with input as (
-    select * from unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[], $5::int[], $6::timestamptz[],
-                         $7::smallint[], $8::int[], $9::text[], $10::text[])
+    -- The times are computed here, not in the UPDATE's SET: Citus refuses a STABLE function
+    -- (now(), timestamptz + interval) there with a column in it ("STABLE functions used in UPDATE
+    -- queries cannot be called with column references"). The same now(): the transaction's.
+    select i.*, now() + make_interval(secs => i.delay_ms / 1000) as next_at, case when i.status = 'pending' then null else now() end as done_at
+      from unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[], $5::int[], $6::timestamptz[],
+                  $7::smallint[], $8::int[], $9::text[], $10::text[])
       as i(delivery_id, lease, status, delay_ms, attempt_number, attempted_at, http_status, latency_ms, snippet, error)
   ), updated as (
     update webhook_deliveries d
        set status = i.status,
-           next_attempt_at = now() + make_interval(secs => i.delay_ms / 1000),
+           next_attempt_at = i.next_at,
            locked_until = null,
-           completed_at = case when i.status = 'pending' then null else now() end
+           completed_at = i.done_at
       from input i
      where d.delivery_id = i.delivery_id and d.locked_until = i.lease
     returning d.delivery_id, d.merchant_account_number

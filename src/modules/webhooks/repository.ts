@@ -66,14 +66,17 @@ export async function deleteSubscription(tx: pg.PoolClient, merchantAccountNumbe
   if (!rows[0]) return undefined;
   // Its deliveries stay in the log, detached (webhook_id null: the key has no ON DELETE SET NULL,
   // which Citus refuses, migration 0034); the pending ones fail, as nothing will send them now.
+  // The transaction's now() is read first: Citus refuses now() inside CASE in an UPDATE's SET on a
+  // distributed table ("non-IMMUTABLE functions are not allowed in CASE or COALESCE statements").
+  const now = (await tx.query<{ now: string }>('select now()::text as now')).rows[0].now;
   await tx.query(
     `update webhook_deliveries
         set webhook_id = null,
             status = case when status = 'pending' then 'failed' else status end,
-            completed_at = case when status = 'pending' then now() else completed_at end,
+            completed_at = case when status = 'pending' then $3::timestamptz else completed_at end,
             locked_until = case when status = 'pending' then null else locked_until end
       where merchant_account_number = $1 and webhook_id = $2`,
-    [merchantAccountNumber, rows[0].webhook_id],
+    [merchantAccountNumber, rows[0].webhook_id, now],
   );
   await tx.query('delete from webhook_subscriptions where merchant_account_number = $1 and webhook_id = $2', [merchantAccountNumber, rows[0].webhook_id]);
   return rows[0];

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
-import { bookOutcomes, PROCESSED_COLUMNS, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
+import { bookOutcomes, PROCESSED_COLUMNS, updateReturningProcessed, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
 import { CONNECTOR_UNAVAILABLE, MERCHANT_UNAVAILABLE } from '../../modules/disbursements/sandbox.ts';
 import { connectorParams, type ConnectorSet } from '../contract.ts';
 import { toFspiopAmount } from './amount.ts';
@@ -212,7 +212,8 @@ export interface Outcome extends Failure {
 /** Sets payouts' final status and their rail rows' phase; returns the rows bookOutcomes needs. */
 export async function decidePayouts(tx: pg.PoolClient, outcomes: Outcome[], phase: 'committed' | 'aborted' | 'failed'): Promise<ProcessedRow[]> {
   if (outcomes.length === 0) return [];
-  const { rows } = await tx.query<ProcessedRow>(
+  return updateReturningProcessed(
+    tx,
     `with decided as (
        select * from unnest($1::integer[], $2::bigint[], $3::text[], $4::text[], $5::text[]) as u(m, id, status, code, message)
      ), rail as (
@@ -233,7 +234,6 @@ export async function decidePayouts(tx: pg.PoolClient, outcomes: Outcome[], phas
       phase,
     ],
   );
-  return rows;
 }
 
 function payoutLink(row: RailPayoutRow) {

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/ledger/ledger.ts';
-import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
+import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, updateReturningProcessed } from '../../modules/disbursements/outcomes.ts';
 import { applyStats } from '../../modules/analytics/stats.ts';
 import { PAYOUT } from '../../modules/disbursements/lifecycle.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from '../../modules/disbursements/sandbox.ts';
@@ -27,7 +27,16 @@ interface ChunkOptions {
 async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber: number, connectors: ConnectorSet, options: ChunkOptions): Promise<number> {
   const suffixes = options.simulate ? MAGIC_SUFFIXES : [];
   const [only, except] = connectorParams(connectors);
-  const { rows } = await tx.query<ProcessedRow>(
+  // The transaction's now() and the times derived from it, read first and passed in: Citus refuses
+  // a non-IMMUTABLE call (now(), timestamptz + interval) inside CASE in an UPDATE's SET on a
+  // distributed table ("non-IMMUTABLE functions are not allowed in CASE or COALESCE statements").
+  // The values are those PostgreSQL would have computed in the statement (as text: to the microsecond).
+  const times = await tx.query<{ at: string; timeout_at: string; reverse_at: string }>(
+    'select now()::text as at, (now() + make_interval(secs => $1))::text as timeout_at, (now() + make_interval(secs => $2))::text as reverse_at',
+    [deps.config.payoutTimeoutSeconds, deps.config.payoutReversalSeconds],
+  );
+  const { at, timeout_at: timeoutAt, reverse_at: reverseAt } = times.rows[0];
+  const rows = await updateReturningProcessed(tx,
     `with picked as (
        select payout_id from payouts
         where merchant_account_number = $1 and status_code = 'T' and due_at <= now() and ${connectorMatches('connector_id', '$17', '$18')}
@@ -43,17 +52,23 @@ async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber:
          join merchants m on m.merchant_account_number = p.merchant_account_number
          left join connectors c on c.connector_id = p.connector_id
          left join unnest($3::text[], $4::text[], $5::text[], $6::text[]) as s(suffix, outcome, code, message) on right(p.beneficiary_account_number, 4) = s.suffix
+        where p.merchant_account_number = $1
      )
      update payouts p set
-            status_code = case d.outcome when 'awaiting' then 'T' when 'success' then 'S' when 'reverse' then 'S' else 'F' end,
-            due_at = case when d.outcome = 'awaiting' then now() + make_interval(secs => $7) end,
+            -- Searched CASE (case when d.outcome = …), not simple (case d.outcome when …): Citus 13.2
+            -- deparses the simple form in an UPDATE's SET for its workers as WHEN NULL::boolean
+            -- ("operator does not exist: text = boolean").
+            status_code = case when d.outcome = 'awaiting' then 'T' when d.outcome in ('success', 'reverse') then 'S' else 'F' end,
+            due_at = case when d.outcome = 'awaiting' then $7::timestamptz end,
             attempts = p.attempts + 1,
-            response_code = case d.outcome when 'merchant' then $9 when 'connector' then $10 when 'awaiting' then $11 when 'success' then $12 when 'reverse' then $12 else d.code end,
-            response_message = case d.outcome when 'merchant' then $13 when 'connector' then $14 when 'awaiting' then $15 when 'success' then $16 when 'reverse' then $16 else d.message end,
-            completed_at = case when d.outcome <> 'awaiting' then now() end,
-            reverse_at = case when d.outcome = 'reverse' then now() + make_interval(secs => $8) end
+            response_code = case when d.outcome = 'merchant' then $9::text when d.outcome = 'connector' then $10::text when d.outcome = 'awaiting' then $11::text
+                                 when d.outcome in ('success', 'reverse') then $12::text else d.code end,
+            response_message = case when d.outcome = 'merchant' then $13::text when d.outcome = 'connector' then $14::text when d.outcome = 'awaiting' then $15::text
+                                    when d.outcome in ('success', 'reverse') then $16::text else d.message end,
+            completed_at = case when d.outcome <> 'awaiting' then $20::timestamptz end,
+            reverse_at = case when d.outcome = 'reverse' then $8::timestamptz end
        from decided d
-      where p.payout_id = d.payout_id
+      where p.merchant_account_number = $1 and p.payout_id = d.payout_id
       returning ${PROCESSED_COLUMNS}`,
     [
       merchantAccountNumber,
@@ -62,8 +77,8 @@ async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber:
       suffixes.map((m) => m.outcome),
       suffixes.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseCode : m.responseCode)),
       suffixes.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseMessage : m.responseMessage)),
-      deps.config.payoutTimeoutSeconds,
-      deps.config.payoutReversalSeconds,
+      timeoutAt,
+      reverseAt,
       MERCHANT_UNAVAILABLE.responseCode,
       CONNECTOR_UNAVAILABLE.responseCode,
       AWAITING.responseCode,
@@ -75,6 +90,7 @@ async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber:
       only,
       except,
       options.simulate,
+      at,
     ],
   );
   if (rows.length === 0) return 0;
@@ -91,12 +107,12 @@ async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber:
 async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number, connectors: ConnectorSet): Promise<number> {
   const reversal = MAGIC_SUFFIXES.find((m) => m.outcome === 'reverse')!;
   const [only, except] = connectorParams(connectors);
-  const { rows } = await tx.query<ProcessedRow>(
+  const rows = await updateReturningProcessed(tx,
     `update payouts p set status_code = 'R', reversed_at = now(), response_code = $3, response_message = $4
        from (select payout_id from payouts
               where merchant_account_number = $1 and status_code = 'S' and reverse_at <= now() and ${connectorMatches('connector_id', '$5', '$6')}
               order by reverse_at, payout_id limit $2 for update skip locked) d
-      where p.payout_id = d.payout_id
+      where p.merchant_account_number = $1 and p.payout_id = d.payout_id
       returning ${PROCESSED_COLUMNS}`,
     [merchantAccountNumber, CHUNK_LINES, reversal.responseCode, reversal.responseMessage, only, except],
   );
