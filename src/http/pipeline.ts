@@ -291,25 +291,29 @@ function idempotencyContextOf(request: FastifyRequest, principal: Principal, dep
 /**
  * A keyed request that failed: if its key is held by another request's record (its own store
  * failed, or its effect was refused because the first one happened: the reference is taken, the
- * batch has moved on), it is answered from that record. Undefined: answer the error.
+ * batch has moved on), it is answered from that record. True: the replay is sent; false: answer
+ * the error. (Never the reply itself: a Fastify reply is a thenable that resolves to undefined
+ * once the answer is out, so `await` on it read "not answered", and the error handler answered
+ * the held-key error again, as an unexpected error, after the replay.)
  */
-async function answerFromHeldKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<FastifyReply | undefined> {
+async function answerFromHeldKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<boolean> {
   const context = request.idempotency;
-  if (!context) return undefined;
+  if (!context) return false;
   context.completed = false;
   const refused = error instanceof AppError && error.status < 500;
-  if (!refused && !isKeyHeld(error)) return undefined;
+  if (!refused && !isKeyHeld(error)) return false;
   const held = await heldKey(deps.db, context);
   switch (held.kind) {
     case 'free':
       // Only a failed store says the key is held; its holder has gone since (rolled back): retry.
-      if (!isKeyHeld(error)) return undefined;
+      if (!isKeyHeld(error)) return false;
       context.completed = true;
       throw new AppError('idempotencyInProgress', 'detail.idempotencyInProgress', { key: context.key }, { headers: { 'retry-after': '1' } });
     case 'replay':
       context.completed = true;
       reply.header('idempotent-replayed', 'true');
-      return reply.code(held.status).type(held.contentType).send(held.body);
+      reply.code(held.status).type(held.contentType).send(held.body);
+      return true;
     case 'mismatch':
       context.completed = true;
       throw new AppError('idempotencyMismatch', 'detail.idempotencyMismatch', { key: context.key });
@@ -326,8 +330,7 @@ function answerError(deps: Deps) {
     const instance = request.url.split('?')[0];
     if (request.idempotency) {
       try {
-        const answered = await answerFromHeldKey(deps, request, reply, error);
-        if (answered) return answered;
+        if (await answerFromHeldKey(deps, request, reply, error)) return reply;
       } catch (held) {
         error = held as FastifyError;
       }

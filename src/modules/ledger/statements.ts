@@ -9,8 +9,12 @@
 // Balances come from the ledger itself: an account's balance at an instant is its running balance
 // now (ledger_accounts.balance_minor, which ledger_post keeps equal to the sum of its entries) less
 // the entries made since (ledger_sums_after: the days ledger_account_days holds, and the entries of
-// the rest). Read in one statement, so in one snapshot: closing − opening is exactly money in −
-// money out, and the CSV's running balances end at the closing balance.
+// the rest). Both are read together in one statement, so in one snapshot, of its own
+// (ledgerBalancesAt: migration 0037's ledger_balances_at): on Citus a function that reads distributed
+// tables may not run inside a statement pushed down to a worker, which every query here pinned to the
+// merchant is. The figures are added to the lines' sums in TypeScript, or go into the export's query
+// as literals; the export reads them in its repeatable-read transaction, so its running balances
+// still end at the closing balance.
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import { to as copyTo, type CopyToStreamQuery } from 'pg-copy-streams';
@@ -71,6 +75,49 @@ const ACCOUNTS = `accounts as (
 const PERIOD_START = `($2::date)::timestamp at time zone 'UTC'`;
 const PERIOD_END = `($3::date + 1)::timestamp at time zone 'UTC'`;
 
+/** The first instant of a UTC day, and of the day after it (ISO texts). */
+const dayStart = (day: string): string => `${day}T00:00:00Z`;
+const dayAfter = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString();
+
+interface AccountAt {
+  account_id: number;
+  kind: 'collection' | 'disbursement';
+  currency_code: string;
+  balance_minor: number;
+  /** Per instant asked, in order: what was posted after it (ledger_sums_after). */
+  after: Array<{ in_minor: number; out_minor: number; movements: number }>;
+}
+
+/**
+ * The merchant's own accounts (collection, disbursement, in that order), each with its balance now
+ * and, per instant (`at`, after the entry `entry` there: 0 for the instant's start), what was posted
+ * after it; balance − (in − out) is the balance just before. One statement, one snapshot, that names
+ * no distributed table (migration 0037): on Citus it runs on the coordinator, each query inside it
+ * pinned to the merchant. Empty for an unknown merchant.
+ */
+async function ledgerBalancesAt(db: Queryable, merchantAccountNumber: number, instants: Array<{ at: string; entry: number }>): Promise<AccountAt[]> {
+  const { rows } = await db.query<{ n: number; account_id: number; kind: 'collection' | 'disbursement'; currency_code: string; balance_minor: number; in_minor: number; out_minor: number; movements: number }>(
+    'select n, account_id, kind, currency_code, balance_minor, in_minor, out_minor, movements from ledger_balances_at($1, $2::timestamptz[], $3::bigint[])',
+    [merchantAccountNumber, instants.map((i) => i.at), instants.map((i) => i.entry)],
+  );
+  const accounts = new Map<number, AccountAt>();
+  for (const r of rows) {
+    let a = accounts.get(r.account_id);
+    if (!a) accounts.set(r.account_id, (a = { account_id: r.account_id, kind: r.kind, currency_code: r.currency_code, balance_minor: r.balance_minor, after: [] }));
+    a.after[r.n - 1] = { in_minor: r.in_minor, out_minor: r.out_minor, movements: r.movements };
+  }
+  return [...accounts.values()];
+}
+
+/** An account's balance just before the i-th instant asked. */
+const balanceBefore = (a: AccountAt, i: number): number => a.balance_minor - (a.after[i].in_minor - a.after[i].out_minor);
+
+/** A number read from the database, as an SQL literal (checked: it goes into SQL text). */
+function bigintLiteral(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`not a safe integer: ${value}`);
+  return `${value}::bigint`;
+}
+
 /**
  * Opening and closing balance, money in and out, per account. Sums from the period's start on:
  * whole closed days from ledger_account_days, and the rest from the index ledger_entries
@@ -79,24 +126,19 @@ const PERIOD_END = `($3::date + 1)::timestamp at time zone 'UTC'`;
  */
 export async function statementSummary(db: Queryable, merchantAccountNumber: number, fromDate: string, toDate: string): Promise<StatementSummary | undefined> {
   const period = checkPeriod(fromDate, toDate);
-  // Per account, what was posted from the period's start on, less what was posted after its end
-  // (ledger_sums_after, migration 0022: closed days from ledger_account_days, the rest from the
-  // entries); what was posted after the end also steps back from today's balance to the closing one.
-  const { rows } = await db.query<{ kind: 'collection' | 'disbursement'; currency_code: string; balance_minor: number; in_minor: number; out_minor: number; movements: number; since_end: number }>(
-    `with ${ACCOUNTS}
-     select a.kind, m.currency_code, a.balance_minor, (s.in_minor - x.in_minor)::bigint as in_minor, (s.out_minor - x.out_minor)::bigint as out_minor,
-            (s.movements - x.movements)::bigint as movements, (x.in_minor - x.out_minor)::bigint as since_end
-       from accounts a
-       join merchants m on m.merchant_account_number = $1
-      cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_START}, 0) s
-      cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_END}, 0) x
-      order by a.kind`,
-    [merchantAccountNumber, period.fromDate, period.toDate],
-  );
-  if (rows.length === 0) return undefined;
-  const perAccount = rows.map((r) => {
-    const closingMinor = r.balance_minor - r.since_end;
-    return { account: r.kind, openingMinor: closingMinor - (r.in_minor - r.out_minor), inMinor: r.in_minor, outMinor: r.out_minor, closingMinor, movements: r.movements };
+  // Per account, what was posted from the period's start on, less what was posted after its end;
+  // what was posted after the end also steps back from today's balance to the closing one.
+  const accounts = await ledgerBalancesAt(db, merchantAccountNumber, [
+    { at: dayStart(period.fromDate), entry: 0 },
+    { at: dayAfter(period.toDate), entry: 0 },
+  ]);
+  if (accounts.length === 0) return undefined;
+  const perAccount = accounts.map((a): AccountStatement => {
+    const [s, x] = a.after;
+    const inMinor = s.in_minor - x.in_minor;
+    const outMinor = s.out_minor - x.out_minor;
+    const closingMinor = a.balance_minor - (x.in_minor - x.out_minor);
+    return { account: a.kind, openingMinor: closingMinor - (inMinor - outMinor), inMinor, outMinor, closingMinor, movements: s.movements - x.movements };
   });
   const sum = (f: (a: AccountStatement) => number) => perAccount.reduce((acc, a) => acc + f(a), 0);
   const combined: AccountStatement = {
@@ -107,7 +149,7 @@ export async function statementSummary(db: Queryable, merchantAccountNumber: num
     closingMinor: sum((a) => a.closingMinor),
     movements: sum((a) => a.movements),
   };
-  return { ...period, currencyCode: rows[0].currency_code, accounts: [combined, ...perAccount] };
+  return { ...period, currencyCode: accounts[0].currency_code, accounts: [combined, ...perAccount] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,19 +210,17 @@ export async function statementLines(
   // The page starts after this key: the cursor's, or (the period's start, entry 0, seq −1), which is
   // before every line of the period (entry ids start at 1, seqs at 0).
   const [afterTime, afterEntry, afterSeq] = after ?? [`${period.fromDate}T00:00:00.000000Z`, 0, -1];
-  const { rows } = await db.query<StatementLine & { date_key: string }>(
+  // The lines come with balances relative to the page's start; each account's balance just before
+  // the cursor's entry (ledgerBalancesAt, a statement of its own, run alongside) is added here.
+  const [accounts, { rows }] = await Promise.all([
+    ledgerBalancesAt(db, merchantAccountNumber, [{ at: String(afterTime), entry: Number(afterEntry) - 1 }]),
+    db.query<StatementLine & { date_key: string }>(
     `with ${ACCOUNTS},
-     -- Materialised: each account's balance just before the cursor's entry, computed once.
-     before as materialized (
-       select a.account_id, a.kind, (a.balance_minor - (later.in_minor - later.out_minor))::bigint as balance_minor
-         from accounts a
-        cross join lateral ledger_sums_after($1, a.account_id, $3::timestamptz, $4::bigint - 1) later
-     ),
      -- Enough entries for the page: each has at least one line, and the cursor's may have none left.
      entries as materialized (
-       select x.* from before b
+       select x.* from accounts b
         cross join lateral (
-          select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, b.account_id, b.kind, b.balance_minor as account_before
+          select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, b.account_id, b.kind
             from ledger_entries e
            where e.merchant_account_number = $1 and e.account_id = b.account_id and (e.created_at, e.entry_id) >= ($3::timestamptz, $4::bigint) and e.created_at < ($2::date + 1)::timestamp at time zone 'UTC'
            order by e.created_at, e.entry_id
@@ -191,8 +231,8 @@ export async function statementLines(
      ),
      balanced as (
        select x.*,
-              (select sum(balance_minor) from before) + sum(x.amount_minor) over (order by x.created_at, x.entry_id rows between unbounded preceding and current row) as balance_after,
-              x.account_before + sum(x.amount_minor) over (partition by x.account_id order by x.created_at, x.entry_id rows between unbounded preceding and current row) as account_balance_after
+              sum(x.amount_minor) over (order by x.created_at, x.entry_id rows between unbounded preceding and current row) as balance_after,
+              sum(x.amount_minor) over (partition by x.account_id order by x.created_at, x.entry_id rows between unbounded preceding and current row) as account_balance_after
          from entries x
      )
      select ${LINE_FIELDS}, ${keysetTime('e.created_at')} as date_key
@@ -203,8 +243,15 @@ export async function statementLines(
       order by e.created_at, e.entry_id, d.seq
       limit $7`,
     [merchantAccountNumber, period.toDate, afterTime, afterEntry, limit + 2, afterSeq, limit + 1],
-  );
-  return pageOf(rows, limit, scope, (r) => [r.date_key, r.entryId, r.seq], ({ date_key: _key, ...line }) => line);
+    ),
+  ]);
+  const before = new Map(accounts.map((a) => [a.kind as string, balanceBefore(a, 0)]));
+  const total = [...before.values()].reduce((sum, b) => sum + b, 0);
+  return pageOf(rows, limit, scope, (r) => [r.date_key, r.entryId, r.seq], ({ date_key: _key, ...line }) => ({
+    ...line,
+    balanceMinor: total + line.balanceMinor,
+    accountBalanceMinor: (before.get(line.account) ?? 0) + line.accountBalanceMinor,
+  }));
 }
 
 export interface StatementTotals {
@@ -222,11 +269,12 @@ export interface StatementTotals {
 export async function statementTotals(db: Queryable, merchantAccountNumber: number, fromDate: string, toDate: string): Promise<StatementTotals> {
   const period = checkPeriod(fromDate, toDate);
   const fees = FEE_LINE_TYPES.map(sqlText).join(', ');
-  const { rows } = await db.query<StatementTotals>(
+  // The opening balance: a statement of its own (ledgerBalancesAt), run alongside.
+  const [accounts, { rows }] = await Promise.all([
+    ledgerBalancesAt(db, merchantAccountNumber, [{ at: dayStart(period.fromDate), entry: 0 }]),
+    db.query<Omit<StatementTotals, 'openingMinor' | 'closingMinor'>>(
     `with ${ACCOUNTS}
-     select (select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0) from accounts a cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_START}, 0) s)::bigint as "openingMinor",
-            (select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0) from accounts a cross join lateral ledger_sums_after($1, a.account_id, ${PERIOD_END}, 0) s)::bigint as "closingMinor",
-            coalesce(sum(d.amount_minor) filter (where d.type_code not in (${fees}) and d.amount_minor > 0), 0)::bigint as "inMinor",
+     select coalesce(sum(d.amount_minor) filter (where d.type_code not in (${fees}) and d.amount_minor > 0), 0)::bigint as "inMinor",
             coalesce(-sum(d.amount_minor) filter (where d.type_code not in (${fees}) and d.amount_minor < 0), 0)::bigint as "outMinor",
             coalesce(-sum(d.amount_minor) filter (where d.type_code in (${fees})), 0)::bigint as "feesMinor",
             count(d.seq)::bigint as lines
@@ -235,8 +283,15 @@ export async function statementTotals(db: Queryable, merchantAccountNumber: numb
        join ledger_transfers t on t.merchant_account_number = $1 and t.transfer_id = e.transfer_id
       cross join lateral ${entryLines('$1')} d`,
     [merchantAccountNumber, period.fromDate, period.toDate],
-  );
-  return rows[0];
+    ),
+  ]);
+  // The closing balance is the opening plus the period's lines, read in the lines' own snapshot:
+  // the two statements run apart, and a posting landing between them must not break
+  // closing = opening + in − out − fees on the page. (The ledger makes them equal when nothing
+  // moves: test/console/statements/reconcile.test.ts.)
+  const openingMinor = accounts.reduce((sum, a) => sum + balanceBefore(a, 0), 0);
+  const totals = rows[0];
+  return { openingMinor, closingMinor: openingMinor + Number(totals.inMinor) - Number(totals.outMinor) - Number(totals.feesMinor), ...totals };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,22 +306,23 @@ export type StatementTypeNames = Partial<Record<StatementLineType, string>>;
 interface ExportAccount {
   account_id: number;
   kind: 'collection' | 'disbursement';
+  /** Its balance at the period's start and end, read first in the export's snapshot. */
+  opening_minor: number;
+  closing_minor: number;
 }
 
-/** An account's balance at `instant` (SQL): its balance now less what was posted from then on. Uncorrelated: computed once (an InitPlan). */
-function balanceAt(merchantAccountNumber: number, accountIds: number[], instant: string): string {
-  if (accountIds.length === 0) return '0::bigint';
-  return `(select coalesce(sum(a.balance_minor - (s.in_minor - s.out_minor)), 0)::bigint from ledger_accounts a
-            cross join lateral ledger_sums_after(${merchantAccountNumber}, a.account_id, ${instant}, 0) s where a.merchant_account_number = ${merchantAccountNumber} and a.account_id in (${accountIds.join(', ')}))`;
+/** The accounts' balance at the period's start or end, as an SQL literal. */
+function balanceAt(accounts: ExportAccount[], at: 'start' | 'end'): string {
+  return bigintLiteral(accounts.reduce((sum, a) => sum + (at === 'start' ? a.opening_minor : a.closing_minor), 0));
 }
 
 /** An account's entries in the period in index order, with its balance after each (a window over rows already in order: no sort). */
 function accountEntries(merchantAccountNumber: number, a: ExportAccount, start: string, end: string): string {
   const id = Number(a.account_id);
   return `(select e.entry_id, e.created_at, e.transfer_id, e.amount_minor, '${a.kind}'::text as kind,
-          ${balanceAt(merchantAccountNumber, [id], start)} + sum(e.amount_minor) over (order by e.created_at, e.entry_id rows between unbounded preceding and current row) as account_balance_after
+          ${balanceAt([a], 'start')} + sum(e.amount_minor) over (order by e.created_at, e.entry_id rows between unbounded preceding and current row) as account_balance_after
      from ledger_entries e
-    where e.account_id = ${id} and e.created_at >= ${start} and e.created_at < ${end}
+    where e.merchant_account_number = ${merchantAccountNumber} and e.account_id = ${id} and e.created_at >= ${start} and e.created_at < ${end}
     order by e.created_at, e.entry_id)`;
 }
 
@@ -283,12 +339,11 @@ function accountEntries(merchantAccountNumber: number, a: ExportAccount, start: 
 function exportQuery(merchantAccountNumber: number, accounts: ExportAccount[], fromDate: string, toDate: string, names: StatementTypeNames, form: 'csv' | 'values'): string {
   const start = `('${fromDate}'::date)::timestamp at time zone 'UTC'`;
   const end = `('${toDate}'::date + 1)::timestamp at time zone 'UTC'`;
-  const ids = accounts.map((a) => Number(a.account_id));
   const name = (code: string) => `coalesce((${sqlText(JSON.stringify(names))}::jsonb ->> ${code}), ${code})`;
-  const edge = (code: 'opening_balance' | 'closing_balance', at: string) =>
+  const edge = (code: 'opening_balance' | 'closing_balance', at: string, balance: string) =>
     `select ${columnsSql(form)} from (select ${at} as created_at, '${code}'::text as type_code, ${name(`'${code}'`)} as type_name, null::text as transfer_type, null::text as account,
             null::text as counterparty, null::text as counterparty_account, null::text as reference, null::text as transaction_reference, null::text as source_reference,
-            null::text as note, null::bigint as amount_minor, ${balanceAt(merchantAccountNumber, ids, at)} as balance_minor, null::bigint as account_balance_minor) l`;
+            null::text as note, null::bigint as amount_minor, ${balance} as balance_minor, null::bigint as account_balance_minor) l`;
   const lines =
     accounts.length === 0
       ? `select ${columnsSql(form)} from (select null::timestamptz as created_at, null::text as type_code, null::text as type_name, null::text as transfer_type, null::text as account,
@@ -299,21 +354,28 @@ function exportQuery(merchantAccountNumber: number, accounts: ExportAccount[], f
                 d.transaction_reference, d.source_reference, d.note, d.amount_minor,
                 e.balance_after - e.amount_minor + d.within_minor as balance_minor, e.account_balance_after - e.amount_minor + d.within_minor as account_balance_minor,
                 e.entry_id, d.seq
-           from (select m.*, ${balanceAt(merchantAccountNumber, ids, start)} + sum(m.amount_minor) over (order by m.created_at, m.entry_id rows between unbounded preceding and current row) as balance_after
+           from (select m.*, ${balanceAt(accounts, 'start')} + sum(m.amount_minor) over (order by m.created_at, m.entry_id rows between unbounded preceding and current row) as balance_after
                    from (${accounts.map((a) => accountEntries(merchantAccountNumber, a, start, end)).join(' union all ')} order by created_at, entry_id) m) e
           cross join lateral (select t.reference, t.transfer_type, t.metadata, t.created_at from ledger_transfers t where t.merchant_account_number = ${merchantAccountNumber} and t.transfer_id = e.transfer_id limit 1) t
           cross join lateral ${entryLines(String(merchantAccountNumber))} d
           order by e.created_at, e.entry_id, d.seq) l`;
-  return `${edge('opening_balance', start)}\n union all\n (${lines})\n union all\n ${edge('closing_balance', end)}`;
+  return `${edge('opening_balance', start, balanceAt(accounts, 'start'))}\n union all\n (${lines})\n union all\n ${edge('closing_balance', end, balanceAt(accounts, 'end'))}`;
 }
 
-/** A read-only export on its own pooled connection; the merchant's accounts read first. */
-async function beginExport(client: PoolClient, merchantAccountNumber: number): Promise<ExportAccount[]> {
+/**
+ * A read-only export on its own pooled connection; the merchant's accounts and their balances at
+ * the period's start and end read first (ledgerBalancesAt), in the transaction's one snapshot
+ * (repeatable read), which the export's query then sees too: its running balances end at the closing balance.
+ */
+async function beginExport(client: PoolClient, merchantAccountNumber: number, period: { fromDate: string; toDate: string }): Promise<ExportAccount[]> {
   // JIT compiling would only delay the first line: the per-line work is small. No parallel workers:
   // the opening row, the lines and the closing row come out in the order the query appends them.
-  await client.query(`begin read only; set local statement_timeout = '${EXPORT_TIMEOUT}'; set local jit = off; set local max_parallel_workers_per_gather = 0`);
-  const { rows } = await client.query<ExportAccount>(`with ${ACCOUNTS} select account_id, kind from accounts order by kind`, [merchantAccountNumber]);
-  return rows;
+  await client.query(`begin isolation level repeatable read read only; set local statement_timeout = '${EXPORT_TIMEOUT}'; set local jit = off; set local max_parallel_workers_per_gather = 0`);
+  const accounts = await ledgerBalancesAt(client, merchantAccountNumber, [
+    { at: dayStart(period.fromDate), entry: 0 },
+    { at: dayAfter(period.toDate), entry: 0 },
+  ]);
+  return accounts.map((a) => ({ account_id: a.account_id, kind: a.kind, opening_minor: balanceBefore(a, 0), closing_minor: balanceBefore(a, 1) }));
 }
 
 function checkMerchant(merchantAccountNumber: number): void {
@@ -349,7 +411,7 @@ export function streamStatementCsv(db: Db, merchantAccountNumber: number, fromDa
     };
     let copy: CopyToStreamQuery;
     try {
-      const accounts = await beginExport(client, merchantAccountNumber);
+      const accounts = await beginExport(client, merchantAccountNumber, period);
       const query = exportQuery(merchantAccountNumber, accounts, period.fromDate, period.toDate, options.typeNames ?? {}, 'csv');
       copy = client.query(copyTo(`copy (${query}) to stdout with (format csv, header)`));
     } catch (err) {
@@ -397,7 +459,7 @@ export async function* statementRows(
   let failure: Error | undefined;
   let done = false;
   try {
-    const accounts = await beginExport(client, merchantAccountNumber);
+    const accounts = await beginExport(client, merchantAccountNumber, period);
     await client.query(`declare statement_rows no scroll cursor for ${exportQuery(merchantAccountNumber, accounts, period.fromDate, period.toDate, options.typeNames ?? {}, 'values')}`);
     for (;;) {
       const { rows } = await client.query<StatementRow>({ text: `fetch ${ROWS_PER_FETCH} from statement_rows`, rowMode: 'array' });

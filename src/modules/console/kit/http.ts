@@ -334,8 +334,7 @@ function admitToPage(deps: Deps, sendError: SendError) {
     const state: ConsoleState = { lang, nonce: newNonce(), csrfToken: '', sandbox, url, cookies };
     request.consoleState = state;
     if (access === 'user') {
-      const refused = await admitUser(deps, request, reply, state, sendError);
-      if (refused) return refused;
+      if (await admitUser(deps, request, reply, state, sendError)) return reply;
     } else {
       let secret = parsePreSession(cookies.get(names.preSession));
       if (!secret) {
@@ -356,25 +355,32 @@ function admitToPage(deps: Deps, sendError: SendError) {
   };
 }
 
-/** A signed-in user's page: the session, two-factor where it is required, and the role's sections; the answer when refused. */
-async function admitUser(deps: Deps, request: FastifyRequest, reply: FastifyReply, state: ConsoleState, sendError: SendError): Promise<FastifyReply | undefined> {
+/**
+ * A signed-in user's page: the session, two-factor where it is required, and the role's sections.
+ * True when it refused and answered. A boolean, not the reply: a Fastify reply is a thenable, so
+ * an awaited reply comes back undefined once sent, and the caller went on as if admitted.
+ */
+async function admitUser(deps: Deps, request: FastifyRequest, reply: FastifyReply, state: ConsoleState, sendError: SendError): Promise<boolean> {
   const config = request.routeOptions.config;
   const sandbox = state.sandbox;
   const found = await lookUpSession(deps, state.cookies.get(cookieNames(deps.config.mode).session));
   if (found.kind !== 'active') {
     if (found.kind === 'ended') reply.header('set-cookie', cookieHeader(deps, 'session', '', 0));
     const next = request.method === 'GET' ? `&next=${encodeURIComponent(state.url)}` : '';
-    return redirect(request, reply, `${SIGN_IN_PATH}?${found.kind === 'ended' ? 'expired=1' : 'from=console'}${next}`);
+    redirect(request, reply, `${SIGN_IN_PATH}?${found.kind === 'ended' ? 'expired=1' : 'from=console'}${next}`);
+    return true;
   }
   state.user = userOf(found.row);
   state.session = found.id;
   state.csrfToken = csrfToken(deps.jwtSecret, 'session', found.id.secret);
   if (!found.row.two_factor_enrolled && mustUseTwoFactor(state.user.roleCode, deps.config.consoleRequireTwoFactor) && !config.consoleBeforeTwoFactor) {
-    return redirect(request, reply, `${SECURITY_PATH}?required=1`);
+    redirect(request, reply, `${SECURITY_PATH}?required=1`);
+    return true;
   }
-  if (config.consoleSection && isSandboxOnly(config.consoleSection) && !sandbox) return sendError(request, reply, 404, 'notFound');
-  if (config.consoleSection && !maySee(state.user.roleCode, config.consoleSection, sandbox)) return sendError(request, reply, 403, 'forbidden');
-  return undefined;
+  const refusal = config.consoleSection && isSandboxOnly(config.consoleSection) && !sandbox ? 404 : config.consoleSection && !maySee(state.user.roleCode, config.consoleSection, sandbox) ? 403 : undefined;
+  if (refusal === undefined) return false;
+  sendError(request, reply, refusal, refusal === 404 ? 'notFound' : 'forbidden');
+  return true;
 }
 
 /** Every state-changing request carries the token of this session (or pre-session) and comes from this origin. */
