@@ -7,24 +7,24 @@
 // Then the claims' behaviour: a number is taken again exactly when the partial unique index
 // (where status_code = 'O') allowed it, two concurrent E12s cannot take one number, and a paid or
 // expired number still finds its request (E921/E920), but no payable account.
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { createPool, type Db, type Queryable } from '../../src/db/pool.ts';
+import type { Db, Queryable } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/http/types.ts';
 import { findCheckout, lockCheckout } from '../../src/modules/checkout/repository.ts';
 import { findPayableAccount } from '../../src/modules/collections/rail-payments.ts';
 import * as repo from '../../src/modules/collections/repository.ts';
 import { createMerchant, type MerchantCredentials } from '../../src/modules/merchants/service.ts';
-import { createTestDatabase, TestClock } from '../helpers.ts';
+import { TestClock } from '../helpers.ts';
+import { databaseMigratedTo, type PartlyMigrated } from './migrated-to.ts';
 
 const BEFORE = 31;
 const PTID_OPEN = `${'P'.repeat(31)}1`;
 const PTID_CLOSED = `${'Q'.repeat(31)}2`;
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: PartlyMigrated;
 let emptyUrl: string;
 let db: Db;
 let a: MerchantCredentials;
@@ -71,17 +71,9 @@ async function claimOf(timed: string) {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const u = new URL(database.url);
-  const empty = `${u.pathname.slice(1)}_0032`;
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await admin.query(`create database ${empty}`);
-  await admin.end();
-  u.pathname = `/${empty}`;
-  emptyUrl = u.toString();
-  db = createPool(emptyUrl, 4);
-  await migrate(db, readMigrations().filter((m) => m.version <= BEFORE));
+  database = await databaseMigratedTo(BEFORE, { poolSize: 4 });
+  emptyUrl = database.url;
+  db = database.db;
 
   const config = loadConfig({ DATABASE_URL: emptyUrl, ADMIN_TOKEN: 'test-admin-token-0123456789', LOG_LEVEL: 'silent', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789' });
   const deps: Deps = { db, config, clock: new TestClock(), log: pino({ level: 'silent' }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
@@ -101,13 +93,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.end();
-  if (emptyUrl) {
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(emptyUrl).pathname.slice(1)} with (force)`);
-    await admin.end();
-  }
   await database?.drop();
 });
 

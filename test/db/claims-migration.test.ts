@@ -4,17 +4,17 @@
 // 0031: each claims table holds one claim per existing value, naming its merchant, the old
 // cross-merchant constraints are gone, and the service still finds each merchant by its value.
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { createPool, type Db } from '../../src/db/pool.ts';
+import type { Db } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/http/types.ts';
 import { findPayableAccount } from '../../src/modules/collections/rail-payments.ts';
 import { recordFunding } from '../../src/modules/merchants/fundings.ts';
 import { openInvitation, setPassword } from '../../src/modules/users/service.ts';
-import { createTestDatabase, TestClock } from '../helpers.ts';
+import { TestClock } from '../helpers.ts';
+import { databaseMigratedTo, type PartlyMigrated } from './migrated-to.ts';
 
 const BEFORE = 30;
 const A = 31000001;
@@ -25,7 +25,7 @@ const OPEN_TOKEN = 'o'.repeat(43);
 const USED_TOKEN = 'u'.repeat(43);
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: PartlyMigrated;
 let emptyUrl: string;
 let db: Db;
 let deps: Deps;
@@ -37,17 +37,9 @@ async function one<T>(sql: string, params: unknown[] = []): Promise<T> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const u = new URL(database.url);
-  const empty = `${u.pathname.slice(1)}_0031`;
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await admin.query(`create database ${empty}`);
-  await admin.end();
-  u.pathname = `/${empty}`;
-  emptyUrl = u.toString();
-  db = createPool(emptyUrl, 2);
-  await migrate(db, readMigrations().filter((m) => m.version <= BEFORE));
+  database = await databaseMigratedTo(BEFORE);
+  emptyUrl = database.url;
+  db = database.db;
   const config = loadConfig({ DATABASE_URL: emptyUrl, ADMIN_TOKEN: 'test-admin-token-0123456789', LOG_LEVEL: 'silent', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789' });
   deps = { db, config, clock: new TestClock(), log: pino({ level: 'silent' }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
 
@@ -88,13 +80,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.end();
-  if (emptyUrl) {
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(emptyUrl).pathname.slice(1)} with (force)`);
-    await admin.end();
-  }
   await database?.drop();
 });
 

@@ -3,19 +3,17 @@
 // (merchants and their keys, a payment request and its payment, a batch with its upload, webhooks,
 // a rail payout and the switch's word on it), then 0030: every row is still there, every
 // relationship holds, and the new keys behave per merchant.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { createPool, type Db } from '../../src/db/pool.ts';
+import type { Db } from '../../src/db/pool.ts';
 import { findLiveKeyByClientKey, insertApiKey, newKeyPair } from '../../src/modules/api-keys/repository.ts';
-import { createTestDatabase } from '../helpers.ts';
+import { databaseMigratedTo, type PartlyMigrated } from './migrated-to.ts';
 
 const BEFORE = 29;
 const SECRET = `whsec_${'A'.repeat(44)}`;
 const SIGNATURE = 'S'.repeat(52);
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let emptyUrl: string;
+let database: PartlyMigrated;
 let db: Db;
 let a: Merchant;
 let b: Merchant;
@@ -72,17 +70,8 @@ async function snapshot(): Promise<Record<string, unknown[]>> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const u = new URL(database.url);
-  const empty = `${u.pathname.slice(1)}_0030`;
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await admin.query(`create database ${empty}`);
-  await admin.end();
-  u.pathname = `/${empty}`;
-  emptyUrl = u.toString();
-  db = createPool(emptyUrl, 2);
-  await migrate(db, readMigrations().filter((m) => m.version <= BEFORE));
+  database = await databaseMigratedTo(BEFORE);
+  db = database.db;
 
   a = await merchantBefore0030(30000001, 'Shop A');
   b = await merchantBefore0030(30000002, 'Shop B');
@@ -170,13 +159,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.end();
-  if (emptyUrl) {
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(emptyUrl).pathname.slice(1)} with (force)`);
-    await admin.end();
-  }
   await database?.drop();
 });
 

@@ -4,22 +4,22 @@
 // as they were and are keyed (merchant_account_number, email_id); the rows without a merchant are
 // in operator_email_outbox under their ids, still listed for the operator, and a pending one is
 // still delivered by the job queued for it before the migration ({emailId} alone).
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { createPool, type Db } from '../../src/db/pool.ts';
+import type { Db } from '../../src/db/pool.ts';
 import type { Deps } from '../../src/http/types.ts';
 import { listEmails } from '../../src/modules/email/repository.ts';
 import { sendEmailTask } from '../../src/modules/email/service.ts';
 import { createMerchant } from '../../src/modules/merchants/service.ts';
-import { createTestDatabase, TestClock } from '../helpers.ts';
+import { TestClock } from '../helpers.ts';
+import { databaseMigratedTo, type PartlyMigrated } from './migrated-to.ts';
 
 const BEFORE = 32;
 const COLUMNS = 'email_id, recipient, subject, body_text, body_html, status, attempts, last_error, created_at, sent_at';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: PartlyMigrated;
 let emptyUrl: string;
 let db: Db;
 let deps: Deps;
@@ -40,17 +40,9 @@ async function insertEmail(name: string, merchant: number | null, status: 'pendi
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const u = new URL(database.url);
-  const empty = `${u.pathname.slice(1)}_0033`;
-  const admin = new pg.Client({ connectionString: database.url });
-  await admin.connect();
-  await admin.query(`create database ${empty}`);
-  await admin.end();
-  u.pathname = `/${empty}`;
-  emptyUrl = u.toString();
-  db = createPool(emptyUrl, 2);
-  await migrate(db, readMigrations().filter((m) => m.version <= BEFORE));
+  database = await databaseMigratedTo(BEFORE);
+  emptyUrl = database.url;
+  db = database.db;
 
   const config = loadConfig({ DATABASE_URL: emptyUrl, ADMIN_TOKEN: 'test-admin-token-0123456789', LOG_LEVEL: 'silent', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789' });
   expect(config.smtpUrl).toBeFalsy();
@@ -77,13 +69,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.end();
-  if (emptyUrl) {
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(emptyUrl).pathname.slice(1)} with (force)`);
-    await admin.end();
-  }
   await database?.drop();
 });
 
