@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/pool.ts';
 import { taskList } from '../../src/composition.ts';
+import { schedulePayouts } from '../../src/modules/disbursements/service.ts';
 import { CHUNK_LINES } from '../../src/rails/simulated/payouts.ts';
 import { BASE, ledgerInvariants, newMerchant, startTestApp, until, type TestApp, type TestMerchant } from '../helpers.ts';
 
@@ -79,6 +80,16 @@ async function othersHold(ours: Set<number>, table: 'payouts' | 'batches', mode:
     [[...ours], table, mode],
   );
   return rows[0].n > 0;
+}
+
+/** Sessions other than ours waiting for a lock: workers stopped inside a transaction. */
+async function othersWaiting(ours: Set<number>): Promise<number> {
+  const { rows } = await probe.query<{ n: number }>(
+    `select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and not (pid = any($1::int[]))`,
+    [[...ours]],
+  );
+  return rows[0].n;
 }
 
 /**
@@ -412,31 +423,47 @@ describe('payout workers under crashes', () => {
     const late = await validatedBatch(merchant, 'LATE', 2_000);
     await transferFunds(big);
 
-    // One job slot each: while one worker holds the merchant's job, a job added for the same
-    // merchant (the other's start-up sweep, or a new transferFunds) can only go to the other.
-    const workers = [startWorker({ WORKER_CONCURRENCY: '1' }), startWorker({ WORKER_CONCURRENCY: '1' })];
-    await until('work started', async () => (await finalLines(big.batchNumber)) > 0, 60_000, 10, () => workers.map((w) => w.output()).join('\n'));
-    // A second batch transferred while the first is being paid adds a job the busy worker cannot take.
-    await transferFunds(late);
-    const startedAt = Date.now();
-    await until(
-      'both batches completed',
-      async () => (await batchStatus(big.batchNumber)) === 'C' && (await batchStatus(late.batchNumber)) === 'C',
-      90_000,
-      100,
-      () => workers.map((w) => w.output()).join('\n'),
-    );
-    const completeMs = Date.now() - startedAt;
-    await assertCompleted([big, late]);
-    // Each process reports what its jobs processed; together exactly the valid lines, once.
-    await until('both workers reported', async () => workers.reduce((s, w) => s + w.processed(), 0) === big.valid + late.valid, 10_000);
-    const shares = workers.map((w) => w.processed());
-    // Both processes paid lines of these batches: the exactly-once checks above covered real sharing.
-    for (const share of shares) expect(share).toBeGreaterThan(0);
+    // Made to overlap, not left to timing: the test holds the big batch's row, so the first worker
+    // to take a chunk stops inside its transaction with its lines locked. A second job for the
+    // merchant (what the overdue sweep or another transfer adds) can then only go to the other
+    // worker (one job slot each), whose chunk skips the locked lines and stops there too.
+    const holder = new pg.Client({ connectionString: t.deps.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from batches where merchant_account_number = $1 and batch_number = $2 for update', [merchant.merchantAccountNumber, big.batchNumber]);
+      const ours = await backendPids();
+      const workers = [startWorker({ WORKER_CONCURRENCY: '1' }), startWorker({ WORKER_CONCURRENCY: '1' })];
+      const outputs = () => workers.map((w) => w.output()).join('\n');
+      await until('one worker inside a chunk', async () => (await othersWaiting(ours)) >= 1, 60_000, 10, outputs);
+      await schedulePayouts(t.deps.db, merchant.merchantAccountNumber, new Date());
+      await until('both workers inside a chunk', async () => (await othersWaiting(ours)) >= 2, 60_000, 10, outputs);
+      await holder.query('rollback');
 
-    for (const w of workers) w.child.kill('SIGTERM');
-    await Promise.all(workers.map((w) => w.exited));
-    for (const w of workers) expect(w.child.exitCode, w.output()).toBe(0);
-    if (VERBOSE) console.info(`concurrent: lines processed per worker ${shares.join(' + ')} = ${big.valid + late.valid}; to C after the second transfer: ${completeMs} ms`);
+      // A second batch transferred while the first is being paid.
+      await transferFunds(late);
+      const startedAt = Date.now();
+      await until(
+        'both batches completed',
+        async () => (await batchStatus(big.batchNumber)) === 'C' && (await batchStatus(late.batchNumber)) === 'C',
+        90_000,
+        100,
+        outputs,
+      );
+      const completeMs = Date.now() - startedAt;
+      await assertCompleted([big, late]);
+      // Each process reports what its jobs processed; together exactly the valid lines, once.
+      await until('both workers reported', async () => workers.reduce((s, w) => s + w.processed(), 0) === big.valid + late.valid, 10_000);
+      const shares = workers.map((w) => w.processed());
+      // Both processes paid lines of these batches: the exactly-once checks above covered real sharing.
+      for (const share of shares) expect(share).toBeGreaterThan(0);
+
+      for (const w of workers) w.child.kill('SIGTERM');
+      await Promise.all(workers.map((w) => w.exited));
+      for (const w of workers) expect(w.child.exitCode, w.output()).toBe(0);
+      if (VERBOSE) console.info(`concurrent: lines processed per worker ${shares.join(' + ')} = ${big.valid + late.valid}; to C after the second transfer: ${completeMs} ms`);
+    } finally {
+      await holder.end().catch(() => undefined);
+    }
   });
 });

@@ -116,10 +116,18 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     // Kept with its payout: each request and each answer. A lookup or quote the switch was slow to
     // answer (MOJALOOP_CALLBACK_SECONDS is 2 s here) may have been asked again, and its late second
     // answer refused as not awaited; a transfer is sent once, ever.
-    const { rows: messages } = await t.db.query<{ payout_id: number; direction: string; method: string; path: string; outcome: string }>(
-      `select payout_id, direction, method, split_part(path, '/', 2) as path, outcome from rail_messages where merchant_account_number = $1`,
-      [m.merchantAccountNumber],
-    );
+    // A callback is kept just after the change it made is committed (routes.ts): wait for the last.
+    const kept = async () =>
+      (
+        await t.db.query<{ payout_id: number; direction: string; method: string; path: string; outcome: string }>(
+          `select payout_id, direction, method, split_part(path, '/', 2) as path, outcome from rail_messages where merchant_account_number = $1`,
+          [m.merchantAccountNumber],
+        )
+      ).rows;
+    const transferAnswers = (all: { direction: string; method: string; path: string; outcome: string }[]) =>
+      all.filter((x) => x.direction === 'in' && x.method === 'PUT' && x.path === 'transfers' && x.outcome === 'accepted').length;
+    await until('every transfer answer kept', async () => transferAnswers(await kept()) >= rows.length, 10_000);
+    const messages = await kept();
     for (const r of rows) {
       const mine = messages.filter((x) => x.payout_id === r.payout_id && x.outcome === 'accepted');
       const count = (direction: string, method: string, path: string) => mine.filter((x) => x.direction === direction && x.method === method && x.path === path).length;
