@@ -266,7 +266,10 @@ export async function deleteExpiredKeys(db: Db, batchSize = 10_000): Promise<num
   // In bounded batches, so a large backlog never holds one long transaction.
   for (;;) {
     const { rowCount } = await db.query(
-      `delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at <= now() limit $1)`,
+      // By key, not ctid: Citus plans the limited subquery first and refuses a ctid from it.
+      `delete from idempotency_keys k
+        using (select merchant_account_number, idempotency_key from idempotency_keys where expires_at <= now() limit $1) d
+        where k.merchant_account_number = d.merchant_account_number and k.idempotency_key = d.idempotency_key`,
       [batchSize],
     );
     total += rowCount ?? 0;

@@ -22,6 +22,11 @@
 //       "functions used in the DO UPDATE SET clause of INSERTs on distributed tables must be marked
 //       IMMUTABLE" (store_idempotent_answer before migration 0035). Compute it into a variable or
 //       pass it as a parameter first.
+//   (e) update-citus-refuses: in an UPDATE of a merchant-owned table, a non-IMMUTABLE call in
+//       RETURNING or in a CASE of SET, or a simple CASE (case x when …) in SET.
+//   (f) ctid-modification: an UPDATE or DELETE of a merchant-owned table naming ctid (the bounded
+//       clean-up deletes as they were): "Recursively planned distributed modifications with ctid
+//       on where clause are not supported". Delete by key.
 //
 // How: the SQL is read from the TypeScript AST (node_modules/typescript): every string or template
 // literal whose text starts with with/select/insert/update/delete, `${NAME}` resolved to a const
@@ -54,13 +59,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { createTestDatabase } from '../helpers.ts';
-import { extractSql, groupByFunctionalDependency, insertValuesSubquery, lint, multiShardLocks, nonImmutableUpsertSet, readSources, updateCitusRefuses, type Finding, type SqlText } from './sql-lint.ts';
+import { ctidModification, extractSql, groupByFunctionalDependency, insertValuesSubquery, lint, multiShardLocks, nonImmutableUpsertSet, readSources, updateCitusRefuses, type Finding, type SqlText } from './sql-lint.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const KNOWN: Record<string, string> = {
-  'non-immutable-upsert-set src/rails/reconciliation/compare.ts#COMPARE':
-    'found by class (d) when it was added (issue 28, not yet met on the cluster: reconciliation was not in the smoke): last_seen_at = now() in the rail_exceptions upsert; plan: pass the run\'s now as a parameter ($10::timestamptz) and set last_seen_at to it',
   // Locks by a value that names no merchant: the caller has nothing to pin with until the value
   // carries the merchant or a claims table maps it to one (docs/scaling.md, group C and B).
 };
@@ -199,6 +202,17 @@ describe('the SQL lint itself: a reintroduced obstacle of each class fails', () 
     // Passed in, searched CASE, now() outside CASE, or a table that is not merchant-owned: fine.
     expect(updateCitusRefuses("update payouts p set status_code = case when d.outcome = 'a' then 'T' else 'F' end, completed_at = case when d.outcome = 'a' then $2::timestamptz end, transferred_at = now() from d where p.merchant_account_number = $1 returning p.payout_id", owned)).toEqual([]);
     expect(updateCitusRefuses("update settings set at = case when $1 then now() end returning to_char(at, 'YYYY')", owned)).toEqual([]);
+  });
+
+  it('(f) finds a DELETE or UPDATE of a merchant-owned table by ctid, not one by key', () => {
+    const owned2 = new Set([...owned, 'idempotency_keys']);
+    // deleteExpiredKeys as it was: the idempotency_cleanup job failed on the cluster.
+    expect(ctidModification('delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at <= now() limit $1)', owned2)).toHaveLength(1);
+    expect(ctidModification('update payouts set status_code = $1 where ctid = any (array(select ctid from payouts limit 10))', owned2)).toHaveLength(1);
+    expect(ctidModification(`delete from idempotency_keys k using (select merchant_account_number, idempotency_key from idempotency_keys where expires_at <= now() limit $1) d
+      where k.merchant_account_number = d.merchant_account_number and k.idempotency_key = d.idempotency_key`, owned2)).toEqual([]);
+    // A table on the coordinator (not merchant-owned) may be cleaned by ctid.
+    expect(ctidModification('delete from rate_limit_windows where ctid in (select ctid from rate_limit_windows limit 100)', owned2)).toEqual([]);
   });
 
   it('lint() names each finding by file and owner, so KNOWN survives edits that move lines', () => {

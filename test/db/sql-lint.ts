@@ -17,7 +17,7 @@ export interface SqlText {
   sql: string;
 }
 
-export type ObstacleClass = 'insert-values-subquery' | 'multi-shard-lock' | 'group-by-functional-dependency' | 'non-immutable-upsert-set' | 'update-citus-refuses';
+export type ObstacleClass = 'insert-values-subquery' | 'multi-shard-lock' | 'group-by-functional-dependency' | 'non-immutable-upsert-set' | 'update-citus-refuses' | 'ctid-modification';
 
 export interface Finding {
   cls: ObstacleClass;
@@ -508,6 +508,22 @@ export function updateCitusRefuses(sql: string, merchantOwned: ReadonlySet<strin
   return problems;
 }
 
+/**
+ * (f) An UPDATE or DELETE of a merchant-owned table that names ctid: a row's physical address is
+ * per shard, and Citus refuses it from a subquery it plans first ("Recursively planned distributed
+ * modifications with ctid on where clause are not supported"). Delete or update by key.
+ */
+export function ctidModification(sql: string, merchantOwned: ReadonlySet<string>): string[] {
+  const s = normalise(sql);
+  if (!/\bctid\b/.test(s)) return [];
+  const problems: string[] = [];
+  for (const m of s.matchAll(/\b(?:delete\s+from|update)\s+(?:only\s+)?([\w.]+)/g)) {
+    const table = m[1].replace(/^public\./, '');
+    if (merchantOwned.has(table)) problems.push(`${m[0].startsWith('delete') ? 'DELETE' : 'UPDATE'} ${table} by ctid: a row address is per shard; use the key`);
+  }
+  return problems;
+}
+
 /** Every finding of the query classes in these SQL texts. */
 export function lint(texts: SqlText[], merchantOwned: ReadonlySet<string>): Finding[] {
   const findings: Finding[] = [];
@@ -519,6 +535,7 @@ export function lint(texts: SqlText[], merchantOwned: ReadonlySet<string>): Find
     for (const message of groupByFunctionalDependency(t.sql)) findings.push({ cls: 'group-by-functional-dependency', where, line: t.line, message });
     for (const message of nonImmutableUpsertSet(t.sql, merchantOwned)) findings.push({ cls: 'non-immutable-upsert-set', where, line: t.line, message });
     for (const message of updateCitusRefuses(t.sql, merchantOwned)) findings.push({ cls: 'update-citus-refuses', where, line: t.line, message });
+    for (const message of ctidModification(t.sql, merchantOwned)) findings.push({ cls: 'ctid-modification', where, line: t.line, message });
   }
   return findings;
 }

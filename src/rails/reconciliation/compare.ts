@@ -75,7 +75,9 @@ const OURS = `
    where c.subject = 'collection' and rc.rail = $4`;
 
 // $1-$3 the chunk (subject, merchant, owner id), $4 rail, $5 the asking time, $6 the in-flight
-// bound in seconds, $7 the run, $8 the currencies' exponents, $9 the run's day.
+// bound in seconds, $7 the run, $8 the currencies' exponents, $9 the run's day. The upsert sets
+// last_seen_at from the row it would have inserted (its default, now()), not by calling now():
+// Citus wants IMMUTABLE expressions in DO UPDATE SET on a distributed table.
 const COMPARE = `
 with chunk as (
   select * from unnest($1::text[], $2::integer[], $3::bigint[]) as u(subject, merchant_account_number, owner_id)
@@ -109,7 +111,7 @@ with chunk as (
      set reference = excluded.reference, ours_phase = excluded.ours_phase, theirs_state = excluded.theirs_state,
          theirs_error_code = excluded.theirs_error_code, ours_amount_minor = excluded.ours_amount_minor,
          theirs_amount_minor = excluded.theirs_amount_minor, fee_minor = excluded.fee_minor, expires_at = excluded.expires_at,
-         last_run_id = excluded.last_run_id, last_seen_at = now()
+         last_run_id = excluded.last_run_id, last_seen_at = excluded.last_seen_at
    where rail_exceptions.resolved_at is null
   returning xmax = 0 as inserted
 ), cleared as (

@@ -125,8 +125,10 @@ export const FORM_KEY_RETENTION_HOURS = 24;
 
 export async function deleteOldSubmissions(q: pg.PoolClient | Deps['db'], now: Date): Promise<number> {
   const { rowCount } = await q.query(
-    `delete from console_form_submissions where ctid = any (array(
-       select ctid from console_form_submissions where created_at < $1 limit 10000))`,
+    // By key, not ctid: Citus plans the limited subquery first and refuses a ctid from it.
+    `delete from console_form_submissions f
+      using (select merchant_account_number, form_key from console_form_submissions where created_at < $1 limit 10000) d
+      where f.merchant_account_number = d.merchant_account_number and f.form_key = d.form_key`,
     [new Date(now.getTime() - FORM_KEY_RETENTION_HOURS * 3_600_000)],
   );
   return rowCount ?? 0;

@@ -103,8 +103,10 @@ export async function deleteEndedSessions(q: Queryable, now: Date, idleBefore: D
   let total = 0;
   for (;;) {
     const { rowCount } = await q.query(
-      `delete from console_sessions where ctid = any (array(
-         select ctid from console_sessions where expires_at <= $1 or last_seen_at <= $2 limit $3))`,
+      // By key, not ctid: Citus plans the limited subquery first and refuses a ctid from it.
+      `delete from console_sessions s
+        using (select merchant_account_number, session_id_hash from console_sessions where expires_at <= $1 or last_seen_at <= $2 limit $3) d
+        where s.merchant_account_number = d.merchant_account_number and s.session_id_hash = d.session_id_hash`,
       [now, idleBefore, CLEANUP_BATCH_ROWS],
     );
     total += rowCount ?? 0;
