@@ -1,6 +1,7 @@
 // Test harness: a fresh database per test file (cloned from the migrated template), the real app
 // on it, and helpers to create merchants and tokens. Nothing of our own stack is mocked.
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { pino } from 'pino';
 import { expect, inject } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
+import { createLogger } from '../src/runtime.ts';
 import { createPool, type Db } from '../src/db/pool.ts';
 import type { Clock, Deps } from '../src/http/types.ts';
 import { freePort } from '../src/lib/free-port.ts';
@@ -215,3 +217,16 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
 
 /** A port nothing listens on: bound, then released. */
 export const closedPort = freePort;
+
+/** The app on `t`'s database with the service's own logger at its most verbose, writing into `lines`. */
+export async function appLoggingTo(t: TestApp, lines: string[]): Promise<BuiltApp> {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({ ...t.deps, log: createLogger({ logLevel: 'trace' }, sink), config: { ...t.deps.config, logLevel: 'trace' } });
+  await app.app.ready();
+  return app;
+}

@@ -2,11 +2,9 @@
 // raises "idempotency key … is held by another request") and the error handler answers it from
 // the first request's record. That used to run the error path a second time: an "unexpected
 // error" at level 50 and Fastify's "Reply was already sent" at level 40, after a correct replay.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
-import { createLogger } from '../../src/runtime.ts';
-import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
+import type { BuiltApp } from '../../src/app.ts';
+import { appLoggingTo, BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 import { AIRTEL, CAPTURER, major, NBM, payoutLine, walletLine } from '../money-ops.ts';
 
 let t: TestApp;
@@ -17,14 +15,7 @@ const lines: string[] = [];
 beforeAll(async () => {
   t = await startTestApp();
   m = await newMerchant(t);
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  logged = await buildApp({ ...t.deps, log: createLogger({ logLevel: 'trace' }, sink), config: { ...t.deps.config, logLevel: 'trace' } });
-  await logged.app.ready();
+  logged = await appLoggingTo(t, lines);
   // Money to pay out.
   const funded = await send('/merchants/accounts/topup', { merchantAccountNumber: m.merchantAccountNumber, connectorId: NBM, topupAmount: major(100_000_000), createdBy: CAPTURER });
   expect(funded.statusCode, funded.body).toBe(200);

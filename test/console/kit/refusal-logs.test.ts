@@ -3,11 +3,9 @@
 // the refusal and tested what came back: a Fastify reply is a thenable, so awaiting it gave
 // undefined once the answer was sent, and the hook went on (the CSRF check answered a second time:
 // "Reply was already sent" at level 40).
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../../src/app.ts';
-import { createLogger } from '../../../src/runtime.ts';
-import { startTestApp, type TestApp } from '../../helpers.ts';
+import type { BuiltApp } from '../../../src/app.ts';
+import { appLoggingTo, startTestApp, type TestApp } from '../../helpers.ts';
 
 let t: TestApp;
 let logged: BuiltApp;
@@ -15,14 +13,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  logged = await buildApp({ ...t.deps, log: createLogger({ logLevel: 'trace' }, sink), config: { ...t.deps.config, logLevel: 'trace' } });
-  await logged.app.ready();
+  logged = await appLoggingTo(t, lines);
 });
 afterAll(async () => {
   await logged?.app.close();
