@@ -16,6 +16,7 @@ import type { Clock, Deps } from '../src/http/types.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { signAccessToken } from '../src/modules/auth/tokens.ts';
 import { createMerchant, type CreateMerchantInput, type MerchantCredentials } from '../src/modules/merchants/service.ts';
+import { citusWorkers, createCitusDatabase, dropCitusDatabase } from './citus-mode.ts';
 
 export const BASE = '/sandbox/v1';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -27,9 +28,17 @@ function withDatabase(url: string, name: string): string {
 }
 
 /** A new, migrated, empty database; dropped by the returned cleanup. */
+/** The test app's log level: silent, unless TEST_LOG_LEVEL says otherwise (to read a failure's cause, e.g. on Citus). */
+const TEST_LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `onekhusa_t_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  const workers = citusWorkers();
+  if (workers) {
+    await createCitusDatabase(adminUrl, name, workers);
+    return { url: withDatabase(adminUrl, name), drop: () => dropCitusDatabase(adminUrl, name, workers) };
+  }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -80,12 +89,12 @@ export interface TestApp {
 export async function startTestApp(env: Record<string, string> = {}, configOverrides: Partial<Config> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config: Config = {
-    ...loadConfig({ DATABASE_URL: database.url, ADMIN_TOKEN, LOG_LEVEL: 'silent', RATE_LIMIT_PER_SECOND: '0', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789', ...env }),
+    ...loadConfig({ DATABASE_URL: database.url, ADMIN_TOKEN, LOG_LEVEL: TEST_LOG_LEVEL, RATE_LIMIT_PER_SECOND: '0', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789', ...env }),
     ...configOverrides,
   };
   const db = createPool(database.url, 10);
   const clock = new TestClock();
-  const deps: Deps = { db, config, clock, log: pino({ level: 'silent' }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
+  const deps: Deps = { db, config, clock, log: pino({ level: TEST_LOG_LEVEL }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
   const built = await buildApp(deps);
   await built.app.ready();
   return {

@@ -14,6 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { sendWithCommit, type Db } from '../db/pool.ts';
 import type { IdempotencyContext } from './types.ts';
+import { isViolation } from '../db/errors.ts';
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9-]{15,80}$/;
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -185,11 +186,10 @@ export class KeyHeldError extends Error {
 /** A failure that means "the key is held": the error handler answers from the holder's record. */
 export function isKeyHeld(err: unknown): boolean {
   if (err instanceof KeyHeldError) return true;
-  const e = err as { code?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'idempotency_keys_pkey') return true;
+  if (isViolation(err, '23505', 'idempotency_keys_pkey')) return true;
   // The holder did not commit within STORE_LOCK_TIMEOUT (storeStatement; no other statement sets
   // a lock timeout or locks with NOWAIT).
-  return e.code === '55P03';
+  return (err as { code?: unknown } | null)?.code === '55P03';
 }
 
 /**

@@ -22,6 +22,7 @@ import { aliasesOf } from '../webhooks/catalogue.ts';
 import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import * as repo from './repository.ts';
+import { isViolation } from '../../db/errors.ts';
 
 /** Attempts at a free timed account number before giving up (each is one insert, no scan). */
 const TIMED_ACCOUNT_ATTEMPTS = 20;
@@ -150,7 +151,7 @@ export async function createPaymentRequest(deps: Deps, q: Queryable, input: Init
     try {
       outcome = await repo.insertPaymentRequest(q, { ...input, timedAccountNumber: randomDigits(8, '1'), expiryMinutes: deps.config.timedAccountMinutes });
     } catch (err) {
-      if ((err as { constraint?: string }).constraint === 'payment_requests_open_reference') {
+      if (isViolation(err, '23505', 'payment_requests_open_reference')) {
         throw new AppError('conflict', 'detail.referenceOpen', { referenceNumber: input.referenceNumber });
       }
       throw err;

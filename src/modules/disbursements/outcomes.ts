@@ -82,7 +82,7 @@ export async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[
   const merchants = [...new Set(lines.map((r) => r.merchant_account_number))].sort((a, b) => a - b);
   for (const merchant of merchants) {
     const batches = [...new Set(lines.filter((r) => r.merchant_account_number === merchant).map((r) => r.batch_number))];
-    await tx.query('select 1 from batches where merchant_account_number = $1 and batch_number = any($2::integer[]) order by batch_number for update', [merchant, batches]);
+    await tx.query('select 1 from batches where merchant_account_number = $1 and batch_number = any($2::bigint[]) order by batch_number for update', [merchant, batches]);
   }
   // One statement per merchant, pinned to it: one shard on Citus.
   for (const merchant of merchants) {
@@ -99,7 +99,7 @@ export async function updateBatchCounters(tx: pg.PoolClient, rows: ProcessedRow[
                       count(*) filter (where status = 'S') as s, coalesce(sum(amount) filter (where status = 'S'), 0) as s_amount,
                       count(*) filter (where status = 'F') as f, coalesce(sum(amount) filter (where status = 'F'), 0) as f_amount,
                       count(*) filter (where status = 'R') as r, coalesce(sum(amount) filter (where status = 'R'), 0) as r_amount
-                 from unnest($1::integer[], $2::text[], $3::bigint[]) as u(batch_number, status, amount) group by batch_number) d
+                 from unnest($1::bigint[], $2::text[], $3::bigint[]) as u(batch_number, status, amount) group by batch_number) d
         where b.merchant_account_number = $4 and b.batch_number = d.batch_number`,
       [mine.map((r) => r.batch_number), mine.map((r) => r.status_code), mine.map((r) => r.amount_minor), merchant],
     );
@@ -129,7 +129,7 @@ export async function completeBatches(deps: Deps, tx: pg.PoolClient, rows: Proce
               error_message = case when b.number_of_successful_entries = 0 and b.number_of_reversed_entries = 0
                                      and not exists (select 1 from payouts p where p.merchant_account_number = b.merchant_account_number and p.batch_number = b.batch_number and p.status_code = 'F' and p.response_code <> $2)
                                    then $3 else b.error_message end
-        where b.merchant_account_number = $4 and b.batch_number = any($1::integer[]) and b.status_code = 'T'
+        where b.merchant_account_number = $4 and b.batch_number = any($1::bigint[]) and b.status_code = 'T'
           and not exists (select 1 from payouts p where p.merchant_account_number = b.merchant_account_number and p.batch_number = b.batch_number and p.status_code = 'T')
         returning b.batch_number, b.merchant_account_number, b.status_code, b.is_batch_scheduled, b.scheduled_date,
                   b.upload_type, b.captured_by, b.date_captured, b.error_message, b.total_amount_minor, b.number_of_entries, b.number_of_invalid_entries`,

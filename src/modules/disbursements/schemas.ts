@@ -6,7 +6,7 @@ export const MAX_BATCH_LINES = 50_000;
 /** The largest single payout or batch line, MWK (the biggest transfer a merchant limit allows). */
 export const MAX_PAYOUT_AMOUNT = '1000000000';
 
-export const BatchNumber = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Batch number.', examples: [100001] });
+export const BatchNumber = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Batch number.', examples: [100001] });
 export const PayoutReference = Type.String({ pattern: '^[A-Za-z0-9]{12}$', description: 'Transaction reference number (12 alphanumerics).', examples: ['251220XF152G'] });
 export const ScheduledDate = DateOrDateTime('YYYY-MM-DD (UTC), from today to SCHEDULE_MAX_DAYS (default 365) days ahead; used when isBatchScheduled. A date-time counts as its UTC date.');
 

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
+import { isViolation } from '../../db/errors.ts';
 
 export type MerchantAccountKind = 'collection' | 'disbursement';
 export type SystemAccountKind = 'funding' | 'bank_settlement' | 'fees' | 'customer_payments' | 'payouts_in_flight' | 'payouts_settled' | 'rail_in_flight';
@@ -37,9 +38,8 @@ export async function postTransfer(tx: pg.PoolClient, transfer: Transfer): Promi
     ]);
     return rows[0].transfer_id;
   } catch (err) {
-    const e = err as { code?: string; constraint?: string };
-    if (e.code === '23514' && e.constraint === 'ledger_balance_non_negative') throw new AppError('insufficientBalance', 'detail.insufficientBalance');
-    if (e.code === '23514' && e.constraint === 'ledger_balance_cap') throw new AppError('balanceTooLarge', 'detail.balanceTooLarge');
+    if (isViolation(err, '23514', 'ledger_balance_non_negative')) throw new AppError('insufficientBalance', 'detail.insufficientBalance');
+    if (isViolation(err, '23514', 'ledger_balance_cap')) throw new AppError('balanceTooLarge', 'detail.balanceTooLarge');
     throw err;
   }
 }

@@ -56,8 +56,12 @@ const ENTRY_TYPE = `case t.transfer_type when 'payment' then 'collection' when '
 /** A transfer's note: only text a person typed that the reference does not already say. */
 const ENTRY_NOTE = `case t.transfer_type when 'reversal' then t.metadata->>'reason' when 'funding' then t.metadata->>'bankReference' end`;
 
-/** The batch number of a batch's transfer (reference B<batch>), null for a single payout's. */
-const BATCH_OF = `case when t.reference ~ '^B[0-9]{1,9}$' then substr(t.reference, 2)::integer end`;
+/**
+ * The batch number of a batch's transfer, null for a single payout's: from its metadata, which
+ * every batch debit and cancellation carries, not from its reference (B<batch>): a batch number
+ * may be as long as a single payout's reference (B and eleven digits), whose transfers have none.
+ */
+const BATCH_OF = `(t.metadata->>'batchNumber')::bigint`;
 
 /** A payout's lines: `parts` is (part, type, amount sign, fee sign); `seqBase` orders payouts in the entry. */
 function payoutLines(seqBase: string, amountType: string, amountSign: string, feeType: string | null, where: string): string {

@@ -15,6 +15,7 @@ import { randomUpperAlnum } from '../../lib/ids.ts';
 import { formatMajor, toMajor } from '../../lib/money.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../ledger/ledger.ts';
 import { lockMerchant } from './repository.ts';
+import { violatedConstraint } from '../../db/errors.ts';
 
 export const BANK_REFERENCE_MAX_LENGTH = 64;
 export const FUNDINGS_PAGE_MAX = 500;
@@ -149,8 +150,8 @@ export async function recordFunding(deps: Deps, input: FundingInput): Promise<{ 
       return { funding: fundingView(row), created: true };
     });
   } catch (err) {
-    const { code, constraint } = err as { code?: string; constraint?: string };
-    if (code !== '23505' || !constraint || !DUPLICATE_RECEIPT.has(constraint)) throw err;
+    const constraint = violatedConstraint(err);
+    if ((err as { code?: string }).code !== '23505' || !constraint || !DUPLICATE_RECEIPT.has(constraint)) throw err;
     const winner = await findByReference(deps.db, bankReference);
     if (!winner) throw err;
     return replayOrConflict(winner, input);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-export const AccountId = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Settlement account id.', examples: [1001] });
+export const AccountId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Settlement account id.', examples: [1001] });
 export const BankAccountNumber = Type.String({ pattern: '^[0-9]{10,16}$', description: 'Bank account number, 10–16 digits.', examples: ['1005638723'] });
 export const AccountName = Type.String({ minLength: 1, maxLength: 100, description: 'Account holder.' });
 

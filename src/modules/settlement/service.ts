@@ -8,6 +8,7 @@ import { withTransaction } from '../../db/pool.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Deps } from '../../http/types.ts';
 import { activeConnector } from '../connectors/repository.ts';
+import { isViolation } from '../../db/errors.ts';
 
 /** A settlement account's status (migrations/0005): active, inactive, deleted (kept for the record, never shown). */
 export type SettlementAccountStatus = 'A' | 'I' | 'D';
@@ -116,7 +117,7 @@ export async function activate(deps: Deps, merchantAccountNumber: number, accoun
       await setStatus(tx, accountId, 'A', changedBy);
     });
   } catch (err) {
-    if ((err as { constraint?: string }).constraint !== 'settlement_accounts_one_active') throw err;
+    if (!isViolation(err, '23505', 'settlement_accounts_one_active')) throw err;
     const { rows } = await deps.db.query<{ account_id: number; account_number: string }>(
       `select account_id, account_number from settlement_accounts where merchant_account_number = $1 and status_code = 'A'`,
       [merchantAccountNumber],

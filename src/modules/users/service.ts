@@ -42,6 +42,7 @@ import {
   type UserSearchField,
 } from './repository.ts';
 import { normalisePhone } from './schemas.ts';
+import { isViolation } from '../../db/errors.ts';
 
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -122,7 +123,7 @@ async function refusingDuplicateEmail<T>(emailAddress: string, work: () => Promi
   try {
     return await work();
   } catch (err) {
-    if ((err as { constraint?: string }).constraint === 'merchant_users_email') throw new AppError('conflict', 'detail.userEmailExists', { emailAddress });
+    if (isViolation(err, '23505', 'merchant_users_email')) throw new AppError('conflict', 'detail.userEmailExists', { emailAddress });
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 // The sandbox's simulated connector as a rail (product.md §7), and its production counterpart for
-// connectors no real rail carries. Both decide a whole chunk of payouts in one set-based
+// connectors no real rail carries. Both claim a chunk of payouts and decide it in one set-based
 // statement: the simulated rail pays every well-formed account except the magic suffixes
 // (modules/disbursements/sandbox.ts), the unavailable rail fails every payout with F105 and
 // refunds it. Each chunk is one transaction: the lines' outcomes and their booking
@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { merchantAccountId, postTransfer, systemAccountId } from '../../modules/ledger/ledger.ts';
-import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, updateReturningProcessed } from '../../modules/disbursements/outcomes.ts';
+import { bookOutcomes, emitPayoutEvents, PROCESSED_COLUMNS, payoutStats, updateBatchCounters, updateReturningProcessed, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
 import { applyStats } from '../../modules/analytics/stats.ts';
 import { PAYOUT } from '../../modules/disbursements/lifecycle.ts';
 import { AWAITING, CONNECTOR_UNAVAILABLE, MAGIC_SUFFIXES, MERCHANT_UNAVAILABLE, SUCCESS } from '../../modules/disbursements/sandbox.ts';
@@ -24,75 +24,109 @@ interface ChunkOptions {
   simulate: boolean;
 }
 
-async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber: number, connectors: ConnectorSet, options: ChunkOptions): Promise<number> {
-  const suffixes = options.simulate ? MAGIC_SUFFIXES : [];
+/** What a chunk claims: lines whose next step is due (T past due_at), or successes whose simulated reversal is (S past reverse_at). */
+const DUE = {
+  decide: { where: `status_code = 'T' and due_at <= now()`, order: 'due_at, payout_id' },
+  reverse: { where: `status_code = 'S' and reverse_at <= now()`, order: 'reverse_at, payout_id' },
+} as const;
+
+/** A claimed line, with what deciding it reads. */
+interface DueLine {
+  payout_id: number;
+  connector_id: number;
+  beneficiary_account_number: string;
+  attempts: number;
+}
+
+/**
+ * Locks up to CHUNK_LINES of the merchant's `due` lines on these connectors, oldest first, skipping
+ * lines another worker holds (two workers never take the same line). A statement of its own, and
+ * every statement after it names the chunk's lines by id (`payout_id = any(…)`) in payouts alone:
+ * no statement of a chunk joins payouts to payouts, so no plan can multiply the merchant's lines
+ * by themselves, whatever the table's statistics say. One did: the lines of a merchant that came
+ * after the table's last ANALYZE (a new merchant's first batch) were estimated at one row, and the
+ * chunk's UPDATE, then joined to this claim, ran as a nested loop of all of them against all of
+ * them: 286 s for a chunk of a 20,000-line batch, past the statement timeout at every attempt.
+ */
+async function claimDue(tx: pg.PoolClient, merchantAccountNumber: number, due: keyof typeof DUE, connectors: ConnectorSet): Promise<DueLine[]> {
   const [only, except] = connectorParams(connectors);
-  // The transaction's now() and the times derived from it, read first and passed in: Citus refuses
-  // a non-IMMUTABLE call (now(), timestamptz + interval) inside CASE in an UPDATE's SET on a
-  // distributed table ("non-IMMUTABLE functions are not allowed in CASE or COALESCE statements").
-  // The values are those PostgreSQL would have computed in the statement (as text: to the microsecond).
-  const times = await tx.query<{ at: string; timeout_at: string; reverse_at: string }>(
-    'select now()::text as at, (now() + make_interval(secs => $1))::text as timeout_at, (now() + make_interval(secs => $2))::text as reverse_at',
-    [deps.config.payoutTimeoutSeconds, deps.config.payoutReversalSeconds],
+  const { rows } = await tx.query<DueLine>(
+    `select payout_id, connector_id, beneficiary_account_number, attempts from payouts
+      where merchant_account_number = $1 and ${DUE[due].where} and ${connectorMatches('connector_id', '$3', '$4')}
+      order by ${DUE[due].order} limit $2 for update skip locked`,
+    [merchantAccountNumber, CHUNK_LINES, only, except],
   );
-  const { at, timeout_at: timeoutAt, reverse_at: reverseAt } = times.rows[0];
-  const rows = await updateReturningProcessed(tx,
-    `with picked as (
-       select payout_id from payouts
-        where merchant_account_number = $1 and status_code = 'T' and due_at <= now() and ${connectorMatches('connector_id', '$17', '$18')}
-        order by due_at, payout_id limit $2 for update skip locked
-     ), decided as (
-       select p.payout_id,
-              case when m.status_code <> 'A' then 'merchant'
-                   when c.connector_id is null or not c.is_active or not c.is_disbursement_allowed or not $19::boolean then 'connector'
-                   when s.outcome = 'timeout' and p.attempts = 0 then 'awaiting'
-                   else coalesce(s.outcome, 'success') end as outcome,
-              s.code, s.message
-         from payouts p join picked using (payout_id)
-         join merchants m on m.merchant_account_number = p.merchant_account_number
-         left join connectors c on c.connector_id = p.connector_id
-         left join unnest($3::text[], $4::text[], $5::text[], $6::text[]) as s(suffix, outcome, code, message) on right(p.beneficiary_account_number, 4) = s.suffix
-        where p.merchant_account_number = $1
-     )
-     update payouts p set
-            -- Searched CASE (case when d.outcome = …), not simple (case d.outcome when …): Citus 13.2
-            -- deparses the simple form in an UPDATE's SET for its workers as WHEN NULL::boolean
-            -- ("operator does not exist: text = boolean").
-            status_code = case when d.outcome = 'awaiting' then 'T' when d.outcome in ('success', 'reverse') then 'S' else 'F' end,
-            due_at = case when d.outcome = 'awaiting' then $7::timestamptz end,
-            attempts = p.attempts + 1,
-            response_code = case when d.outcome = 'merchant' then $9::text when d.outcome = 'connector' then $10::text when d.outcome = 'awaiting' then $11::text
-                                 when d.outcome in ('success', 'reverse') then $12::text else d.code end,
-            response_message = case when d.outcome = 'merchant' then $13::text when d.outcome = 'connector' then $14::text when d.outcome = 'awaiting' then $15::text
-                                    when d.outcome in ('success', 'reverse') then $16::text else d.message end,
-            completed_at = case when d.outcome <> 'awaiting' then $20::timestamptz end,
-            reverse_at = case when d.outcome = 'reverse' then $8::timestamptz end
-       from decided d
-      where p.merchant_account_number = $1 and p.payout_id = d.payout_id
-      returning ${PROCESSED_COLUMNS}`,
-    [
-      merchantAccountNumber,
-      CHUNK_LINES,
-      suffixes.map((m) => m.suffix),
-      suffixes.map((m) => m.outcome),
-      suffixes.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseCode : m.responseCode)),
-      suffixes.map((m) => (m.outcome === 'reverse' ? SUCCESS.responseMessage : m.responseMessage)),
-      timeoutAt,
-      reverseAt,
-      MERCHANT_UNAVAILABLE.responseCode,
-      CONNECTOR_UNAVAILABLE.responseCode,
-      AWAITING.responseCode,
-      SUCCESS.responseCode,
-      MERCHANT_UNAVAILABLE.responseMessage,
-      CONNECTOR_UNAVAILABLE.responseMessage,
-      AWAITING.responseMessage,
-      SUCCESS.responseMessage,
-      only,
-      except,
-      options.simulate,
-      at,
-    ],
+  return rows;
+}
+
+/** What a decided line becomes: its status, its answer, and which of the chunk's times it takes. */
+interface Decision {
+  status: 'T' | 'S' | 'F';
+  answer: { responseCode: string; responseMessage: string };
+  /** T: asked again once the connector's time-out has passed. */
+  awaiting?: true;
+  /** S: reversed by the simulated beneficiary institution after PAYOUT_REVERSAL_SECONDS. */
+  reversing?: true;
+}
+
+/**
+ * The rules of a chunk's outcome (product.md §7): an inactive merchant's lines fail (F106), so do
+ * those of a connector that is gone, inactive or closed to disbursements, and every line on the
+ * unavailable rail (F105); otherwise the sandbox's magic suffix decides (a time-out waits once,
+ * then fails), and any other account is paid.
+ */
+function decide(line: DueLine, merchantActive: boolean, connectorOpen: boolean, options: ChunkOptions): Decision {
+  if (!merchantActive) return { status: 'F', answer: MERCHANT_UNAVAILABLE };
+  if (!connectorOpen || !options.simulate) return { status: 'F', answer: CONNECTOR_UNAVAILABLE };
+  const magic = MAGIC_SUFFIXES.find((m) => line.beneficiary_account_number.endsWith(m.suffix));
+  if (!magic) return { status: 'S', answer: SUCCESS };
+  if (magic.outcome === 'timeout' && line.attempts === 0) return { status: 'T', answer: AWAITING, awaiting: true };
+  if (magic.outcome === 'reverse') return { status: 'S', answer: SUCCESS, reversing: true };
+  return { status: 'F', answer: magic };
+}
+
+async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber: number, connectors: ConnectorSet, options: ChunkOptions): Promise<number> {
+  const lines = await claimDue(tx, merchantAccountNumber, 'decide', connectors);
+  if (lines.length === 0) return 0;
+  const facts = await tx.query<{ merchant_active: boolean; open_connectors: number[]; at: string; timeout_at: string; reverse_at: string }>(
+    `select (select status_code = 'A' from merchants where merchant_account_number = $1) as merchant_active,
+            array(select connector_id from connectors where connector_id = any($2::integer[]) and is_active and is_disbursement_allowed) as open_connectors,
+            now()::text as at, (now() + make_interval(secs => $3))::text as timeout_at, (now() + make_interval(secs => $4))::text as reverse_at`,
+    [merchantAccountNumber, [...new Set(lines.map((l) => l.connector_id))], deps.config.payoutTimeoutSeconds, deps.config.payoutReversalSeconds],
   );
+  const f = facts.rows[0];
+  const open = new Set(f.open_connectors);
+  // One UPDATE per distinct decision (a handful at most), each naming its lines by id. The times
+  // are the transaction's now() and those derived from it, passed in as text (to the microsecond).
+  const groups = new Map<string, { decision: Decision; ids: number[] }>();
+  for (const line of lines) {
+    const decision = decide(line, f.merchant_active === true, open.has(line.connector_id), options);
+    const key = `${decision.status}:${decision.answer.responseCode}:${decision.reversing ?? ''}`;
+    const group = groups.get(key) ?? groups.set(key, { decision, ids: [] }).get(key)!;
+    group.ids.push(line.payout_id);
+  }
+  const rows: ProcessedRow[] = [];
+  for (const { decision, ids } of groups.values()) {
+    rows.push(
+      ...(await updateReturningProcessed(tx,
+        `update payouts p set status_code = $3, due_at = $4::timestamptz, attempts = p.attempts + 1, response_code = $5, response_message = $6,
+                completed_at = $7::timestamptz, reverse_at = $8::timestamptz
+          where p.merchant_account_number = $1 and p.payout_id = any($2::bigint[])
+          returning ${PROCESSED_COLUMNS}`,
+        [
+          merchantAccountNumber,
+          ids,
+          decision.status,
+          decision.awaiting ? f.timeout_at : null,
+          decision.answer.responseCode,
+          decision.answer.responseMessage,
+          decision.awaiting ? null : f.at,
+          decision.reversing ? f.reverse_at : null,
+        ],
+      )),
+    );
+  }
+  rows.sort((x, y) => x.payout_id - y.payout_id);
   if (rows.length === 0) return 0;
   const final = rows.filter((r) => r.status_code !== PAYOUT.transferring);
   await bookOutcomes(deps, tx, merchantAccountNumber, final, {
@@ -106,15 +140,13 @@ async function decideChunk(deps: Deps, tx: pg.PoolClient, merchantAccountNumber:
 /** Successful payouts whose (simulated) reversal is due: R, the amount back to the merchant. */
 async function reverseChunk(tx: pg.PoolClient, merchantAccountNumber: number, connectors: ConnectorSet): Promise<number> {
   const reversal = MAGIC_SUFFIXES.find((m) => m.outcome === 'reverse')!;
-  const [only, except] = connectorParams(connectors);
+  const ids = (await claimDue(tx, merchantAccountNumber, 'reverse', connectors)).map((l) => l.payout_id);
+  if (ids.length === 0) return 0;
   const rows = await updateReturningProcessed(tx,
     `update payouts p set status_code = 'R', reversed_at = now(), response_code = $3, response_message = $4
-       from (select payout_id from payouts
-              where merchant_account_number = $1 and status_code = 'S' and reverse_at <= now() and ${connectorMatches('connector_id', '$5', '$6')}
-              order by reverse_at, payout_id limit $2 for update skip locked) d
-      where p.merchant_account_number = $1 and p.payout_id = d.payout_id
+      where p.merchant_account_number = $1 and p.payout_id = any($2::bigint[])
       returning ${PROCESSED_COLUMNS}`,
-    [merchantAccountNumber, CHUNK_LINES, reversal.responseCode, reversal.responseMessage, only, except],
+    [merchantAccountNumber, ids, reversal.responseCode, reversal.responseMessage],
   );
   if (rows.length === 0) return 0;
   const currency = rows[0].currency_code;

@@ -10,19 +10,16 @@ import { CSRF_FIELD } from './http.ts';
 /** An optional text of a query or form (an empty one reads as absent: `given`). */
 export const Text = (options: StringOptions = {}) => Type.Optional(Type.String(options));
 
-/** A positive int4 in a path (batch numbers, ids): anything else names nothing (404). */
-export const PathNumber = Type.String({ pattern: '^[1-9][0-9]{0,9}$' });
-
 /**
- * An id in an address that is a bigint identity (a key's client_id, a subscription's webhook_id, a
- * delivery's delivery_id, a request's request_id): up to 16 digits rather than PathNumber's int4.
+ * An id or number in an address, a bigint identity (a key's client_id, a batch's number, a
+ * settlement account's id, a request's request_id…): up to 16 digits; anything else names nothing (404).
  */
 export const PathId = Type.String({ pattern: '^[1-9][0-9]{0,15}$' });
 
 /** A PathId's number; one beyond the safe integers (the pattern bounds digits, not value) names nothing. */
 export function pathId(value: string, notFound: () => Error): number {
-  const id = Number(value);
-  if (!Number.isSafeInteger(id)) throw notFound();
+  const id = pathNumber(value);
+  if (id === undefined) throw notFound();
   return id;
 }
 
@@ -37,8 +34,8 @@ export function given(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** A path number within int4 (the pattern bounds its digits, not its value), or undefined. */
+/** A PathId's number, or undefined beyond the safe integers (the pattern bounds its digits, not its value). */
 export function pathNumber(value: string): number | undefined {
   const n = Number(value);
-  return Number.isSafeInteger(n) && n >= 1 && n <= 2_147_483_647 ? n : undefined;
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
 }

@@ -34,7 +34,7 @@ import { batchStatusName } from './pages/payouts.tsx';
 import { SECTION_PATHS } from '../kit/paths.ts';
 import { findSession } from '../kit/session-store.ts';
 import { at } from '../kit/at.ts';
-import { PathNumber, pathNumber } from '../kit/schemas.ts';
+import { PathId, pathNumber } from '../kit/schemas.ts';
 
 export interface LiveLimits {
   pollMs: number;
@@ -265,10 +265,10 @@ function sessionKeyOf(session: SessionId): string {
   return `${session.merchantAccountNumber}:${session.hash.toString('hex')}`;
 }
 
-/** A batch's path: batch numbers are positive int4 (batches.batch_number), anything else names nothing (404). */
-export const BatchParams = Type.Object({ batchNumber: PathNumber });
+/** A batch's path: batch numbers are positive bigints (batches.batch_number), anything else names nothing (404). */
+export const BatchParams = Type.Object({ batchNumber: PathId });
 
-/** The batch number of a path its schema (BatchParams) let through; one beyond int4 is not found either. */
+/** The batch number of a path its schema (BatchParams) let through; one beyond the safe integers is not found either. */
 export function batchNumberOf(params: Static<typeof BatchParams>): number {
   const batchNumber = pathNumber(params.batchNumber);
   if (batchNumber === undefined) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber: params.batchNumber.slice(0, 12) });

@@ -159,7 +159,7 @@ export interface BatchDetail extends BatchItem {
 
 /** A batch of the merchant with its lines counted per status (one pass over its lines); undefined for another merchant's. */
 export async function batchDetail(db: Queryable, merchantAccountNumber: number, batchNumber: number): Promise<BatchDetail | undefined> {
-  if (!Number.isSafeInteger(batchNumber) || batchNumber < 1 || batchNumber > 2_147_483_647) return undefined;
+  if (!Number.isSafeInteger(batchNumber) || batchNumber < 1) return undefined;
   const batch = await findBatch(db, merchantAccountNumber, batchNumber);
   if (!batch) return undefined;
   const { rows } = await db.query<{ status_code: LineStatus; lines: number; amount_minor: number; fee_minor: number }>(
@@ -280,7 +280,7 @@ export async function batchLines(db: Queryable, merchantAccountNumber: number, b
   const status = checkOneOf('status', filter.status, LINE_STATUSES);
   const search = checkSearch(filter.search);
   const limit = pageRows(filter.limit);
-  if (!Number.isSafeInteger(batchNumber) || batchNumber < 1 || batchNumber > 2_147_483_647) return undefined;
+  if (!Number.isSafeInteger(batchNumber) || batchNumber < 1) return undefined;
   const scope = listScope('batchLines', merchantAccountNumber, { batchNumber, status, search });
   const after = decodeCursor(filter.after, scope, ['int']);
   const { rowCount } = await db.query('select 1 from batches where batch_number = $1 and merchant_account_number = $2', [batchNumber, merchantAccountNumber]);

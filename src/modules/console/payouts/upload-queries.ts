@@ -90,7 +90,7 @@ export async function watchedBatches(q: Queryable, batches: ReadonlyArray<{ merc
     `select b.merchant_account_number, b.batch_number, b.status_code, b.level_number, b.currency_code, b.number_of_entries,
             b.number_of_invalid_entries, b.number_of_successful_entries, b.number_of_failed_entries, b.number_of_reversed_entries,
             b.total_amount_minor, b.successful_amount_minor
-       from unnest($1::integer[], $2::integer[]) as w(merchant_account_number, batch_number)
+       from unnest($1::integer[], $2::bigint[]) as w(merchant_account_number, batch_number)
        join batches b on b.batch_number = w.batch_number and b.merchant_account_number = w.merchant_account_number`,
     [batches.map((b) => b.merchantAccountNumber), batches.map((b) => b.batchNumber)],
   );

@@ -52,7 +52,7 @@ const RequestBody = Form({ amount: Text(), description: Text(), reference: Text(
 const CheckoutBody = Form({ amount: Text(), description: Text(), sourceReference: Text(), successUrl: Text(), failureUrl: Text() } satisfies Record<CheckoutField, unknown>);
 /** The open list's cursor: listOpenRequests refuses one that is not its own (the 400 page). */
 const OpenQuery = Query({ after: Text() });
-/** Request ids are bigint (payment_requests.request_id), beyond PathNumber's int4: up to 15 digits. */
+/** Request ids are bigint (payment_requests.request_id). */
 const RequestParams = Type.Object({ requestId: PathId });
 
 /** A suggested reference for a new form (the user may type their own): E12's 5–25 alphanumerics. */

@@ -35,14 +35,14 @@ import { previewApproval, previewSinglePayout, type DebitPreview } from '../../.
 import { batchPath, BatchPage, PAYOUTS_PATH, SINGLE_PAYOUTS_PATH } from '../pages/payouts.tsx';
 import { MAX_LENGTHS, SINGLE_FIELDS, SingleFormPage, SinglePayoutPage, type FormProblem, type SingleField, type SingleFormValues, type SinglePreview } from '../pages/single-payout.tsx';
 import { at } from '../../kit/at.ts';
-import { Form, PathNumber, pathNumber, Text } from '../../kit/schemas.ts';
+import { Form, PathId, pathNumber, Text } from '../../kit/schemas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
 
-/** Batch numbers are positive int4; references 12 alphanumerics (anything else names nothing: 404). */
+/** Batch numbers are positive bigints; references 12 alphanumerics (anything else names nothing: 404). */
 const Reference = Type.String({ pattern: '^[A-Za-z0-9]{12}$' });
 /** The action is a slug (actionOfSlug): one that names no action is a 404 too, from the route. */
-const BatchActionParams = Type.Object({ batchNumber: PathNumber, action: Type.String() });
+const BatchActionParams = Type.Object({ batchNumber: PathId, action: Type.String() });
 const PayoutParams = Type.Object({ reference: Reference });
 const PayoutActionParams = Type.Object({ reference: Reference, action: Type.String() });
 /** An action's form: reject's has its reason, a money step's `confirmed`; all carry the token and the form key. */

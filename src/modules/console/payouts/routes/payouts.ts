@@ -25,15 +25,15 @@ import {
 } from '../pages/payouts.tsx';
 import { SinglePage, SingleResults } from '../pages/single-payout.tsx';
 import { at } from '../../kit/at.ts';
-import { given, PathNumber, pathNumber, Query, Text } from '../../kit/schemas.ts';
+import { given, PathId, pathNumber, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
 
 const ListQuery = Query({ status: Text(), after: Text() });
 const LinesQuery = Query({ search: Text(), status: Text(), after: Text() });
-/** Batch numbers are positive int4 (batches.batch_number). */
-const BatchParams = Type.Object({ batchNumber: PathNumber });
+/** Batch numbers are positive bigints (batches.batch_number). */
+const BatchParams = Type.Object({ batchNumber: PathId });
 
 function batchNotFound(batchNumber: string): AppError {
   return new AppError('notFound', 'detail.batchNotFound', { batchNumber: batchNumber.slice(0, 12) });

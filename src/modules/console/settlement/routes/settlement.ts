@@ -37,7 +37,7 @@ import {
   type BankOption,
 } from '../pages/settlement.tsx';
 import { at } from '../../kit/at.ts';
-import { Form, PathNumber, pathNumber, Text } from '../../kit/schemas.ts';
+import { Form, PathId, pathNumber, Text } from '../../kit/schemas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'settlement' } as const;
 
@@ -49,8 +49,8 @@ const LIMITS: AccountFormLimits = { numberMax: NUMBER_MAX, nameMax: NAME_MAX };
 
 // What each route reads (kit/schemas.ts): the shape only. The fields' own checks stay in
 // checkAccount, so that each gets its own message on the form.
-/** Account ids are positive int4 (settlement_accounts.account_id). */
-const AccountParams = Type.Object({ accountId: PathNumber });
+/** Account ids are positive bigints (settlement_accounts.account_id). */
+const AccountParams = Type.Object({ accountId: PathId });
 const AccountForm = Form({ connectorId: Text(), accountNumber: Text(), accountName: Text() });
 /** The activate, deactivate and delete buttons post the token and the form key only. */
 const ButtonForm = Form({});
@@ -75,7 +75,7 @@ async function banks(deps: Deps): Promise<BankOption[]> {
   return (await listConnectors(deps.db, { activeInstitutionsOnly: true })).filter((c) => c.channel_code === 'B').map((c) => ({ connectorId: c.connector_id, connectorName: c.connector_name }));
 }
 
-/** The account a path names; beyond int4 it names none (the 404 page). */
+/** The account a path names; beyond the safe integers it names none (the 404 page). */
 function accountIdOf(given: string): number {
   const accountId = pathNumber(given);
   if (accountId === undefined) throw new AppError('notFound', 'detail.settlementNotFound', { accountId: given.slice(0, 12) });

@@ -1,0 +1,17 @@
+-- Distribution by merchant (issue 28, docs/scaling.md group B): batch numbers and settlement
+-- account ids become bigint, like every other id drawn from a sequence.
+--
+-- On Citus a bigint identity of a distributed table is drawn from a range of its own on each node
+-- (the node's group id in the top 16 bits), so a row inserted on a worker never asks the
+-- coordinator for its number; an integer sequence has no room for such ranges, and Citus refuses
+-- to draw it anywhere but on the coordinator. Through the coordinator (how the service connects)
+-- the numbers go on from where they are (six digits for batches, from 100001; from 1001 for
+-- settlement accounts), and each stays unique service-wide, as interface.md's "unique identifier
+-- of the batch" says: only numbers drawn on a worker would be longer (2^48 and up), still exact in
+-- JSON (below 2^53).
+--
+-- Changing an identity column's type changes its sequence's type too (PostgreSQL's ALTER COLUMN
+-- TYPE does both). The tables are rewritten once, with their indexes.
+alter table batches alter column batch_number type bigint;
+alter table payouts alter column batch_number type bigint;
+alter table settlement_accounts alter column account_id type bigint;
