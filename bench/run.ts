@@ -29,7 +29,9 @@
 // Environment: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 32), DATABASE_URL (an
 // external server; otherwise an embedded one under .bench-data/), BENCH_LOAD_GENERATOR
 // (`worker`, the default, or `inprocess`), BENCH_ONLY (one part's name: that part alone),
-// BENCH_KEEP_DATABASE=1 (keep each part's database, to EXPLAIN queries on its data).
+// BENCH_KEEP_DATABASE=1 (keep each part's database, to EXPLAIN queries on its data),
+// BENCH_CITUS_WORKERS (host:port,…: DATABASE_URL is a Citus coordinator, and each part's database
+// is made on the whole cluster, distributed; docs/scaling.md, "Measured on Citus").
 //
 // Where the load generator runs: the machine has 2 cores. With autocannon in the server's own
 // event loop (`inprocess`) the two compete for one thread and the numbers mostly measure that

@@ -16,7 +16,7 @@ import type { Clock, Deps } from '../src/http/types.ts';
 import { freePort } from '../src/lib/free-port.ts';
 import { signAccessToken } from '../src/modules/auth/tokens.ts';
 import { createMerchant, type CreateMerchantInput, type MerchantCredentials } from '../src/modules/merchants/service.ts';
-import { citusWorkers, createCitusDatabase, dropCitusDatabase } from './citus-mode.ts';
+import { createCitusTestDatabase, dropCitusTestDatabase, onCitus } from './citus-mode.ts';
 
 export const BASE = '/sandbox/v1';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -34,10 +34,9 @@ const TEST_LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `onekhusa_t_${Date.now()}_${randomBytes(4).toString('hex')}`;
-  const workers = citusWorkers();
-  if (workers) {
-    await createCitusDatabase(adminUrl, name, workers);
-    return { url: withDatabase(adminUrl, name), drop: () => dropCitusDatabase(adminUrl, name, workers) };
+  if (onCitus) {
+    await createCitusTestDatabase(adminUrl, name);
+    return { url: withDatabase(adminUrl, name), drop: () => dropCitusTestDatabase(adminUrl, name) };
   }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { pino } from 'pino';
 import type { Config } from '../../src/config.ts';
+import { citusNodes, createCitusDatabase, dropCitusDatabase } from '../../src/db/citus-cluster.ts';
 import type { Db } from '../../src/db/pool.ts';
 import { systemClock, type Deps } from '../../src/http/types.ts';
 import { log, sleep } from './common.ts';
@@ -26,10 +27,17 @@ export async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
-/** A new, empty database named for its birth time (onekhusa_bench_<ms>), and its URL. */
+/** BENCH_CITUS_WORKERS (host:port,…): each database is made on a Citus cluster, DATABASE_URL its coordinator. */
+const CITUS_WORKERS = citusNodes(process.env.BENCH_CITUS_WORKERS);
+
+/**
+ * A new database named for its birth time (onekhusa_bench_<ms>), and its URL: empty, or on a Citus
+ * cluster (BENCH_CITUS_WORKERS) migrated and distributed with Citus's default 32 shards a table.
+ */
 export async function createDatabase(adminUrl: string): Promise<{ name: string; url: string }> {
   const name = `onekhusa_bench_${Date.now()}`;
-  await adminQuery(adminUrl, `create database ${name}`);
+  if (CITUS_WORKERS) await createCitusDatabase(adminUrl, name, CITUS_WORKERS, { shardCount: 32 });
+  else await adminQuery(adminUrl, `create database ${name}`);
   return { name, url: withDatabase(adminUrl, name) };
 }
 
@@ -43,7 +51,8 @@ export async function dropDatabase(adminUrl: string, name: string, label = ''): 
     log(`${label}database ${name} kept (BENCH_KEEP_DATABASE=1): ${withDatabase(adminUrl, name)}`);
     return;
   }
-  await adminQuery(adminUrl, `drop database if exists ${name} with (force)`).then(
+  const dropping = CITUS_WORKERS ? dropCitusDatabase(adminUrl, name, CITUS_WORKERS) : adminQuery(adminUrl, `drop database if exists ${name} with (force)`);
+  await dropping.then(
     () => log(`${label}database ${name} dropped`),
     (err: Error) => log(`${label}dropping ${name} failed: ${err.message}`),
   );
