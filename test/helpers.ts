@@ -151,7 +151,7 @@ export async function ledgerInvariants(db: Db): Promise<{ total: number; mismatc
     await db.query<{ n: number }>(
       `select count(*)::int as n from ledger_accounts a
         where a.balance_minor is not null
-          and a.balance_minor <> coalesce((select sum(e.amount_minor) from ledger_entries e where e.account_id = a.account_id), 0)`,
+          and a.balance_minor <> coalesce((select sum(e.amount_minor) from ledger_entries e where e.merchant_account_number = a.merchant_account_number and e.account_id = a.account_id), 0)`,
     )
   ).rows[0].n;
   return { total, mismatched };

@@ -12,6 +12,16 @@ export type Db = pg.Pool;
 /** Anything that can run a query: the pool, a client inside a transaction, or a command's own connection (the CLI's). */
 export type Queryable = pg.Pool | pg.ClientBase;
 
+/**
+ * The transaction's now() as text (to the microsecond), to pass into a statement as a value: Citus
+ * refuses a non-IMMUTABLE call inside CASE or COALESCE in an UPDATE's SET on a distributed table
+ * ("non-IMMUTABLE functions are not allowed in CASE or COALESCE statements"). In a transaction it
+ * is the value now() has in every statement of it.
+ */
+export async function transactionNow(q: Queryable): Promise<string> {
+  return (await q.query<{ now: string }>('select now()::text as now')).rows[0].now;
+}
+
 export function createPool(connectionString: string, max: number): Db {
   const pool = new pg.Pool({
     connectionString,

@@ -71,26 +71,20 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
   let deliveries = fanOut.rowCount ?? 0;
   const targets = options.targets ?? [];
   if (targets.length > MAX_TARGETS) throw new Error(`at most ${MAX_TARGETS} ad-hoc targets per event, got ${targets.length}`);
-  if (targets.length > 0) {
+  const adHocTargets = await targetsNotFannedOut(tx, merchantAccountNumber, codes, options.webhookId ?? null, targets);
+  if (adHocTargets.length > 0) {
     const adHoc = await tx.query(
       `insert into webhook_deliveries (merchant_account_number, event_id, webhook_id, event_code, callback_url, message_id, is_test, signing_secret, webhook_signature)
        select $1::integer, $2::bigint, null, $3::text, t.callback_url, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $4::boolean, t.signing_secret, t.webhook_signature
-         from (select distinct on (callback_url) * from unnest($5::text[], $6::text[], $7::text[]) as u(callback_url, signing_secret, webhook_signature)) t
-        -- Skipped when the fan-out above already sends the same thing: the subscription's own URL
-        -- and secret (the same test as the fan-out, through the (merchant, event code) unique key).
-        where not exists (select 1 from webhook_subscriptions s
-                           where s.merchant_account_number = $1 and s.event_code = any($9::text[]) and s.callback_url = t.callback_url
-                             and s.signing_secret = t.signing_secret and ($8::bigint is null or s.webhook_id = $8))`,
+         from unnest($5::text[], $6::text[], $7::text[]) as t(callback_url, signing_secret, webhook_signature)`,
       [
         merchantAccountNumber,
         eventId,
         eventCode,
         isTest,
-        targets.map((x) => x.callbackUrl),
-        targets.map((x) => x.signingSecret),
-        targets.map((x) => x.webhookSignature),
-        options.webhookId ?? null,
-        codes,
+        adHocTargets.map((x) => x.callbackUrl),
+        adHocTargets.map((x) => x.signingSecret),
+        adHocTargets.map((x) => x.webhookSignature),
       ],
     );
     deliveries += adHoc.rowCount ?? 0;
@@ -98,6 +92,27 @@ export async function emitEvent(tx: pg.PoolClient, merchantAccountNumber: number
   await tx.query('select pg_notify($1, $2)', [OUTBOX_CHANNEL, String(eventId)]);
   if (deliveries > 0) await tx.query('select pg_notify($1, $2)', [DELIVERY_CHANNEL, String(eventId)]);
   return { eventId, deliveries };
+}
+
+/**
+ * The ad-hoc targets still to send to: one per callback URL (the first given), less those the
+ * fan-out already sends the same thing (a subscription of this merchant to the event, or an older
+ * spelling of it, with the same URL and secret). Read apart and compared here, not in the INSERT:
+ * Citus refuses a correlated subquery beside unnest() ("correlated subqueries are not supported
+ * when the FROM clause contains a set returning function"; every payment with a callback URL
+ * answered 500 on a cluster).
+ */
+async function targetsNotFannedOut(tx: pg.PoolClient, merchantAccountNumber: number, codes: string[], webhookId: number | null, targets: readonly CallbackTarget[]): Promise<CallbackTarget[]> {
+  if (targets.length === 0) return [];
+  const { rows } = await tx.query<{ callback_url: string; signing_secret: string }>(
+    `select callback_url, signing_secret from webhook_subscriptions
+      where merchant_account_number = $1 and event_code = any($2::text[]) and ($3::bigint is null or webhook_id = $3)`,
+    [merchantAccountNumber, codes, webhookId],
+  );
+  const fannedOut = new Set(rows.map((r) => `${r.callback_url}\n${r.signing_secret}`));
+  const byUrl = new Map<string, CallbackTarget>();
+  for (const t of targets) if (!byUrl.has(t.callbackUrl)) byUrl.set(t.callbackUrl, t);
+  return [...byUrl.values()].filter((t) => !fannedOut.has(`${t.callbackUrl}\n${t.signingSecret}`));
 }
 
 /**

@@ -389,7 +389,7 @@ describe('POST /checkout/pay', () => {
     expect(await collectionBalance(m)).toBe(before + 1485);
     const { rows: deliveries } = await t.db.query(
       `select d.webhook_id, d.event_code, d.callback_url, d.signing_secret, d.webhook_signature, e.payload
-         from webhook_deliveries d join outbox_events e using (event_id)
+         from webhook_deliveries d join outbox_events e using (merchant_account_number, event_id)
         where d.merchant_account_number = $1 and e.payload->>'transactionReferenceNumber' = $2`,
       [m.merchantAccountNumber, reference],
     );
@@ -427,7 +427,7 @@ describe('POST /checkout/pay', () => {
     const landed = results.map((r) => redirectOf(r));
     expect(landed.map((u) => u.pathname)).toEqual(Array(6).fill('/paid'));
     expect(new Set(landed.map((u) => u.searchParams.get('transactionReferenceNumber'))).size).toBe(1);
-    const { rows } = await t.db.query('select count(*)::int as n from collections c join payment_requests r using (request_id) where r.payment_transaction_id = $1', [out.paymentTransactionId]);
+    const { rows } = await t.db.query('select count(*)::int as n from collections c join payment_requests r using (merchant_account_number, request_id) where r.payment_transaction_id = $1', [out.paymentTransactionId]);
     expect(rows[0].n).toBe(1);
   });
 
@@ -445,7 +445,7 @@ describe('POST /checkout/pay', () => {
     expect(url.searchParams.get('reason')).toBe('timed-account-expired');
     const { rows } = await t.db.query(`select status_code from payment_requests where payment_transaction_id = $1`, [out.paymentTransactionId]);
     expect(rows[0].status_code).toBe('O');
-    const { rows: c } = await t.db.query('select count(*)::int as n from collections c join payment_requests r using (request_id) where r.payment_transaction_id = $1', [out.paymentTransactionId]);
+    const { rows: c } = await t.db.query('select count(*)::int as n from collections c join payment_requests r using (merchant_account_number, request_id) where r.payment_transaction_id = $1', [out.paymentTransactionId]);
     expect(c[0].n).toBe(0);
   });
 
@@ -500,7 +500,7 @@ describe('POST /checkout/pay', () => {
     });
     expect(fake.statusCode, fake.body).toBe(200);
     const reference = fake.json().transaction.transactionReferenceNumber;
-    const { rows: d } = await t.db.query(`select count(*)::int as n from webhook_deliveries d join outbox_events e using (event_id) where d.webhook_id is null and e.payload->>'transactionReferenceNumber' = $1`, [reference]);
+    const { rows: d } = await t.db.query(`select count(*)::int as n from webhook_deliveries d join outbox_events e using (merchant_account_number, event_id) where d.webhook_id is null and e.payload->>'transactionReferenceNumber' = $1`, [reference]);
     expect(d[0].n).toBe(1);
     const url = redirectOf(await t.app.inject({ method: 'GET', url: `/checkout/pay?ptid=${out.paymentTransactionId}` }));
     expect(url.pathname).toBe('/paid');
@@ -513,7 +513,7 @@ describe('POST /checkout/pay', () => {
     await t.app.inject({ method: 'POST', url: `${BASE}/merchants/webhooks/add`, headers: w.auth, payload: { merchantAccountNumber: w.merchantAccountNumber, eventCode: 'payrequest.success', callbackUrl: hook, capturedBy: 'ops@example.mw' } });
     const out = await checkout(w, { route: { callbackApiUrl: hook } });
     const reference = redirectOf(await pay(out.paymentTransactionId)).searchParams.get('transactionReferenceNumber');
-    const { rows } = await t.db.query(`select webhook_id from webhook_deliveries d join outbox_events e using (event_id) where e.payload->>'transactionReferenceNumber' = $1`, [reference]);
+    const { rows } = await t.db.query(`select webhook_id from webhook_deliveries d join outbox_events e using (merchant_account_number, event_id) where e.payload->>'transactionReferenceNumber' = $1`, [reference]);
     expect(rows).toHaveLength(1);
     expect(rows[0].webhook_id).not.toBeNull();
   });

@@ -866,7 +866,7 @@ describe('E11 POST /collections/addFakeCustomPayment', () => {
     // One balanced transfer: customer → merchant (less the fee) → fees.
     const { rows } = await t.db.query<{ amount_minor: number; kind: string; merchant: number | null }>(
       `select e.amount_minor, a.kind, a.merchant_account_number as merchant
-         from ledger_entries e join ledger_transfers tr using (transfer_id) join ledger_accounts a using (account_id)
+         from ledger_entries e join ledger_transfers tr using (merchant_account_number, transfer_id) join ledger_accounts a using (merchant_account_number, account_id)
         where tr.reference = $1 and tr.transfer_type = 'payment' order by e.amount_minor`,
       [body.transaction.transactionReferenceNumber],
     );
@@ -1311,7 +1311,7 @@ describe('POST /collections/reverse', () => {
     // Fee returned: the fees account nets to zero for this reference; the customer got it all back.
     const { rows } = await t.db.query<{ kind: string; net: number }>(
       `select a.kind, sum(e.amount_minor)::bigint as net
-         from ledger_entries e join ledger_transfers tr using (transfer_id) join ledger_accounts a using (account_id)
+         from ledger_entries e join ledger_transfers tr using (merchant_account_number, transfer_id) join ledger_accounts a using (merchant_account_number, account_id)
         where tr.reference = $1 group by a.kind order by a.kind`,
       [reference],
     );

@@ -199,6 +199,16 @@ function depth0(s: string): string {
   return out;
 }
 
+/** The index of the first ')' of `s` that closes a parenthesis opened before `s`, or undefined. */
+function unmatchedClose(s: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')' && depth-- === 0) return i;
+  }
+  return undefined;
+}
+
 /** Splits at depth-0 occurrences of `sep` (a regex source). */
 function splitTop(s: string, sep: string): string[] {
   const flat = depth0(s);
@@ -466,7 +476,7 @@ export function nonImmutableUpsertSet(sql: string, merchantOwned: ReadonlySet<st
 
 /**
  * (e) `update <merchant-owned table> … ` whose RETURNING calls a function that is not IMMUTABLE
- * (now(), to_char(), …), or whose SET has a CASE that calls one or is a simple CASE (`case x when
+ * (now(), to_char(), …), or whose SET has a CASE or COALESCE that calls one, or a simple CASE (`case x when
  * …`): Citus refuses the first two on a distributed table ("non-IMMUTABLE functions are not
  * allowed in the RETURNING clause", "… in CASE or COALESCE statements") and deparses the simple
  * CASE for its workers as `WHEN NULL::boolean` ("operator does not exist: text = boolean"; issue
@@ -480,11 +490,12 @@ export function updateCitusRefuses(sql: string, merchantOwned: ReadonlySet<strin
     const table = m[1].replace(/^public\./, '');
     if (!merchantOwned.has(table)) continue;
     const rest = s.slice(m.index! + m[0].length);
-    // The statement ends where its parenthesis closes (a CTE) or at the text's end (depth 0).
+    // The statement ends where its parenthesis closes (a CTE) or at the text's end: at the first
+    // ')' that closes nothing opened after SET (not at least(…)'s, which hid a CASE behind it).
     const flat = depth0(rest);
-    const close = /\)/.exec(flat);
-    const statement = rest.slice(0, close ? close.index : rest.length);
-    const flatStatement = flat.slice(0, close ? close.index : flat.length);
+    const close = unmatchedClose(rest);
+    const statement = rest.slice(0, close ?? rest.length);
+    const flatStatement = flat.slice(0, close ?? flat.length);
     const ret = /\breturning\b/.exec(flatStatement);
     const setEnd = /\b(?:from|where|returning)\b/.exec(flatStatement);
     const assignments = statement.slice(0, setEnd ? setEnd.index : statement.length);
@@ -493,14 +504,14 @@ export function updateCitusRefuses(sql: string, merchantOwned: ReadonlySet<strin
       if (call && !/^(nextval|currval)/.test(call[0])) problems.push(`UPDATE ${table} … RETURNING calls ${call[0].replace(/\s*\($/, '()')}: Citus wants IMMUTABLE functions there (read it first, or stamp the rows after)`);
     }
     if (/\bcase\s+(?!when\b)[a-z_][\w.]*\s+when\b/.test(assignments)) problems.push(`UPDATE ${table} SET has a simple CASE (case x when …): Citus deparses it wrongly for its workers; write case when x = …`);
-    for (const c of assignments.matchAll(/\bcase\b/g)) {
-      // The CASE up to its END at the same depth.
+    for (const c of assignments.matchAll(/\b(case|coalesce)\b/g)) {
+      // The CASE up to its END at the same depth; the COALESCE up to its closing parenthesis.
       const tail = assignments.slice(c.index!);
-      const end = /\bend\b/.exec(depth0(tail));
-      const expr = tail.slice(0, end ? end.index : tail.length);
+      const end = c[1] === 'case' ? /\bend\b/.exec(depth0(tail))?.index : unmatchedClose(tail.slice(tail.indexOf('(') + 1));
+      const expr = tail.slice(0, end === undefined ? tail.length : c[1] === 'case' ? end : tail.indexOf('(') + 1 + end);
       const call = NON_IMMUTABLE_CALL.exec(expr);
       if (call) {
-        problems.push(`UPDATE ${table} SET has a CASE calling ${call[0].replace(/\s*\($/, '()')}: Citus wants IMMUTABLE functions in CASE there (compute it first, pass it in)`);
+        problems.push(`UPDATE ${table} SET has a ${c[1].toUpperCase()} calling ${call[0].replace(/\s*\($/, '()')}: Citus wants IMMUTABLE functions in CASE and COALESCE there (compute it first, pass it in)`);
         break;
       }
     }

@@ -13,6 +13,7 @@ import { taskList } from '../../src/composition.ts';
 import type { Deps } from '../../src/http/types.ts';
 import { CHUNK_LINES, simulatedRail } from '../../src/rails/simulated/payouts.ts';
 import { processMerchantPayouts } from '../../src/modules/disbursements/processing.ts';
+import { onCitus } from '../citus-mode.ts';
 import { BASE, newMerchant, startTestApp, type TestApp, type TestMerchant } from '../helpers.ts';
 
 let t: TestApp;
@@ -75,7 +76,8 @@ async function rowsReadByOneChunk(merchantAccountNumber: number): Promise<{ deci
   }
 }
 
-describe('payout chunks under stale statistics', () => {
+// On Citus the rows are read on the workers, whose counters the coordinator's session does not see.
+describe.skipIf(onCitus)('payout chunks under stale statistics', () => {
   it("reads a bounded number of rows for a chunk of a merchant the statistics have not seen yet", { timeout: 120_000 }, async () => {
     const known = await merchantWithBatch('KNOWN', 2_000);
     await processMerchantPayouts(t.deps, known.merchantAccountNumber);

@@ -207,7 +207,7 @@ async function assertMoneyConserved(batches: Batch[]): Promise<Snapshot[]> {
     expect(invariants).toEqual({ total: 0, mismatched: 0 });
 
     const inFlight = await probe.query<{ ledger: number; lines: number }>(
-      `select (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id)
+      `select (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id)
                 where a.kind = 'payouts_in_flight' and a.is_system) as ledger,
               (select coalesce(sum(amount_minor + fee_minor), 0)::bigint from payouts where status_code = 'T') as lines`,
     );
@@ -218,9 +218,9 @@ async function assertMoneyConserved(batches: Batch[]): Promise<Snapshot[]> {
       const { rows } = await probe.query<{ balance: number; committed: number; settled: number; fees: number; s_amount: number; s_fee: number; settle_s: number; settle_f: number; s: number; f: number }>(
         `select (select balance_minor from ledger_accounts where merchant_account_number = $1 and kind = 'disbursement') as balance,
                 (select coalesce(sum(amount_minor + fee_minor), 0)::bigint from payouts where merchant_account_number = $1 and status_code in ('T', 'S')) as committed,
-                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id) join ledger_transfers x using (transfer_id)
+                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id) join ledger_transfers x using (merchant_account_number, transfer_id)
                   where e.merchant_account_number = $1 and a.kind = 'payouts_settled' and x.transfer_type = 'payout_settle') as settled,
-                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id) join ledger_transfers x using (transfer_id)
+                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id) join ledger_transfers x using (merchant_account_number, transfer_id)
                   where e.merchant_account_number = $1 and a.kind = 'fees' and x.transfer_type = 'payout_settle') as fees,
                 (select coalesce(sum(amount_minor), 0)::bigint from payouts where merchant_account_number = $1 and status_code = 'S') as s_amount,
                 (select coalesce(sum(fee_minor), 0)::bigint from payouts where merchant_account_number = $1 and status_code = 'S') as s_fee,
@@ -300,7 +300,7 @@ async function assertCompleted(batches: Batch[]): Promise<void> {
     expect(rows[0].n).toBe(1);
   }
   const { rows } = await probe.query<{ in_flight: number }>(
-    `select coalesce(sum(e.amount_minor), 0)::bigint as in_flight from ledger_entries e join ledger_accounts a using (account_id)
+    `select coalesce(sum(e.amount_minor), 0)::bigint as in_flight from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id)
       where a.kind = 'payouts_in_flight' and a.is_system`,
   );
   expect(rows[0].in_flight).toBe(0);

@@ -1408,7 +1408,7 @@ describe('concurrency', () => {
     expect(Object.fromEntries(rows.map((r) => [r.status_code, r.n]))).toEqual({ S: 41, F: 11, R: 5 });
     // Payouts in flight: every debit settled exactly once (the account nets to zero for this merchant).
     const inFlight = await count(
-      `select coalesce(sum(e.amount_minor), 0)::int as n from ledger_entries e join ledger_accounts a using (account_id)
+      `select coalesce(sum(e.amount_minor), 0)::int as n from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id)
         where a.kind = 'payouts_in_flight' and e.merchant_account_number = $1`,
       [m.merchantAccountNumber],
     );

@@ -74,7 +74,7 @@ async function expectMoneyConsistent(): Promise<void> {
   expect(report.checks.filter((c) => c.failed > 0)).toEqual([]);
   // Nothing was paid out: the settled-payouts and fees accounts never moved.
   const { rows } = await t.db.query<{ n: number }>(
-    `select count(*)::int as n from ledger_entries e join ledger_accounts a using (account_id) where a.kind in ('payouts_settled', 'fees')`,
+    `select count(*)::int as n from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id) where a.kind in ('payouts_settled', 'fees')`,
   );
   expect(rows[0].n).toBe(0);
 }

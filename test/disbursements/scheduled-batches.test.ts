@@ -244,7 +244,7 @@ describe('cancel of a transferred batch that is not yet due', () => {
       `select t.transfer_type, t.reference,
               sum(e.amount_minor) filter (where a.kind = 'disbursement')::bigint as disbursement,
               sum(e.amount_minor) filter (where a.kind = 'payouts_in_flight')::bigint as in_flight
-         from ledger_transfers t join ledger_entries e using (transfer_id) join ledger_accounts a using (account_id)
+         from ledger_transfers t join ledger_entries e using (merchant_account_number, transfer_id) join ledger_accounts a using (merchant_account_number, account_id)
         where t.merchant_account_number = $1 and t.transfer_type like 'payout%' group by t.merchant_account_number, t.transfer_id order by t.transfer_id`,
       [m.merchantAccountNumber],
     );
@@ -321,7 +321,7 @@ describe('cancel of a transferred batch that is not yet due', () => {
     await worker.connect();
     try {
       await worker.query('begin');
-      await worker.query('select payout_id from payouts where batch_number = $1 and line_number = 2 for update skip locked', [n]);
+      await worker.query('select payout_id from payouts where merchant_account_number = $1 and batch_number = $2 and line_number = 2 for update skip locked', [m.merchantAccountNumber, n]);
       const started = Date.now();
       await refusedUnchanged(() => act(m, 'cancel', n), 402, 'E916');
       expect(Date.now() - started).toBeLessThan(2000);

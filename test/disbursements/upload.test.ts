@@ -72,7 +72,7 @@ async function chunksOf(uploadId: string): Promise<Array<{ seq: number; bytes: B
 
 const allChunks = () => count('select count(*)::int as n from batch_upload_chunks');
 /** Chunks no batch refers to: what a refused or abandoned upload must never leave. */
-const orphanChunks = () => count('select count(*)::int as n from batch_upload_chunks c where not exists (select 1 from batches b where b.upload_id = c.upload_id)');
+const orphanChunks = () => count('select count(*)::int as n from batch_upload_chunks c where not exists (select 1 from batches b where b.merchant_account_number = c.merchant_account_number and b.upload_id = c.upload_id)');
 const batchesOf = (who: TestMerchant) => count('select count(*)::int as n from batches where merchant_account_number = $1', [who.merchantAccountNumber]);
 
 const COPY_QUERY = 'copy batch_upload_chunks%';
@@ -465,7 +465,7 @@ describe('fallbacks to staged lines', () => {
     let res: RawResponse | undefined;
     try {
       const [pid] = await waitForCopies(1).then(copyBackends);
-      const { rows } = await t.db.query<{ ok: boolean }>('select pg_terminate_backend($1) as ok', [pid]);
+      const { rows } = await t.db.query<{ ok: boolean }>('select pg_terminate_backend($1::int) as ok', [pid]);
       expect(rows[0].ok).toBe(true);
       await until('the COPY backend gone', async () => (await copyBackends()).length === 0, 10_000, 20);
 

@@ -68,7 +68,7 @@ async function fromEntries(who: TestMerchant, from: string, to: string) {
             coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0 and e.created_at >= $2::date::timestamp at time zone 'UTC' and e.created_at < ($3::date + 1)::timestamp at time zone 'UTC'), 0)::bigint as out_minor,
             count(e.entry_id) filter (where e.created_at >= $2::date::timestamp at time zone 'UTC' and e.created_at < ($3::date + 1)::timestamp at time zone 'UTC')::bigint as movements,
             coalesce(sum(e.amount_minor) filter (where e.created_at < ($3::date + 1)::timestamp at time zone 'UTC'), 0)::bigint as closing
-       from ledger_accounts a left join ledger_entries e on e.account_id = a.account_id
+       from ledger_accounts a left join ledger_entries e on e.merchant_account_number = a.merchant_account_number and e.account_id = a.account_id
       where a.merchant_account_number = $1 and a.kind in ('collection', 'disbursement')
       group by a.kind order by a.kind`,
     [who.merchantAccountNumber, from, to],
@@ -152,7 +152,7 @@ afterAll(async () => {
 const marks = async (who: TestMerchant) =>
   (
     await t.db.query<{ kind: string; through: string }>(
-      `select a.kind, to_char(k.filled_through, 'YYYY-MM-DD') as through from ledger_account_day_marks k join ledger_accounts a using (account_id)
+      `select a.kind, to_char(k.filled_through, 'YYYY-MM-DD') as through from ledger_account_day_marks k join ledger_accounts a using (merchant_account_number, account_id)
         where k.merchant_account_number = $1 order by a.kind`,
       [who.merchantAccountNumber],
     )

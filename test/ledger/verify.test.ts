@@ -133,7 +133,7 @@ async function removeTransfers(where: string, params: unknown[]): Promise<void> 
     await tx.query('alter table ledger_entries disable trigger ledger_entries_no_update');
     await tx.query(
       `update ledger_accounts a set balance_minor = a.balance_minor - d.total
-         from (select e.account_id, sum(e.amount_minor) as total from ledger_entries e join ledger_transfers tr using (transfer_id) where ${where} group by e.account_id) d
+         from (select e.account_id, sum(e.amount_minor) as total from ledger_entries e join ledger_transfers tr using (merchant_account_number, transfer_id) where ${where} group by e.account_id) d
         where a.account_id = d.account_id and not a.is_system`,
       params,
     );
@@ -220,7 +220,7 @@ describe('npm run cli -- ledger verify', () => {
     );
     const reference = found[0].transaction_reference_number;
     const { rows: saved } = await t.db.query<{ entry_id: number; transfer_id: number; account_id: number; merchant_account_number: number; amount_minor: number; created_at: Date }>(
-      `select e.* from ledger_entries e join ledger_transfers tr using (transfer_id) where tr.reference = $1 and tr.transfer_type = 'payment'`,
+      `select e.* from ledger_entries e join ledger_transfers tr using (merchant_account_number, transfer_id) where tr.reference = $1 and tr.transfer_type = 'payment'`,
       [reference],
     );
     expect(saved).toHaveLength(3);
@@ -416,7 +416,7 @@ describe('npm run cli -- ledger verify', () => {
     } finally {
       await withTransaction(t.db, async (tx) => {
         await tx.query(
-          `update ledger_accounts a set balance_minor = (select coalesce(sum(amount_minor), 0) from ledger_entries e where e.account_id = a.account_id)
+          `update ledger_accounts a set balance_minor = (select coalesce(sum(amount_minor), 0) from ledger_entries e where e.merchant_account_number = a.merchant_account_number and e.account_id = a.account_id)
             where merchant_account_number = $1 and kind = 'disbursement'`,
           [m2.merchantAccountNumber],
         );

@@ -150,7 +150,7 @@ describe('POST /merchants/accounts/topup', () => {
     expect(await disbursementMinor(who)).toBe(250_000);
     const { rows } = await t.db.query<{ amount_minor: number; merchant: number | null }>(
       `select e.amount_minor, a.merchant_account_number as merchant
-         from ledger_entries e join ledger_transfers tr using (transfer_id) join ledger_accounts a using (account_id)
+         from ledger_entries e join ledger_transfers tr using (merchant_account_number, transfer_id) join ledger_accounts a using (merchant_account_number, account_id)
         where tr.reference = $1 order by e.amount_minor`,
       [body.transactionReferenceNumber],
     );

@@ -508,7 +508,7 @@ function targetMet(target: Target, p: Phases): boolean {
 async function assertAtRest(): Promise<void> {
   expect(await ledgerInvariants(t.db)).toEqual({ total: 0, mismatched: 0 });
   const { rows } = await t.db.query<{ ledger: number; lines: number; twice: number }>(
-    `select (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id)
+    `select (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id)
               where a.kind = 'payouts_in_flight' and a.is_system) as ledger,
             (select coalesce(sum(amount_minor + fee_minor), 0)::bigint from payouts where status_code = 'T') as lines,
             (select count(*)::int from payouts where (status_code in ('S', 'F') and attempts <> 1) or (status_code = 'T' and attempts <> 0)) as twice`,
@@ -691,9 +691,9 @@ describe('crash safety of the whole service', () => {
                 count(*) filter (where attempts <> 1)::int as twice,
                 coalesce(sum(amount_minor) filter (where status_code = 'S'), 0)::bigint as s_amount,
                 coalesce(sum(fee_minor) filter (where status_code = 'S'), 0)::bigint as s_fee,
-                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id) join ledger_transfers x using (transfer_id)
+                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id) join ledger_transfers x using (merchant_account_number, transfer_id)
                   where e.merchant_account_number = $1 and a.kind = 'payouts_settled' and x.transfer_type = 'payout_settle') as settled,
-                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (account_id) join ledger_transfers x using (transfer_id)
+                (select coalesce(sum(e.amount_minor), 0)::bigint from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id) join ledger_transfers x using (merchant_account_number, transfer_id)
                   where e.merchant_account_number = $1 and a.kind = 'fees' and x.transfer_type = 'payout_settle') as fees,
                 (select coalesce(sum((metadata->>'succeeded')::int), 0)::int from ledger_transfers where merchant_account_number = $1 and transfer_type = 'payout_settle') as settle_s,
                 (select coalesce(sum((metadata->>'failed')::int), 0)::int from ledger_transfers where merchant_account_number = $1 and transfer_type = 'payout_settle') as settle_f
@@ -750,7 +750,7 @@ describe('crash safety of the whole service', () => {
       );
       const { rows: debits } = await t.db.query<{ n: number }>(
         `select count(*)::int as n from (
-           select x.reference, sum(e.amount_minor) as debit from ledger_transfers x join ledger_entries e using (transfer_id) join ledger_accounts a using (account_id)
+           select x.reference, sum(e.amount_minor) as debit from ledger_transfers x join ledger_entries e using (merchant_account_number, transfer_id) join ledger_accounts a using (merchant_account_number, account_id)
             where x.merchant_account_number = $1 and x.transfer_type = 'payout_debit' and a.kind = 'payouts_in_flight' group by x.transfer_id, x.reference) d
           full join (select coalesce('B' || batch_number, transaction_reference_number::text) as reference, sum(amount_minor + fee_minor) as owed
                        from payouts where merchant_account_number = $1 group by 1) p using (reference)
@@ -859,7 +859,7 @@ describe('crash safety of the whole service', () => {
       expect({ disbursement: rows[0].disbursement, collection: rows[0].collection }, `merchant ${m.label} balances`).toEqual({ disbursement: topups - rows[0].paid, collection: rows[0].collected });
     }
     const { rows: system } = await t.db.query<{ kind: string; total: number }>(
-      `select a.kind, coalesce(sum(e.amount_minor), 0)::bigint as total from ledger_accounts a left join ledger_entries e using (account_id)
+      `select a.kind, coalesce(sum(e.amount_minor), 0)::bigint as total from ledger_accounts a left join ledger_entries e using (merchant_account_number, account_id)
         where a.is_system group by a.kind`,
     );
     const { rows: expected } = await t.db.query<{ collected: number; collection_fees: number; settled: number; payout_fees: number }>(

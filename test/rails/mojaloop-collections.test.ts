@@ -135,7 +135,7 @@ describe('a payer DFSP pays a fresh timed account (FSPIOP 1.1, the switch notifi
     expect((await patch(transferId, 'COMMITTED')).status).toBe(200);
     const replayAfter = ok(await sendTransfer(ttk, { ...payer, version: '1.1', body: transferBody }), 'replay after commit');
     expect(replayAfter.body.fulfilment).toBe(transfer.body.fulfilment);
-    const { rows } = await t.db.query<{ n: number }>('select count(*)::int as n from collections c join payment_requests r using (request_id) where r.timed_account_number = $1', [account]);
+    const { rows } = await t.db.query<{ n: number }>('select count(*)::int as n from collections c join payment_requests r using (merchant_account_number, request_id) where r.timed_account_number = $1', [account]);
     expect(rows[0].n).toBe(1);
     await expectLedgerClean();
   });
@@ -148,7 +148,7 @@ describe('a payer DFSP pays a fresh timed account (FSPIOP 1.1, the switch notifi
     const second = await pay(account, 130_00);
     expect((await patch(second.transferId, 'COMMITTED')).status).toBe(200);
     expect(await requestState(account)).toMatchObject({ status_code: 'P' });
-    const { rows } = await t.db.query<{ n: number }>('select count(*)::int as n from collections c join payment_requests r using (request_id) where r.timed_account_number = $1', [account]);
+    const { rows } = await t.db.query<{ n: number }>('select count(*)::int as n from collections c join payment_requests r using (merchant_account_number, request_id) where r.timed_account_number = $1', [account]);
     expect(rows[0].n).toBe(1);
     await expectLedgerClean();
   });

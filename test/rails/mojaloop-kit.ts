@@ -69,7 +69,7 @@ export async function expectLedgerClean(t: TestApp, m: TestMerchant): Promise<vo
   expect(report.checks.filter((c) => c.failed > 0), JSON.stringify(report.checks.filter((c) => c.failed > 0), null, 2)).toEqual([]);
   expect(await ledgerInvariants(t.db)).toEqual({ total: 0, mismatched: 0 });
   const { rows } = await t.db.query<{ kind: string; total: string }>(
-    `select a.kind, coalesce(sum(e.amount_minor), 0) as total from ledger_entries e join ledger_accounts a using (account_id)
+    `select a.kind, coalesce(sum(e.amount_minor), 0) as total from ledger_entries e join ledger_accounts a using (merchant_account_number, account_id)
       where e.merchant_account_number = $1 and a.kind in ('payouts_in_flight', 'rail_in_flight') group by a.kind`,
     [m.merchantAccountNumber],
   );

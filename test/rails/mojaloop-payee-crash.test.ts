@@ -89,7 +89,7 @@ async function quoteFor(account: string, amount: string) {
 
 async function creditedOnce(account: string): Promise<void> {
   const { rows } = await t.db.query<{ n: number; status: string }>(
-    `select count(c.collection_id)::int as n, max(r.status_code) as status from payment_requests r left join collections c using (request_id) where r.timed_account_number = $1`,
+    `select count(c.collection_id)::int as n, max(r.status_code) as status from payment_requests r left join collections c using (merchant_account_number, request_id) where r.timed_account_number = $1`,
     [account],
   );
   expect(rows[0]).toEqual({ n: 1, status: 'P' });

@@ -355,7 +355,7 @@ describe('production with mutual TLS: TTK requires our certificate, we require i
     expect(typeof transfer.callback!.headers['fspiop-signature']).toBe('string');
     const patched = await notifyTransfer(switchTtk, { ...payer, source: SWITCH_FSP, transferId: quoteBody.transactionId, body: { transferState: 'COMMITTED', completedTimestamp: new Date().toISOString() } });
     expect(patched.status, JSON.stringify(patched)).toBe(200);
-    const { rows } = await t.db.query<{ n: number; status: string }>(`select count(c.collection_id)::int as n, max(r.status_code) as status from payment_requests r left join collections c using (request_id) where r.timed_account_number = $1`, [account]);
+    const { rows } = await t.db.query<{ n: number; status: string }>(`select count(c.collection_id)::int as n, max(r.status_code) as status from payment_requests r left join collections c using (merchant_account_number, request_id) where r.timed_account_number = $1`, [account]);
     expect(rows[0]).toEqual({ n: 1, status: 'P' });
     const { rows: events } = await t.db.query<{ n: number }>(`select count(*)::int as n from outbox_events where merchant_account_number = $1 and event_code = 'payrequest.success'`, [m.merchantAccountNumber]);
     expect(events[0].n).toBe(1);

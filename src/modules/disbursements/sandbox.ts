@@ -1,6 +1,6 @@
 // The sandbox connector (product.md §7): every well-formed account is paid, except accounts
 // ending in one of these suffixes, so integrators can test every path. The table is data: the
-// payout worker passes it to its SQL, and docs/sandbox-reference.md prints the same rows.
+// payout worker decides by it (rails/simulated/payouts.ts), and docs/sandbox-reference.md prints the same rows.
 
 export type Outcome = 'fail' | 'timeout' | 'reverse';
 

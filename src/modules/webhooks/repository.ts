@@ -1,6 +1,6 @@
 // SQL for webhook subscriptions, deliveries and attempts.
 import type pg from 'pg';
-import type { Queryable } from '../../db/pool.ts';
+import { transactionNow, type Queryable } from '../../db/pool.ts';
 
 export interface SubscriptionRow {
   webhook_id: number;
@@ -66,9 +66,8 @@ export async function deleteSubscription(tx: pg.PoolClient, merchantAccountNumbe
   if (!rows[0]) return undefined;
   // Its deliveries stay in the log, detached (webhook_id null: the key has no ON DELETE SET NULL,
   // which Citus refuses, migration 0034); the pending ones fail, as nothing will send them now.
-  // The transaction's now() is read first: Citus refuses now() inside CASE in an UPDATE's SET on a
-  // distributed table ("non-IMMUTABLE functions are not allowed in CASE or COALESCE statements").
-  const now = (await tx.query<{ now: string }>('select now()::text as now')).rows[0].now;
+  // The transaction's now() is read first (transactionNow: Citus refuses it inside CASE there).
+  const now = await transactionNow(tx);
   await tx.query(
     `update webhook_deliveries
         set webhook_id = null,

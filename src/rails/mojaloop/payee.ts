@@ -318,7 +318,8 @@ export function fulfil(deps: Deps, ctx: MojaloopContext, row: CollectionRow, des
     sends: [callback(`/transfers/${row.transfer_id}`, destination, row.transfer_version ?? '1.0', body, row)],
     afterSend: async ([answer]) => {
       if (!answer?.accepted) return;
-      await deps.db.query('update rail_collections set fulfilment_sent_at = coalesce(fulfilment_sent_at, now()) where merchant_account_number = $1 and inbound_id = $2', [row.merchant_account_number, row.inbound_id]);
+      // The first time it is sent: a repeated transfer's fulfilment leaves it as it was.
+      await deps.db.query('update rail_collections set fulfilment_sent_at = now() where merchant_account_number = $1 and inbound_id = $2 and fulfilment_sent_at is null', [row.merchant_account_number, row.inbound_id]);
     },
   };
 }

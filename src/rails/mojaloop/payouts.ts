@@ -7,7 +7,7 @@
 // never sent again. Each claim is one transaction (states, due times, failures booked); the
 // requests go out after it commits.
 import type pg from 'pg';
-import { withTransaction } from '../../db/pool.ts';
+import { transactionNow, withTransaction } from '../../db/pool.ts';
 import type { Deps } from '../../http/types.ts';
 import { bookOutcomes, PROCESSED_COLUMNS, updateReturningProcessed, type ProcessedRow } from '../../modules/disbursements/outcomes.ts';
 import { CONNECTOR_UNAVAILABLE, MERCHANT_UNAVAILABLE } from '../../modules/disbursements/sandbox.ts';
@@ -169,12 +169,13 @@ async function startLookups(ctx: MojaloopContext, tx: pg.PoolClient, rows: RailP
 /** Asked again (a lookup, a quote, or a transfer's outcome): one more attempt, the next wait. */
 async function markRetried(ctx: MojaloopContext, tx: pg.PoolClient, rows: RailPayoutRow[]): Promise<void> {
   if (rows.length === 0) return;
+  // now() passed in (transactionNow): Citus refuses it inside the CASE.
   await tx.query(
-    `update rail_payouts r set attempts = least(r.attempts + 1, 32767), updated_at = now(),
-            asked_at = case when r.phase = 'transfer' then now() else r.asked_at end
+    `update rail_payouts r set attempts = least(r.attempts + 1, 32767), updated_at = $3::timestamptz,
+            asked_at = case when r.phase = 'transfer' then $3::timestamptz else r.asked_at end
        from unnest($1::integer[], $2::bigint[]) as u(m, p)
       where r.merchant_account_number = u.m and r.payout_id = u.p`,
-    [rows.map((r) => r.merchant_account_number), rows.map((r) => r.payout_id)],
+    [rows.map((r) => r.merchant_account_number), rows.map((r) => r.payout_id), await transactionNow(tx)],
   );
   await setDue(tx, rows, ctx.config.callbackSeconds);
 }
@@ -182,10 +183,10 @@ async function markRetried(ctx: MojaloopContext, tx: pg.PoolClient, rows: RailPa
 /** When the worker looks at these payouts next, unless a callback moves them first. */
 export async function setDue(tx: pg.PoolClient, rows: Pick<RailPayoutRow, 'merchant_account_number' | 'payout_id'>[], afterSeconds: number, from?: Date): Promise<void> {
   await tx.query(
-    `update payouts p set due_at = coalesce($4::timestamptz, now()) + make_interval(secs => $3)
+    `update payouts p set due_at = $4::timestamptz + make_interval(secs => $3)
        from unnest($1::integer[], $2::bigint[]) as u(m, id)
       where p.merchant_account_number = u.m and p.payout_id = u.id and p.status_code = 'T'`,
-    [rows.map((r) => r.merchant_account_number), rows.map((r) => r.payout_id), afterSeconds, from ?? null],
+    [rows.map((r) => r.merchant_account_number), rows.map((r) => r.payout_id), afterSeconds, from ?? (await transactionNow(tx))],
   );
 }
 

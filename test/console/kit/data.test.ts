@@ -634,7 +634,7 @@ describe('payouts', () => {
 describe('statements', () => {
   const ledgerBalances = async (who: TestMerchant) => {
     const { rows } = await t.db.query<{ kind: string; sum: number }>(
-      `select a.kind, coalesce(sum(e.amount_minor), 0)::bigint as sum from ledger_accounts a left join ledger_entries e on e.account_id = a.account_id
+      `select a.kind, coalesce(sum(e.amount_minor), 0)::bigint as sum from ledger_accounts a left join ledger_entries e on e.merchant_account_number = a.merchant_account_number and e.account_id = a.account_id
         where a.merchant_account_number = $1 group by a.kind`,
       [who.merchantAccountNumber],
     );

@@ -66,7 +66,7 @@ async function ledgerSummary(merchant: number, from: string, to: string) {
             coalesce(-sum(e.amount_minor) filter (where e.created_at >= $2::date and e.created_at < $3::date + 1 and e.amount_minor < 0), 0)::bigint as out_minor,
             coalesce(sum(e.amount_minor) filter (where e.created_at < $3::date + 1), 0)::bigint as closing,
             count(e.entry_id) filter (where e.created_at >= $2::date and e.created_at < $3::date + 1)::bigint as movements
-       from ledger_accounts a left join ledger_entries e on e.account_id = a.account_id
+       from ledger_accounts a left join ledger_entries e on e.merchant_account_number = a.merchant_account_number and e.account_id = a.account_id
       where a.merchant_account_number = $1
       group by a.kind, a.balance_minor order by a.kind`,
     [merchant, from, to],
