@@ -351,8 +351,8 @@ async function racePayments(deps: Deps, baseUrl: string, merchants: MerchantCred
     }
     const { rows } = await deps.db.query<{ timed_account_number: string; status_code: string; collections: number }>(
       `select r.timed_account_number, r.status_code, count(c.collection_id)::int as collections
-         from payment_requests r left join collections c on c.request_id = r.request_id
-        where r.reference_number like $1 group by r.request_id`,
+         from payment_requests r left join collections c on c.merchant_account_number = r.merchant_account_number and c.request_id = r.request_id
+        where r.reference_number like $1 group by r.merchant_account_number, r.request_id, r.timed_account_number, r.status_code`,
       [`D${prefix}%`],
     );
     const collectionsPerAccount: Record<string, number> = {};
