@@ -194,7 +194,13 @@ describe('payouts over Mojaloop (TTK as the switch)', () => {
     expect((await act(t, m, 'transferFunds', batchNumber)).statusCode).toBe(200);
     await runJob(t, m);
     const started = async () => (await t.db.query<{ n: number }>('select count(*)::int as n from rail_payouts where merchant_account_number = $1', [m.merchantAccountNumber])).rows[0].n;
-    expect(await started()).toBe(OPEN_PER_MERCHANT);
+    const open = async () =>
+      (await t.db.query<{ n: number }>(`select count(*)::int as n from rail_payouts where merchant_account_number = $1 and phase in ('lookup', 'quote', 'transfer')`, [m.merchantAccountNumber])).rows[0].n;
+    // Never more than OPEN_PER_MERCHANT open at once. A run slower than the lookups' time-out (2 s
+    // here, on a loaded machine) has already failed some of them and given their places to the
+    // last lines, so the count started is 256 or a little more, never 258 open.
+    expect(await open()).toBeLessThanOrEqual(OPEN_PER_MERCHANT);
+    expect(await started()).toBeGreaterThanOrEqual(OPEN_PER_MERCHANT);
     // Unanswered, the lookups fail (F108, refunded) and free their places for the last two.
     const rows = await settle(t, m, 30_000);
     expect(await started()).toBe(OPEN_PER_MERCHANT + 2);
