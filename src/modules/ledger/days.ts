@@ -33,42 +33,61 @@ async function lastClosedDay(db: Queryable, now: Date): Promise<string> {
 
 /**
  * Fills a round of accounts' days, each after its mark (or from the day before its first entry), at
- * most DAYS_PER_STATEMENT days of each up to `closedDay`, and moves their marks, in one statement:
- * the days and the marks commit together. A second filler racing on the same account computes the
- * same totals from the same immutable entries; its rows are skipped and a mark only moves forward.
- * Returns the day rows written.
+ * most DAYS_PER_STATEMENT days of each up to `closedDay`, and moves their marks: one statement per
+ * merchant of the round (fillMerchantAccounts). Returns the day rows written.
  */
 async function fillAccounts(db: Queryable, accounts: Array<{ merchant_account_number: number; account_id: number }>, closedDay: string): Promise<number> {
+  const byMerchant = new Map<number, number[]>();
+  for (const a of accounts) byMerchant.set(a.merchant_account_number, [...(byMerchant.get(a.merchant_account_number) ?? []), a.account_id]);
+  let days = 0;
+  for (const [merchantAccountNumber, accountIds] of byMerchant) days += await fillMerchantAccounts(db, merchantAccountNumber, accountIds, closedDay);
+  return days;
+}
+
+/**
+ * One merchant's accounts, in one statement: the days and the marks commit together. A second
+ * filler racing on the same account computes the same totals from the same immutable entries; its
+ * rows are skipped and a mark only moves forward. Every table is read `where merchant_account_number
+ * = $1`, so on Citus the statement runs whole on the merchant's node (a round across merchants, from
+ * unnest() with a correlated subquery beside it, was refused there: "correlated subqueries are not
+ * supported when the FROM clause contains a set returning function", and every account failed).
+ */
+async function fillMerchantAccounts(db: Queryable, merchantAccountNumber: number, accountIds: number[], closedDay: string): Promise<number> {
   const { rows } = await db.query<{ days: number }>(
     `with start as (
-       select t.merchant_account_number, t.account_id,
+       select a.account_id,
               coalesce(k.filled_through,
                        -- Never filled: from its first entry's day (with none yet, nothing up to the closed day).
-                       least((select (min(e.created_at) at time zone 'UTC')::date from ledger_entries e where e.account_id = t.account_id) - 1, $3::date)
+                       least((select (min(e.created_at) at time zone 'UTC')::date from ledger_entries e
+                               where e.merchant_account_number = $1 and e.account_id = a.account_id) - 1, $3::date)
                       ) as after
-         from unnest($1::integer[], $2::bigint[]) as t(merchant_account_number, account_id)
-         left join ledger_account_day_marks k on k.merchant_account_number = t.merchant_account_number and k.account_id = t.account_id
+         from ledger_accounts a
+         left join ledger_account_day_marks k on k.merchant_account_number = a.merchant_account_number and k.account_id = a.account_id
+        where a.merchant_account_number = $1 and a.account_id = any($2::bigint[])
      ),
      span as (
-       select merchant_account_number, account_id, after, least($3::date, after + $4::int) as through from start where after <= $3::date
+       select account_id, after, least($3::date, after + $4::int) as through from start where after <= $3::date
      ),
      days as (
        insert into ledger_account_days (merchant_account_number, account_id, day, in_minor, out_minor, movements)
-       select s.merchant_account_number, s.account_id, (e.created_at at time zone 'UTC')::date,
+       select $1::integer, s.account_id, (e.created_at at time zone 'UTC')::date,
               coalesce(sum(e.amount_minor) filter (where e.amount_minor > 0), 0), coalesce(-sum(e.amount_minor) filter (where e.amount_minor < 0), 0), count(*)
          from span s
-         join ledger_entries e on e.account_id = s.account_id
+         join ledger_entries e on e.merchant_account_number = $1 and e.account_id = s.account_id
               and e.created_at >= (s.after + 1)::timestamp at time zone 'UTC' and e.created_at < (s.through + 1)::timestamp at time zone 'UTC'
         group by 1, 2, 3
        on conflict do nothing
        returning 1
+     ),
+     marks as (
+       insert into ledger_account_day_marks (merchant_account_number, account_id, filled_through)
+       select $1::integer, account_id, through from span
+       on conflict (merchant_account_number, account_id)
+         do update set filled_through = greatest(ledger_account_day_marks.filled_through, excluded.filled_through)
      )
-     insert into ledger_account_day_marks (merchant_account_number, account_id, filled_through)
-     select merchant_account_number, account_id, through from span
-     on conflict (merchant_account_number, account_id)
-       do update set filled_through = greatest(ledger_account_day_marks.filled_through, excluded.filled_through)
-     returning (select count(*) from days)::int as days`,
-    [accounts.map((a) => a.merchant_account_number), accounts.map((a) => a.account_id), closedDay, DAYS_PER_STATEMENT],
+     -- Counted in a SELECT of its own: Citus loses the CTE inside an INSERT's RETURNING ("relation days does not exist").
+     select count(*)::int as days from days`,
+    [merchantAccountNumber, accountIds, closedDay, DAYS_PER_STATEMENT],
   );
   return rows[0]?.days ?? 0;
 }
