@@ -38,7 +38,11 @@ async function lastClosedDay(db: Queryable, now: Date): Promise<string> {
  */
 async function fillAccounts(db: Queryable, accounts: Array<{ merchant_account_number: number; account_id: number }>, closedDay: string): Promise<number> {
   const byMerchant = new Map<number, number[]>();
-  for (const a of accounts) byMerchant.set(a.merchant_account_number, [...(byMerchant.get(a.merchant_account_number) ?? []), a.account_id]);
+  for (const a of accounts) {
+    const ids = byMerchant.get(a.merchant_account_number);
+    if (ids) ids.push(a.account_id);
+    else byMerchant.set(a.merchant_account_number, [a.account_id]);
+  }
   let days = 0;
   for (const [merchantAccountNumber, accountIds] of byMerchant) days += await fillMerchantAccounts(db, merchantAccountNumber, accountIds, closedDay);
   return days;
