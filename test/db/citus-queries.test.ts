@@ -27,6 +27,16 @@
 //   (f) ctid-modification: an UPDATE or DELETE of a merchant-owned table naming ctid (the bounded
 //       clean-up deletes as they were): "Recursively planned distributed modifications with ctid
 //       on where clause are not supported". Delete by key.
+//   (g) correlated-subquery-beside-srf: a select whose FROM holds a set-returning function
+//       (unnest(), generate_series(), …; directly or in a subquery of its FROM) with a subquery in
+//       its SELECT list or WHERE that reads a merchant-owned table and refers to an alias of that
+//       FROM: "correlated subqueries are not supported when the FROM clause contains a set
+//       returning function" (the outbox's ad-hoc webhook targets, every payment with a callback
+//       URL answered 500; the ledger_account_days job filled nothing). Read those rows apart, or
+//       join the table pinned to the merchant.
+//   (h) cte-in-insert-returning: an INSERT into a merchant-owned table whose RETURNING reads a CTE
+//       of its statement: Citus plans the RETURNING without it ("relation … does not exist"; the
+//       ledger_account_days job). Read the CTE in a SELECT of the statement's own.
 //
 // How: the SQL is read from the TypeScript AST (node_modules/typescript): every string or template
 // literal whose text starts with with/select/insert/update/delete, `${NAME}` resolved to a const
@@ -59,7 +69,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { createTestDatabase } from '../helpers.ts';
-import { ctidModification, extractSql, groupByFunctionalDependency, insertValuesSubquery, lint, multiShardLocks, nonImmutableUpsertSet, readSources, updateCitusRefuses, type Finding, type SqlText } from './sql-lint.ts';
+import { correlatedSubqueryBesideSrf, cteInInsertReturning, ctidModification, extractSql, groupByFunctionalDependency, insertValuesSubquery, lint, multiShardLocks, nonImmutableUpsertSet, readSources, updateCitusRefuses, type Finding, type SqlText } from './sql-lint.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -216,6 +226,40 @@ describe('the SQL lint itself: a reintroduced obstacle of each class fails', () 
       where k.merchant_account_number = d.merchant_account_number and k.idempotency_key = d.idempotency_key`, owned2)).toEqual([]);
     // A table on the coordinator (not merchant-owned) may be cleaned by ctid.
     expect(ctidModification('delete from rate_limit_windows where ctid in (select ctid from rate_limit_windows limit 100)', owned2)).toEqual([]);
+  });
+
+  it('(g) finds a correlated subquery on a merchant-owned table beside a set-returning function in FROM, not one read apart', () => {
+    const owned2 = new Set([...owned, 'webhook_subscriptions', 'ledger_entries', 'ledger_account_day_marks']);
+    // The outbox's ad-hoc targets as they were (the SRF inside a subquery of the FROM).
+    expect(correlatedSubqueryBesideSrf(`insert into webhook_deliveries (merchant_account_number, callback_url)
+      select $1, t.callback_url from (select distinct on (callback_url) * from unnest($5::text[], $6::text[]) as u(callback_url, signing_secret)) t
+       where not exists (select 1 from webhook_subscriptions s where s.merchant_account_number = $1 and s.callback_url = t.callback_url)`, owned2)).toHaveLength(1);
+    // The ledger_account_days job as it was (the SRF in the CTE's own FROM, the subquery in its SELECT list).
+    expect(correlatedSubqueryBesideSrf(`with start as (select t.account_id, least((select (min(e.created_at) at time zone 'UTC')::date from ledger_entries e where e.account_id = t.account_id) - 1, $3::date) as after
+        from unnest($1::integer[], $2::bigint[]) as t(merchant_account_number, account_id)
+        left join ledger_account_day_marks k on k.merchant_account_number = t.merchant_account_number and k.account_id = t.account_id)
+      select * from start`, owned2)).toHaveLength(1);
+    // As they are now: the table in the FROM, pinned; or an uncorrelated subquery; or no SRF at all.
+    expect(correlatedSubqueryBesideSrf(`select a.account_id, least((select min(e.created_at) from ledger_entries e where e.merchant_account_number = $1 and e.account_id = a.account_id), $3::date)
+      from ledger_accounts a where a.merchant_account_number = $1 and a.account_id = any($2::bigint[])`, owned2)).toEqual([]);
+    expect(correlatedSubqueryBesideSrf('insert into webhook_deliveries (merchant_account_number, callback_url) select $1, t.callback_url from unnest($2::text[]) as t(callback_url)', owned2)).toEqual([]);
+    expect(correlatedSubqueryBesideSrf('select u.id, (select count(*) from payouts where merchant_account_number = $1) from unnest($2::int[]) u(id)', owned2)).toEqual([]);
+    // A subquery on a table that is not merchant-owned (a reference table) is not checked.
+    expect(correlatedSubqueryBesideSrf('select d.day, (select name from connectors c where c.connector_id = d.id) from generate_series(1, 3) as d(id)', owned2)).toEqual([]);
+  });
+
+  it('(h) finds an INSERT whose RETURNING reads a CTE, not a SELECT of the statement that reads it', () => {
+    const owned2 = new Set([...owned, 'ledger_account_day_marks']);
+    // The ledger_account_days job as it was.
+    expect(cteInInsertReturning(`with days as (insert into ledger_account_days (merchant_account_number, account_id) select $1, 2 returning 1)
+      insert into ledger_account_day_marks (merchant_account_number, account_id, filled_through) select $1, 2, $3::date
+      on conflict (merchant_account_number, account_id) do update set filled_through = excluded.filled_through
+      returning (select count(*) from days)::int as days`, owned2)).toEqual([expect.stringMatching(/RETURNING reads the CTE days/)]);
+    // As it is now: the count in a SELECT of its own; and a RETURNING of the inserted row's own columns.
+    expect(cteInInsertReturning(`with days as (insert into ledger_account_days (merchant_account_number, account_id) select $1, 2 returning 1),
+      marks as (insert into ledger_account_day_marks (merchant_account_number, account_id, filled_through) select $1, 2, $3::date returning account_id)
+      select count(*)::int as days from days`, owned2)).toEqual([]);
+    expect(cteInInsertReturning('with x as (select $1::int as m) insert into payouts (merchant_account_number) select m from x returning payout_id', owned2)).toEqual([]);
   });
 
   it('lint() names each finding by file and owner, so KNOWN survives edits that move lines', () => {

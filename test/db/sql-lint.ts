@@ -17,7 +17,7 @@ export interface SqlText {
   sql: string;
 }
 
-export type ObstacleClass = 'insert-values-subquery' | 'multi-shard-lock' | 'group-by-functional-dependency' | 'non-immutable-upsert-set' | 'update-citus-refuses' | 'ctid-modification';
+export type ObstacleClass = 'insert-values-subquery' | 'multi-shard-lock' | 'group-by-functional-dependency' | 'non-immutable-upsert-set' | 'update-citus-refuses' | 'ctid-modification' | 'correlated-subquery-beside-srf' | 'cte-in-insert-returning';
 
 export interface Finding {
   cls: ObstacleClass;
@@ -224,13 +224,29 @@ function splitTop(s: string, sep: string): string[] {
 
 const SUBQUERY = /^\s*(with|select|insert|update|delete|values)\b/;
 
+/** One level: its text with each subquery replaced by `(__sub__)`, and those subqueries' raw texts in order. */
+export interface Level {
+  text: string;
+  subqueries: string[];
+}
+
 /**
  * The levels of a normalised statement: the statement itself and every parenthesised subquery
  * (CTE bodies included), each with its own subqueries replaced by `(__sub__)`.
  */
-export function levels(sql: string): string[] {
-  const out: string[] = [];
-  const mask = (s: string): string => {
+export function levelParts(sql: string): Level[] {
+  const out: Level[] = [];
+  const push = (masked: string, subs: string[]) => {
+    let next = 0;
+    for (const statement of splitTop(masked, ';')) {
+      for (const branch of splitTop(statement, '\\b(?:union all|union|intersect|except)\\b')) {
+        const n = branch.split('(__sub__)').length - 1;
+        out.push({ text: branch, subqueries: subs.slice(next, next + n) });
+        next += n;
+      }
+    }
+  };
+  const mask = (s: string, subs: string[]): string => {
     let result = '';
     let i = 0;
     while (i < s.length) {
@@ -246,17 +262,22 @@ export function levels(sql: string): string[] {
       }
       const inner = s.slice(i + 1, j);
       if (SUBQUERY.test(inner)) {
-        const masked = mask(inner);
-        for (const statement of splitTop(masked, ';')) for (const branch of splitTop(statement, '\\b(?:union all|union|intersect|except)\\b')) out.push(branch);
+        const innerSubs: string[] = [];
+        push(mask(inner, innerSubs), innerSubs);
+        subs.push(inner);
         result += '(__sub__)';
-      } else result += `(${mask(inner)})`;
+      } else result += `(${mask(inner, subs)})`;
       i = j + 1;
     }
     return result;
   };
-  const top = mask(sql);
-  for (const statement of splitTop(top, ';')) for (const branch of splitTop(statement, '\\b(?:union all|union|intersect|except)\\b')) out.push(branch);
+  const subs: string[] = [];
+  push(mask(sql, subs), subs);
   return out;
+}
+
+export function levels(sql: string): string[] {
+  return levelParts(sql).map((l) => l.text);
 }
 
 const CLAUSE_END = '\\b(?:where|group by|having|order by|limit|offset|window|for (?:update|no key update|share|key share)|returning|on conflict|set)\\b|$';
@@ -535,6 +556,81 @@ export function ctidModification(sql: string, merchantOwned: ReadonlySet<string>
   return problems;
 }
 
+const SET_RETURNING = /\b(?:unnest|generate_series|jsonb?_array_elements(?:_text)?|jsonb?_to_recordset|jsonb?_populate_recordset|jsonb?_each(?:_text)?|regexp_split_to_table|string_to_table)\s*\(/;
+
+/** The aliases a FROM clause names: its tables' and those of its parenthesised items (`unnest(…) as t(…)`, `(select …) d`). */
+function fromAliases(from: string): Set<string> {
+  const aliases = new Set(fromItems(from).map((i) => i.alias));
+  for (const m of depth0(from).matchAll(/\)\s*(?:with ordinality\s*)?(?:as\s+)?([a-z_]\w*)/g)) if (!JOIN_WORDS.has(m[1])) aliases.add(m[1]);
+  return aliases;
+}
+
+/** Whether a raw subquery reads one of these tables (after a FROM or JOIN, at any depth). */
+function readsAny(sql: string, tables: ReadonlySet<string>): boolean {
+  return [...sql.matchAll(/\b(?:from|join)\s+(?:only\s+)?([a-z_][\w.]*)/g)].some((m) => tables.has(m[1].replace(/^public\./, '')));
+}
+
+/**
+ * (g) A level whose FROM holds a set-returning function (unnest(), generate_series(), …), directly
+ * or in a subquery of its FROM, with a subquery elsewhere in it (SELECT list, WHERE) that reads a
+ * merchant-owned table and refers to an alias of that FROM: Citus refuses it ("correlated
+ * subqueries are not supported when the FROM clause contains a set returning function"; issue 28,
+ * the outbox's ad-hoc webhook targets and the ledger_account_days job). Read the subquery's rows
+ * apart, or read the merchant's table in the FROM (a join) pinned to the merchant.
+ */
+export function correlatedSubqueryBesideSrf(sql: string, merchantOwned: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const level of levelParts(normalise(sql))) {
+    const flat = depth0(level.text);
+    const fromAt = /\bfrom\b/.exec(flat);
+    const from = fromClause(level.text);
+    if (!fromAt || from === undefined) continue;
+    const fromStart = fromAt.index + 4;
+    const fromEnd = fromStart + from.length;
+    // The level's subqueries, each with where it stands: inside the FROM or elsewhere.
+    const placed: { at: number; sql: string }[] = [];
+    let k = 0;
+    for (const m of level.text.matchAll(/\(__sub__\)/g)) placed.push({ at: m.index!, sql: level.subqueries[k++] ?? '' });
+    const inFrom = (at: number) => at >= fromStart && at < fromEnd;
+    const srfInFrom = SET_RETURNING.test(depth0(from)) || placed.some((p) => inFrom(p.at) && /\bfrom\b/.test(p.sql) && SET_RETURNING.test(p.sql.slice(p.sql.search(/\bfrom\b/))));
+    if (!srfInFrom) continue;
+    const outer = fromAliases(from);
+    for (const p of placed.filter((x) => !inFrom(x.at) && readsAny(x.sql, merchantOwned))) {
+      const own = fromAliases(fromClause(levels(p.sql).at(-1) ?? '') ?? '');
+      const refers = [...outer].find((alias) => !own.has(alias) && new RegExp(`\\b${alias}\\.`).test(p.sql));
+      if (refers) {
+        problems.push(`a subquery refers to ${refers}.… of a FROM holding a set-returning function: Citus refuses correlated subqueries there (read the rows apart, or join the table pinned to the merchant)`);
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * (h) An INSERT into a merchant-owned table whose RETURNING reads a CTE of its statement
+ * (`returning (select count(*) from days)`): Citus plans the RETURNING without the CTE ("relation
+ * … does not exist"; issue 28, the ledger_account_days job). Read the CTE in a SELECT of the
+ * statement's own.
+ */
+export function cteInInsertReturning(sql: string, merchantOwned: ReadonlySet<string>): string[] {
+  const s = normalise(sql);
+  const ctes = new Set([...s.matchAll(/\b([a-z_]\w*)\s+as\s*(?:not\s+)?(?:materialized\s*)?\(\s*(?:with|select|insert|update|delete|values)\b/g)].map((m) => m[1]));
+  if (ctes.size === 0) return [];
+  const problems: string[] = [];
+  for (const m of s.matchAll(/\binsert into ([\w.]+)/g)) {
+    const table = m[1].replace(/^public\./, '');
+    if (!merchantOwned.has(table)) continue;
+    const rest = s.slice(m.index! + m[0].length);
+    const statement = rest.slice(0, unmatchedClose(rest) ?? rest.length);
+    const ret = /\breturning\b/.exec(depth0(statement));
+    if (!ret) continue;
+    const read = [...statement.slice(ret.index).matchAll(/\b(?:from|join)\s+([a-z_]\w*)/g)].find((r) => ctes.has(r[1]));
+    if (read) problems.push(`INSERT into ${table} … RETURNING reads the CTE ${read[1]}: Citus loses it there; read it in a SELECT of its own`);
+  }
+  return problems;
+}
+
 /** Every finding of the query classes in these SQL texts. */
 export function lint(texts: SqlText[], merchantOwned: ReadonlySet<string>): Finding[] {
   const findings: Finding[] = [];
@@ -547,6 +643,8 @@ export function lint(texts: SqlText[], merchantOwned: ReadonlySet<string>): Find
     for (const message of nonImmutableUpsertSet(t.sql, merchantOwned)) findings.push({ cls: 'non-immutable-upsert-set', where, line: t.line, message });
     for (const message of updateCitusRefuses(t.sql, merchantOwned)) findings.push({ cls: 'update-citus-refuses', where, line: t.line, message });
     for (const message of ctidModification(t.sql, merchantOwned)) findings.push({ cls: 'ctid-modification', where, line: t.line, message });
+    for (const message of correlatedSubqueryBesideSrf(t.sql, merchantOwned)) findings.push({ cls: 'correlated-subquery-beside-srf', where, line: t.line, message });
+    for (const message of cteInInsertReturning(t.sql, merchantOwned)) findings.push({ cls: 'cte-in-insert-returning', where, line: t.line, message });
   }
   return findings;
 }
