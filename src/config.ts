@@ -3,6 +3,7 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { parseDatabaseHosts } from './db/hosts.ts';
 
 export type Mode = 'sandbox' | 'production';
 
@@ -10,6 +11,17 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_POOLER=transaction: DATABASE_URL is a pooler in transaction mode (PgBouncer); then
+   * DATABASE_DIRECT_URL (required) reaches PostgreSQL itself for what needs a session: migrations
+   * (a session advisory lock), LISTEN (the webhook dispatcher, the job queue's runner).
+   */
+  databasePooler: 'transaction' | undefined;
+  databaseDirectUrl: string | undefined;
+  /** DATABASE_REPLICA_URL: read replicas (one or more URLs, separated by commas or spaces) for list, analytics, statement and console reads. */
+  databaseReplicaUrls: string[];
+  /** A replica more than this far behind the primary (DATABASE_REPLICA_MAX_LAG_SECONDS) is skipped, as is one that is down. */
+  databaseReplicaMaxLagSeconds: number;
   dataDir: string;
   adminToken: string | undefined;
   jwtSecret: string | undefined;
@@ -282,12 +294,43 @@ function ilpSecret(env: NodeJS.ProcessEnv, mode: Config['mode'], fspId: string):
   return `sandbox-ilp-secret:${fspId}:not-for-production`;
 }
 
-function databaseUrlOf(env: NodeJS.ProcessEnv): string | undefined {
-  const databaseUrl = optional(env, 'DATABASE_URL');
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}"`);
+function databaseUrlOf(env: NodeJS.ProcessEnv, name = 'DATABASE_URL'): string | undefined {
+  const databaseUrl = optional(env, name);
+  return databaseUrl === undefined ? undefined : validDatabaseUrl(databaseUrl, name);
+}
+
+/** A postgres:// URL, with one host or several (db/hosts.ts); a ConfigError naming `name` otherwise. */
+function validDatabaseUrl(databaseUrl: string, name: string): string {
+  const shown = databaseUrl.replace(/:[^:@/]*@/, ':***@');
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError(`${name} must start with postgres:// or postgresql://, got "${shown}"`);
+  try {
+    parseDatabaseHosts(databaseUrl);
+  } catch (err) {
+    throw new ConfigError(`${name} ${(err as Error).message}: "${shown}"`);
   }
   return databaseUrl;
+}
+
+type DatabaseSettings = Pick<Config, 'databaseUrl' | 'databasePooler' | 'databaseDirectUrl' | 'databaseReplicaUrls' | 'databaseReplicaMaxLagSeconds'>;
+
+function databaseOf(env: NodeJS.ProcessEnv): DatabaseSettings {
+  const databaseUrl = databaseUrlOf(env);
+  const pooler = optional(env, 'DATABASE_POOLER');
+  if (pooler !== undefined && pooler !== 'transaction') throw new ConfigError(`DATABASE_POOLER must be "transaction" (a pooler in transaction mode, such as PgBouncer's pool_mode=transaction) or unset, got "${pooler}"`);
+  const databaseDirectUrl = databaseUrlOf(env, 'DATABASE_DIRECT_URL');
+  if (pooler && (!databaseUrl || !databaseDirectUrl)) {
+    throw new ConfigError('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler) and DATABASE_DIRECT_URL (PostgreSQL itself, for migrations and LISTEN, which a transaction pooler cannot carry)');
+  }
+  const replicas = (optional(env, 'DATABASE_REPLICA_URL') ?? '').split(/[\s,]+(?=postgres(?:ql)?:\/\/)|\s+/).filter(Boolean);
+  replicas.forEach((url, i) => validDatabaseUrl(url, replicas.length > 1 ? `DATABASE_REPLICA_URL (URL ${i + 1})` : 'DATABASE_REPLICA_URL'));
+  if (replicas.length > 0 && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URL needs DATABASE_URL: replicas follow a primary the service is given, not the embedded PostgreSQL');
+  return {
+    databaseUrl,
+    databasePooler: pooler === 'transaction' ? 'transaction' : undefined,
+    databaseDirectUrl,
+    databaseReplicaUrls: replicas,
+    databaseReplicaMaxLagSeconds: int(env, 'DATABASE_REPLICA_MAX_LAG_SECONDS', 10, 0, 86_400),
+  };
 }
 
 function secretsOf(env: NodeJS.ProcessEnv): Pick<Config, 'adminToken' | 'jwtSecret'> {
@@ -387,7 +430,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host,
-    databaseUrl: databaseUrlOf(env),
+    ...databaseOf(env),
     dataDir: path.resolve(optional(env, 'DATA_DIR') ?? './data'),
     ...secretsOf(env),
     logLevel: logLevelOf(env),

@@ -9,7 +9,9 @@ import { terminalDestination } from './lib/pretty-log.ts';
 import { overTcp, startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.ts';
 import { checkDatabaseUrl } from './lib/startup-checks.ts';
 import { migrate } from './db/migrate.ts';
-import { createPool, withTransaction, type Db } from './db/pool.ts';
+import { createPool, currentHost, withTransaction, type Db } from './db/pool.ts';
+import { isDatabaseUnavailable } from './db/errors.ts';
+import { hostLabel } from './db/hosts.ts';
 import { migrateQueue } from './jobs/queue.ts';
 import { systemClock, type Clock, type Deps } from './http/types.ts';
 import { uploadCopySlots } from './modules/disbursements/upload.ts';
@@ -114,6 +116,32 @@ async function ensureDemoMerchant(deps: Deps): Promise<DemoCredentials | undefin
   });
 }
 
+/** Connections on DATABASE_DIRECT_URL (at least; the job runner takes one per job at once, plus its LISTEN and the dispatcher's). */
+const SESSION_POOL_MIN = 4;
+const WRITABLE_WAIT_LOG_EVERY_MS = 10_000;
+
+/**
+ * Waits until the database takes writes: a process started while DATABASE_URL's hosts are all
+ * standbys (a failover under way, or the URL naming a replica) does not migrate and does not exit;
+ * it says so, and goes on once a primary answers (the pool finds it: db/primary-finder.ts).
+ */
+async function awaitWritable(db: Db, log: Logger): Promise<void> {
+  let lastSaid = 0;
+  for (;;) {
+    try {
+      const { rows } = await db.query<{ standby: boolean }>('select pg_is_in_recovery() as standby');
+      if (!rows[0].standby) return;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+    }
+    if (Date.now() - lastSaid >= WRITABLE_WAIT_LOG_EVERY_MS) {
+      log.warn(`database: ${hostLabel(currentHost(db)!)} is a standby (read-only) or unreachable; not migrating, waiting for a primary (add it to DATABASE_URL's hosts with target_session_attrs=read-write)`);
+      lastSaid = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 export interface RuntimeOptions {
   clock?: Clock;
   log?: Logger;
@@ -131,27 +159,34 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     embedded = await startEmbeddedPostgres(config.dataDir, (msg) => log.info(msg));
     connectionString = await ensureDatabase(embedded.connectionString, EMBEDDED_DATABASE);
   }
-  const db = createPool(connectionString, config.dbPoolSize);
+  const onSwitch = (message: string) => log.warn(message);
+  const db = createPool(connectionString, config.dbPoolSize, { pooler: config.databasePooler, onSwitch });
+  // What needs a session (a migration's advisory lock, LISTEN) cannot go through a transaction pooler.
+  const sessionDb = config.databaseDirectUrl ? createPool(config.databaseDirectUrl, Math.max(SESSION_POOL_MIN, config.workerConcurrency + 2), { onSwitch }) : undefined;
   const uploadDb = embedded ? createPool(overTcp(connectionString), uploadCopySlots(config)) : undefined;
+  const end = async () => {
+    await db.end().catch(() => undefined);
+    await sessionDb?.end().catch(() => undefined);
+    await uploadDb?.end().catch(() => undefined);
+  };
   try {
-    const applied = await migrate(db);
+    await awaitWritable(sessionDb ?? db, log);
+    const applied = await migrate(sessionDb ?? db);
     if (applied.length) log.info({ applied }, 'database migrations applied');
-    await migrateQueue(db);
-    const deps: Deps = { db, uploadDb, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
+    await migrateQueue(sessionDb ?? db);
+    const deps: Deps = { db, sessionDb, uploadDb, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
     const demo = embedded && config.mode === 'sandbox' && options.createDemo !== false ? await ensureDemoMerchant(deps) : undefined;
     return {
       deps,
       embedded,
       demo,
       close: async () => {
-        await db.end();
-        await uploadDb?.end();
+        await end();
         await embedded?.stop();
       },
     };
   } catch (err) {
-    await db.end().catch(() => undefined);
-    await uploadDb?.end().catch(() => undefined);
+    await end();
     await embedded?.stop();
     throw err;
   }

@@ -8,7 +8,7 @@ import { FailureError, usage } from './shared.ts';
 /** Runs `work` on one connection to the service's database, then closes it (and any embedded server it started). */
 export async function withDatabase<T>(applicationName: string, work: (client: pg.Client, config: Config) => Promise<T>): Promise<T> {
   // Loaded here: the server commands need neither pg nor the embedded server.
-  const [{ loadConfig, ConfigError }, { default: pgModule }] = await Promise.all([import('../config.ts'), import('pg')]);
+  const { loadConfig, ConfigError } = await import('../config.ts');
   let config: Config;
   try {
     config = loadConfig();
@@ -16,18 +16,20 @@ export async function withDatabase<T>(applicationName: string, work: (client: pg
     if (err instanceof ConfigError) usage(`configuration: ${err.message}`);
     throw err;
   }
-  const { connectionString, stopEmbedded } = config.databaseUrl ? { connectionString: config.databaseUrl, stopEmbedded: undefined } : await embedded(config.dataDir);
-  const client = new pgModule.Client({ connectionString, application_name: applicationName, connectionTimeoutMillis: 10_000 });
-  client.on('error', () => undefined);
+  // Its own session (a command may lock or LISTEN): PostgreSQL itself rather than a transaction pooler.
+  const url = config.databaseDirectUrl ?? config.databaseUrl;
+  const { connectionString, stopEmbedded } = url ? { connectionString: url, stopEmbedded: undefined } : await embedded(config.dataDir);
+  const { connectClient } = await import('../db/primary-finder.ts');
+  let client: pg.Client | undefined;
   try {
     try {
-      await client.connect();
+      client = await connectClient(connectionString, { application_name: applicationName, connectionTimeoutMillis: 10_000 });
     } catch (err) {
       throw new FailureError(`cannot connect to the database: ${(err as Error).message}`);
     }
     return await work(client, config);
   } finally {
-    await client.end().catch(() => undefined);
+    await client?.end().catch(() => undefined);
     await stopEmbedded?.();
   }
 }

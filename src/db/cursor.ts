@@ -4,7 +4,7 @@
 // fetched only when asked for). The generator's finally always ends the transaction and gives the
 // client back, whether the rows ran out, the consumer stopped early (its `return()`: a download
 // whose client went away) or a statement failed (then the connection is closed, not reused).
-import type { Db } from './pool.ts';
+import { beginSql, type Db } from './pool.ts';
 
 /** Rows per FETCH: one round trip per 1,000 rows, ~0.3 MB of rows in memory at a time. */
 export const CURSOR_SLICE_ROWS = 1_000;
@@ -22,7 +22,7 @@ export async function* cursorRows<R>(db: Db, text: string, values: readonly unkn
   let ended = false;
   try {
     // JIT compiling would only delay the first rows: the per-row work is small.
-    await client.query('begin read only; set local jit = off');
+    await client.query(`${beginSql(db, 'begin read only')}; set local jit = off`);
     await client.query(`declare export_rows no scroll cursor for ${text}`, values as unknown[]);
     for (;;) {
       const { rows } = await client.query<R & object>(`fetch forward ${sliceRows} from export_rows`);

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
 import { LANGUAGES, type Lang } from './i18n.ts';
 import type { App } from './types.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/errors.ts';
 
 export interface RenderedPage {
   html: string;
@@ -147,8 +148,9 @@ export function pageScope(app: App, options: PageScopeOptions, routes: (scope: A
 
     scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
       const given = error instanceof AppError ? error.status : error.statusCode;
-      const unreachable = error.code === 'ECONNREFUSED' || error.code === '57P01';
+      const unreachable = isDatabaseUnavailable(error);
       const status = given !== undefined && given >= 400 && given < 600 && given !== 500 ? given : unreachable ? 503 : 500;
+      if (unreachable) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
       if (status === 500) request.log.error({ err: error }, options.failureMessage);
       return options.errorPage(request, reply, status);
     });

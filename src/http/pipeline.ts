@@ -16,6 +16,7 @@ import { logAnswered } from './request-log.ts';
 import { errorResponses, IDEMPOTENCY_KEY_HEADER, successResponseHeaders } from './docs.ts';
 import type { App, Deps, IdempotencyContext, Principal } from './types.ts';
 import { fieldMessages } from './validation.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/errors.ts';
 
 /** Who a bearer access token names; undefined when it is not one of ours or has expired. */
 export interface TokenVerifier {
@@ -367,7 +368,9 @@ function answerFastifyError(deps: Deps, error: FastifyError, request: FastifyReq
     const kind: ErrorName = error.statusCode === 413 ? 'tooLarge' : error.statusCode === 415 ? 'unsupportedMediaType' : error.statusCode === 404 ? 'notFound' : 'validation';
     return sendProblem(request, reply, kind, error instanceof SyntaxError ? t(lang, 'detail.badJson') : t(lang, 'detail.validation'));
   }
-  if ((error as { code?: string }).code === 'ECONNREFUSED' || (error as { code?: string }).code === '57P01') {
+  if (isDatabaseUnavailable(error)) {
+    // Nothing was acknowledged: a retry (with the same idempotency key) has exactly one effect.
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
     return sendProblem(request, reply, 'unavailable', t(lang, 'detail.unavailable'));
   }
   request.log.error({ err: error }, 'unexpected error');

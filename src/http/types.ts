@@ -20,6 +20,11 @@ export interface Deps {
    * Absent: the pool's.
    */
   uploadDb?: Db;
+  /**
+   * Connections that keep session state (LISTEN for the webhook dispatcher and the job queue's
+   * runner): on DATABASE_DIRECT_URL when `db` goes through a transaction pooler. Absent: `db`.
+   */
+  sessionDb?: Db;
   config: Config;
   clock: Clock;
   log: FastifyBaseLogger;

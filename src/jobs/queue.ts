@@ -62,7 +62,8 @@ export interface Worker {
 /** The job runner and the plan's services: everything `npm run worker` does. */
 export async function startWorker(deps: Deps, concurrency: number, plan: WorkerPlan): Promise<Worker> {
   const runner: Runner = await run({
-    pgPool: deps.db,
+    // Its runner LISTENs for new jobs: a session, so not through a transaction pooler.
+    pgPool: deps.sessionDb ?? deps.db,
     concurrency,
     taskList: plan.tasks,
     crontab: plan.crontab.join('\n'),

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { parseDatabaseHosts } from '../db/hosts.ts';
 
 /** A start-up failure the operator fixes by changing a variable or the machine: one line, exit 2. */
 export class StartupError extends Error {}
@@ -101,10 +102,24 @@ export function listenError(err: unknown, port: number, host: string): unknown {
 const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * Connects once to DATABASE_URL and turns the usual mistakes (nothing listening, wrong password,
- * no such database, unknown host) into one line naming DATABASE_URL. The password is never shown.
+ * Connects once to each host of DATABASE_URL (one, or several as libpq takes them: db/hosts.ts)
+ * and turns the usual mistakes (nothing listening, wrong password, no such database, unknown host)
+ * into one line naming the variable. One host answering is enough: the others may be down while a
+ * standby is rebuilt. The password is never shown.
  */
-export async function checkDatabaseUrl(databaseUrl: string): Promise<void> {
+export async function checkDatabaseUrl(databaseUrl: string, name = 'DATABASE_URL'): Promise<void> {
+  const target = parseDatabaseHosts(databaseUrl);
+  const failures: string[] = [];
+  for (const host of target.hosts) {
+    const failure = await connectOnce(target.urlFor(host));
+    if (failure === undefined) return;
+    failures.push(failure);
+  }
+  throw new StartupError(`${name}: ${failures.join('; ')}`);
+}
+
+/** Undefined when a connection to this one-host URL can be had; otherwise the line saying why not. */
+async function connectOnce(databaseUrl: string): Promise<string | undefined> {
   const url = new URL(databaseUrl);
   const host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || 'localhost');
   const where = `${host}:${url.searchParams.get('port') ?? (url.port || '5432')}`;
@@ -115,28 +130,26 @@ export async function checkDatabaseUrl(databaseUrl: string): Promise<void> {
   client.on('error', () => undefined);
   try {
     await client.connect();
+    return undefined;
   } catch (err) {
     const e = err as { code?: string; message?: string };
     const said = (e.message ?? String(err)).split(password || '\u0000').join('***');
-    const line = (() => {
-      switch (e.code) {
-        case 'ECONNREFUSED':
-        case 'ENOENT':
-          return `nothing accepts connections at ${where} (${e.code}); start PostgreSQL there or correct the host and port`;
-        case '28P01':
-          return `PostgreSQL at ${where} refused the password of user "${user}" (28P01); correct the password`;
-        case '3D000':
-          return `database "${database}" does not exist at ${where} (3D000); create it (createdb -h ${host} -U "${user}" "${database}") or correct the name`;
-        case '28000':
-          return `PostgreSQL at ${where} refused user "${user}" (28000: ${said})`;
-        case 'ENOTFOUND':
-        case 'EAI_AGAIN':
-          return `host "${host}" cannot be resolved (${e.code}); correct the host`;
-        default:
-          return /timeout/i.test(said) ? `no answer from ${where} within ${DATABASE_CONNECT_TIMEOUT_MS / 1000} s; check the host, port and firewall` : `cannot connect to ${where} as "${user}" (${e.code ?? 'error'}: ${said})`;
-      }
-    })();
-    throw new StartupError(`DATABASE_URL: ${line}`);
+    switch (e.code) {
+      case 'ECONNREFUSED':
+      case 'ENOENT':
+        return `nothing accepts connections at ${where} (${e.code}); start PostgreSQL there or correct the host and port`;
+      case '28P01':
+        return `PostgreSQL at ${where} refused the password of user "${user}" (28P01); correct the password`;
+      case '3D000':
+        return `database "${database}" does not exist at ${where} (3D000); create it (createdb -h ${host} -U "${user}" "${database}") or correct the name`;
+      case '28000':
+        return `PostgreSQL at ${where} refused user "${user}" (28000: ${said})`;
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return `host "${host}" cannot be resolved (${e.code}); correct the host`;
+      default:
+        return /timeout/i.test(said) ? `no answer from ${where} within ${DATABASE_CONNECT_TIMEOUT_MS / 1000} s; check the host, port and firewall` : `cannot connect to ${where} as "${user}" (${e.code ?? 'error'}: ${said})`;
+    }
   } finally {
     await client.end().catch(() => undefined);
   }

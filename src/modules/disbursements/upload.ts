@@ -14,7 +14,7 @@ import { Ajv } from 'ajv';
 import type pg from 'pg';
 import { from as copyFrom, type CopyStreamQuery } from 'pg-copy-streams';
 import type { Config } from '../../config.ts';
-import { commit, discardAtCommit, type Db } from '../../db/pool.ts';
+import { beginSql, commit, discardAtCommit, type Db } from '../../db/pool.ts';
 import { compileNormalizer } from '../../http/case-insensitive.ts';
 import { EXAMPLE } from '../../http/docs.ts';
 import { checkInput } from '../../http/input-guard.ts';
@@ -175,7 +175,7 @@ export class UploadCopy {
     let client: pg.PoolClient | undefined;
     try {
       client = await db.connect();
-      await client.query('begin');
+      await client.query(beginSql(db));
       return new UploadCopy(
         merchantAccountNumber,
         client,

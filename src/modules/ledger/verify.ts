@@ -18,6 +18,7 @@
 // (migration 0029, docs/scaling.md §4): a system account's service-wide position is the sum of its
 // merchants' rows, and the checks compare each merchant's rows with that merchant's activity.
 import pg from 'pg';
+import { beginSql } from '../../db/pool.ts';
 
 export interface CheckResult {
   name: string;
@@ -501,7 +502,7 @@ export async function verifyLedger(db: pg.Pool | pg.ClientBase, options: VerifyO
   const checkedAt = new Date().toISOString();
   const client = db instanceof pg.Pool ? await db.connect() : db;
   try {
-    await client.query('begin isolation level repeatable read read only');
+    await client.query(db instanceof pg.Pool ? beginSql(db, 'begin isolation level repeatable read read only') : 'begin isolation level repeatable read read only');
     try {
       await client.query(`select set_config('statement_timeout', $1, true), set_config('work_mem', '128MB', true)`, [String(options.statementTimeoutMs ?? 600_000)]);
       const checks: CheckResult[] = [];

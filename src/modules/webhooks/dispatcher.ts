@@ -302,7 +302,8 @@ export class WebhookDispatcher {
 
   private async listen(): Promise<void> {
     try {
-      const client = await this.deps.db.connect();
+      // LISTEN holds a session: on DATABASE_DIRECT_URL when the pool goes through a transaction pooler.
+      const client = await (this.deps.sessionDb ?? this.deps.db).connect();
       let released = false;
       // Exactly once, whichever of the error handler, a failed LISTEN or stop() gets there first.
       const release = () => {

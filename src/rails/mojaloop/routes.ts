@@ -17,6 +17,7 @@ import { isCollectionTransfer, onPartyLookup, onQuoteRequest, onSwitchWord, onTr
 import { mojaloopContext } from './rail.ts';
 import { recordTransferReport } from './reports.ts';
 import type { ErrorBody, MojaloopContext, PartyBody, QuoteBody } from './types.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../db/errors.ts';
 
 /** What a handler did, payer side (callbacks.ts) or payee side (payee.ts). */
 interface Result {
@@ -82,7 +83,7 @@ export async function registerFspiopRoutes(scope: FastifyInstance, deps: Deps): 
   scope.removeContentTypeParser(['application/json']);
   scope.setErrorHandler(async (error: { statusCode?: number; code?: string; message: string }, request, reply) => {
     // The database gone (a restart, a failover): the switch may try again; nothing was done.
-    if (error.code === 'ECONNREFUSED' || error.code === '57P01') return reply.code(503).type('application/json').send(errorInformation('2003', 'Service currently unavailable'));
+    if (isDatabaseUnavailable(error)) return reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('application/json').send(errorInformation('2003', 'Service currently unavailable'));
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'fspiop: unexpected error');
     const code = status === 415 ? '3101' : status === 413 ? '3104' : status === 500 ? '2001' : '3100';

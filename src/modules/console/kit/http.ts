@@ -19,6 +19,7 @@ import { cookieNames, csrfToken, newSecret, parseCookies, parsePreSession, parse
 import { CONSOLE_PATH, SECURITY_PATH, SIGN_IN_PATH, type Section } from './paths.ts';
 import { isSandboxOnly, maySee, mustUseTwoFactor } from './roles.ts';
 import { deleteSession, findSession, touchSession, type SessionRow } from './session-store.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../../db/errors.ts';
 
 export type ConsoleAccess = 'user' | 'public' | 'asset';
 
@@ -277,8 +278,9 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
       scope.setNotFoundHandler((request, reply) => sendError(request, reply, 404, 'notFound'));
       scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
         const given = error instanceof AppError ? error.status : error.statusCode;
-        const unreachable = error.code === 'ECONNREFUSED' || error.code === '57P01';
+        const unreachable = isDatabaseUnavailable(error);
         const status = given !== undefined && given >= 400 && given < 600 && given !== 500 ? given : unreachable ? 503 : 500;
+        if (unreachable) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
         if (status === 500) request.log.error({ err: error }, 'console page failed');
         return sendError(request, reply, status, status === 404 ? 'notFound' : 'other');
       });
