@@ -12,6 +12,30 @@
 --
 -- Changing an identity column's type changes its sequence's type too (PostgreSQL's ALTER COLUMN
 -- TYPE does both). The tables are rewritten once, with their indexes.
-alter table batches alter column batch_number type bigint;
-alter table payouts alter column batch_number type bigint;
-alter table settlement_accounts alter column account_id type bigint;
+--
+-- On a Citus cluster distributed before this migration (`db distribute` at 0037), Citus refuses
+-- any ALTER COLUMN of an identity column of a distributed table, and to undistribute a table that
+-- has one ("cannot execute ALTER COLUMN command involving identity column"): there the columns stay
+-- integer (numbers drawn through the coordinator, up to 2,147,483,647), and the migration says so
+-- instead of failing and blocking every later one. Edited after release for that reason only: on
+-- PostgreSQL, and on a cluster distributed later, it does exactly what it did.
+do $$
+declare
+  distributed regclass[] := '{}';
+begin
+  if to_regclass('pg_catalog.pg_dist_partition') is not null then
+    execute 'select coalesce(array_agg(logicalrelid), ''{}'') from pg_dist_partition where logicalrelid in (''batches''::regclass, ''settlement_accounts''::regclass)' into distributed;
+  end if;
+  if 'batches'::regclass = any(distributed) then
+    raise notice 'batches is distributed by Citus: batch numbers stay integer (Citus cannot alter an identity column of a distributed table)';
+  else
+    alter table batches alter column batch_number type bigint;
+    alter table payouts alter column batch_number type bigint;
+  end if;
+  if 'settlement_accounts'::regclass = any(distributed) then
+    raise notice 'settlement_accounts is distributed by Citus: account ids stay integer (Citus cannot alter an identity column of a distributed table)';
+  else
+    alter table settlement_accounts alter column account_id type bigint;
+  end if;
+end
+$$;
