@@ -12,6 +12,7 @@ import { migrate } from './db/migrate.ts';
 import { createPool, currentHost, withTransaction, type Db } from './db/pool.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { hostLabel } from './db/hosts.ts';
+import { ReplicaSet } from './db/replicas.ts';
 import { migrateQueue } from './jobs/queue.ts';
 import { systemClock, type Clock, type Deps } from './http/types.ts';
 import { uploadCopySlots } from './modules/disbursements/upload.ts';
@@ -164,7 +165,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   // What needs a session (a migration's advisory lock, LISTEN) cannot go through a transaction pooler.
   const sessionDb = config.databaseDirectUrl ? createPool(config.databaseDirectUrl, Math.max(SESSION_POOL_MIN, config.workerConcurrency + 2), { onSwitch }) : undefined;
   const uploadDb = embedded ? createPool(overTcp(connectionString), uploadCopySlots(config)) : undefined;
+  let reads: ReplicaSet | undefined;
   const end = async () => {
+    await reads?.stop();
     await db.end().catch(() => undefined);
     await sessionDb?.end().catch(() => undefined);
     await uploadDb?.end().catch(() => undefined);
@@ -174,7 +177,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const applied = await migrate(sessionDb ?? db);
     if (applied.length) log.info({ applied }, 'database migrations applied');
     await migrateQueue(sessionDb ?? db);
-    const deps: Deps = { db, sessionDb, uploadDb, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
+    if (config.databaseReplicaUrls.length > 0) {
+      reads = new ReplicaSet(db, config.databaseReplicaUrls, config.databaseReplicaMaxLagSeconds, log);
+      await reads.start();
+    }
+    const deps: Deps = { db, sessionDb, reads, uploadDb, config, clock: options.clock ?? systemClock, log, jwtSecret: await loadJwtSecret(db, config.jwtSecret) };
     const demo = embedded && config.mode === 'sandbox' && options.createDemo !== false ? await ensureDemoMerchant(deps) : undefined;
     return {
       deps,

@@ -114,6 +114,13 @@ export function registerPipeline(app: App, options: PipelineOptions): void {
     checkMerchantScope(request, principal);
     if (request.routeOptions.config?.idempotent) request.idempotency = idempotencyContextOf(request, principal, deps);
   });
+  // After a merchant's write, its reads stay on the primary for the replicas' lag bound, so that a
+  // list asked right after an action shows it. Noted before the answer leaves (onSend).
+  app.addHook('onSend', async (request, reply, payload) => {
+    const principal = request.principal;
+    if (deps.reads && principal && request.method !== 'GET' && request.method !== 'HEAD' && !request.routeOptions.config?.readOnly && reply.statusCode < 500) deps.reads.wrote(principal.merchantAccountNumber);
+    return payload;
+  });
   // A refusal (4xx) sent outside an effect's transaction is final and replayed like a success; a
   // server error, a rate limit or a conflict stores nothing, so the key stays free for a retry.
   app.addHook('onSend', async (request, reply, payload) => {

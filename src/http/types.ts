@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Lang } from './i18n.ts';
+import type { ReplicaSet } from '../db/replicas.ts';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -25,6 +26,8 @@ export interface Deps {
    * runner): on DATABASE_DIRECT_URL when `db` goes through a transaction pooler. Absent: `db`.
    */
   sessionDb?: Db;
+  /** Read replicas (DATABASE_REPLICA_URL): lists, analytics, statements and console pages read through readDb (db/replicas.ts). */
+  reads?: ReplicaSet;
   config: Config;
   clock: Clock;
   log: FastifyBaseLogger;
@@ -65,6 +68,11 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Honour X-Idempotency-Key (product.md §4). */
     idempotent?: boolean;
+    /**
+     * Changes nothing (a POST that reads, as the gateway's lists are): reads from a replica, and
+     * does not hold the merchant's next reads on the primary as a write does (db/replicas.ts).
+     */
+    readOnly?: boolean;
     /**
      * A keyed body that declares at least this many bytes is fingerprinted by its bytes, hashed
      * while it arrives, instead of in canonical form after parsing (http/idempotency.ts).

@@ -6,12 +6,14 @@ import type { RouteModule } from '../../http/types.ts';
 import { AnalyticsBody, ConnectorMetric } from './schemas.ts';
 import { rangeOf, type Range } from './service.ts';
 import type { SummaryType } from './stats.ts';
+import { readDb } from '../../db/replicas.ts';
 
 type Metrics = (q: Queryable, merchantAccountNumber: number, types: SummaryType[], range: Range) => Promise<Array<Static<typeof ConnectorMetric>>>;
 
 export function connectorMetricsRoute(url: string, summary: string, metrics: Metrics): RouteModule {
   return (app, { deps }) => {
     app.post(url, {
+      config: { readOnly: true },
       schema: {
         tags: ['Analytics'],
         summary,
@@ -24,7 +26,7 @@ export function connectorMetricsRoute(url: string, summary: string, metrics: Met
       },
       handler: async (request) => {
         const { merchantAccountNumber, summaryType, fromDate, toDate } = request.body;
-        return metrics(deps.db, merchantAccountNumber, summaryType ? [summaryType] : ['D', 'C'], rangeOf(deps.clock, fromDate, toDate));
+        return metrics(readDb(deps, merchantAccountNumber), merchantAccountNumber, summaryType ? [summaryType] : ['D', 'C'], rangeOf(deps.clock, fromDate, toDate));
       },
     });
   };

@@ -23,6 +23,7 @@ import { paymentPayload, type PayRequestMeta } from '../webhooks/payloads.ts';
 import { applyStats, utcDay, type StatChange } from '../analytics/stats.ts';
 import * as repo from './repository.ts';
 import { isViolation } from '../../db/errors.ts';
+import { readDb } from '../../db/replicas.ts';
 
 /** Attempts at a free timed account number before giving up (each is one insert, no scan). */
 const TIMED_ACCOUNT_ATTEMPTS = 20;
@@ -517,5 +518,6 @@ export async function getTransaction(deps: Deps, lang: Lang, merchantAccountNumb
 }
 
 export async function getTransactions(deps: Deps, lang: Lang, merchantAccountNumber: number, search: repo.CollectionSearch) {
-  return (await repo.searchCollections(deps.db, merchantAccountNumber, search)).map((c) => collectionView(lang, c));
+  // A list: from a read replica when there is one (db/replicas.ts).
+  return (await repo.searchCollections(readDb(deps, merchantAccountNumber), merchantAccountNumber, search)).map((c) => collectionView(lang, c));
 }

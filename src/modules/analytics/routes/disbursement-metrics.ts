@@ -6,6 +6,7 @@ import { EXAMPLE } from '../../../http/docs.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { AnalyticsDate } from '../schemas.ts';
 import { disbursementMetrics, rangeOf } from '../service.ts';
+import { readDb } from '../../../db/replicas.ts';
 
 const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
@@ -49,6 +50,7 @@ const Result = Type.Object({
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/core/MerchantAnalytics/GetDisbursementMetrics', {
+    config: { readOnly: true },
     schema: {
       tags: ['Analytics'],
       summary: 'Payout metrics',
@@ -60,7 +62,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request) => {
       const { merchantAccountNumber, summaryType, fromDate, toDate } = request.body;
-      return disbursementMetrics(deps.db, merchantAccountNumber, rangeOf(deps.clock, fromDate, toDate), summaryType ?? 'D');
+      return disbursementMetrics(readDb(deps, merchantAccountNumber), merchantAccountNumber, rangeOf(deps.clock, fromDate, toDate), summaryType ?? 'D');
     },
   });
 };

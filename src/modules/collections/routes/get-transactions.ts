@@ -69,6 +69,7 @@ export function collectionListItem(c: Nested): Static<typeof CollectionListItem>
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/collections/getTransactions', {
+    config: { readOnly: true },
     schema: {
       tags: ['Collections'],
       summary: 'List collections',

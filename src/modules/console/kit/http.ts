@@ -275,6 +275,13 @@ export function consoleScope(app: App, ctx: RouteContext, options: ConsoleScopeO
       scope.decorateRequest('consoleState', undefined);
       readFieldsAsPages(scope);
       scope.addHook('preHandler', admitToPage(deps, sendError));
+      // An action's next page (after its redirect) must show it: the merchant's reads stay on the
+      // primary for the replicas' lag bound (db/replicas.ts).
+      scope.addHook('onSend', async (request, _reply, payload) => {
+        const user = request.consoleState?.user;
+        if (deps.reads && user && request.method === 'POST') deps.reads.wrote(user.merchantAccountNumber);
+        return payload;
+      });
       scope.setNotFoundHandler((request, reply) => sendError(request, reply, 404, 'notFound'));
       scope.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
         const given = error instanceof AppError ? error.status : error.statusCode;

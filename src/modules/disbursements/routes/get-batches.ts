@@ -9,6 +9,7 @@ import { statusesMatching } from '../lifecycle.ts';
 import { listBatches } from '../repository.ts';
 import { BatchSummary, SearchText } from '../schemas.ts';
 import { batchSummary } from '../service.ts';
+import { readDb } from '../../../db/replicas.ts';
 
 
 const Body = Type.Object({
@@ -22,6 +23,7 @@ const Body = Type.Object({
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/getBatches', {
+    config: { readOnly: true },
     schema: {
       tags: ['Disbursements'],
       summary: 'List batches (E4)',
@@ -37,7 +39,7 @@ const route: RouteModule = (app, { deps }) => {
       // Status and its description are matched on what merchants see, not on stored columns.
       const statuses = searchText && (searchBy === 'BatchStatus' || searchBy === 'BatchStatusDescription') ? statusesMatching(searchBy, searchText) : undefined;
       const { offset, limit } = pageWindow(paging);
-      const rows = await listBatches(deps.db, merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, statuses, queued: 'hidden', limit, page: { offset } });
+      const rows = await listBatches(readDb(deps, merchantAccountNumber), merchantAccountNumber, { batchDate, searchBy: searchBy as never, searchText, statuses, queued: 'hidden', limit, page: { offset } });
       return rows.map(batchSummary);
     },
   });

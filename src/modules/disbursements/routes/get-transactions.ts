@@ -10,6 +10,7 @@ import { BATCH, LINE_STATUS_NAMES } from '../lifecycle.ts';
 import { findBatch, listPayouts } from '../repository.ts';
 import { BatchNumber, LineStatusCode, PayoutRecord, SearchText } from '../schemas.ts';
 import { payoutRecord } from '../service.ts';
+import { readDb } from '../../../db/replicas.ts';
 
 const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
@@ -24,6 +25,7 @@ const Body = Type.Object({
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/batch/getTransactions', {
+    config: { readOnly: true },
     schema: {
       tags: ['Disbursements'],
       summary: 'List batch transactions (E3)',
@@ -41,7 +43,7 @@ const route: RouteModule = (app, { deps }) => {
         if (!batch) throw new AppError('notFound', 'detail.batchNotFound', { batchNumber });
         if (batch.status_code === BATCH.queued) throw new AppError('conflict', 'detail.batchValidating', { batchNumber }, { headers: { 'retry-after': '1' } });
       }
-      const rows = await listPayouts(deps.db, merchantAccountNumber, { batchNumber, searchBy: searchBy as never, searchText, statusCode: transactionStatusCode, ...pageWindow(paging) });
+      const rows = await listPayouts(readDb(deps, merchantAccountNumber), merchantAccountNumber, { batchNumber, searchBy: searchBy as never, searchText, statusCode: transactionStatusCode, ...pageWindow(paging) });
       return { message: rows.map((r) => payoutRecord(request.lang, r)) };
     },
   });

@@ -8,6 +8,7 @@ import type { RouteModule } from '../../../http/types.ts';
 import { listPayouts } from '../repository.ts';
 import { LineStatusCode, SearchText, SinglePayoutRecord } from '../schemas.ts';
 import { singlePayoutRecord } from '../service.ts';
+import { readDb } from '../../../db/replicas.ts';
 
 const Body = Type.Object({
   merchantAccountNumber: MerchantAccountNumber,
@@ -20,6 +21,7 @@ const Body = Type.Object({
 
 const route: RouteModule = (app, { deps }) => {
   app.post('/disbursements/single/getTransactions', {
+    config: { readOnly: true },
     schema: {
       tags: ['Disbursements'],
       summary: 'List single payouts',
@@ -30,7 +32,7 @@ const route: RouteModule = (app, { deps }) => {
     },
     handler: async (request) => {
       const { merchantAccountNumber, transactionDate, searchBy, searchText, transactionStatusCode, ...paging } = request.body;
-      const rows = await listPayouts(deps.db, merchantAccountNumber, { single: true, transactionDate, searchBy: searchBy as never, searchText, statusCode: transactionStatusCode, ...pageWindow(paging) });
+      const rows = await listPayouts(readDb(deps, merchantAccountNumber), merchantAccountNumber, { single: true, transactionDate, searchBy: searchBy as never, searchText, statusCode: transactionStatusCode, ...pageWindow(paging) });
       return rows.map((r) => singlePayoutRecord(request.lang, r));
     },
   });

@@ -10,6 +10,7 @@ import { ANALYTICS_PATH, AnalyticsPage, type AnalyticsResult } from '../pages/an
 import { filterProblem } from '../../kit/display.tsx';
 import { at } from '../../kit/at.ts';
 import { Query, Text } from '../../kit/schemas.ts';
+import { readDb } from '../../../../db/replicas.ts';
 
 const FIELDS = {
   fromDate: { name: 'from', label: 'filter.from' },
@@ -25,7 +26,7 @@ const route: RouteModule = (scope, { deps }) => {
     const values = { from: request.query.from ?? '', to: request.query.to ?? '' };
     let result: AnalyticsResult;
     try {
-      const overview = await analyticsOverview(deps.db, context.user.merchantAccountNumber, { fromDate: values.from || undefined, toDate: values.to || undefined }, deps.clock.now());
+      const overview = await analyticsOverview(readDb(deps, context.user.merchantAccountNumber), context.user.merchantAccountNumber, { fromDate: values.from || undefined, toDate: values.to || undefined }, deps.clock.now());
       result = { overview };
     } catch (err) {
       result = { problem: filterProblem({ lang: context.lang, ct }, err, FIELDS, values) };

@@ -26,6 +26,7 @@ import {
 import { filterProblem } from '../../kit/display.tsx';
 import { at } from '../../kit/at.ts';
 import { Query, Text } from '../../kit/schemas.ts';
+import { readDb } from '../../../../db/replicas.ts';
 
 /** The data function's field names → the form's, with their labels (for a refused filter's message). */
 const FIELDS = {
@@ -87,7 +88,7 @@ const route: RouteModule = (scope, { deps }) => {
     const after = request.query.after ?? '';
     let result: CollectionsResult;
     try {
-      const found = await listCollections(deps.db, context.user.merchantAccountNumber, { ...filterOf(values), after: after || undefined });
+      const found = await listCollections(readDb(deps, context.user.merchantAccountNumber), context.user.merchantAccountNumber, { ...filterOf(values), after: after || undefined });
       result = { page: found };
     } catch (err) {
       // A refused filter (AppError 'validation', 400) is shown back with its message; anything else is rethrown.
@@ -117,7 +118,7 @@ const route: RouteModule = (scope, { deps }) => {
           fileName: exportFileName('collections', merchantAccountNumber, merchantName, deps.clock.now()),
           sheetName: 'Collections',
           columns: COLLECTION_EXPORT_COLUMNS,
-          rows: exportCollections(deps.db, merchantAccountNumber, filterOf(values)),
+          rows: exportCollections(readDb(deps, merchantAccountNumber), merchantAccountNumber, filterOf(values)),
         });
       } catch (err) {
         const result = { problem: filterProblem({ lang: context.lang, ct }, err, FIELDS, { ...values }) };

@@ -7,6 +7,7 @@ import { page } from '../../kit/layout.tsx';
 import { HomePage } from '../pages/home.tsx';
 import { CONSOLE_PATH } from '../../kit/paths.ts';
 import { at } from '../../kit/at.ts';
+import { readDb } from '../../../../db/replicas.ts';
 
 const route: RouteModule = (scope, { deps }) => {
   scope.get(at(CONSOLE_PATH), { config: { consoleAccess: 'user', consoleSection: 'home' } }, async (request, reply) => {
@@ -17,8 +18,8 @@ const route: RouteModule = (scope, { deps }) => {
     // run side by side: the page waits for the longer one, not their sum (measured: the home page
     // was the console's slowest under load, docs/performance.md).
     const [summary, waiting] = await Promise.all([
-      homeSummary(deps.db, user.merchantAccountNumber, deps.clock.now()),
-      attention(deps.db, user.merchantAccountNumber, { userId: user.userId, roleId: user.roleId, emailAddress: user.emailAddress }),
+      homeSummary(readDb(deps, user.merchantAccountNumber), user.merchantAccountNumber, deps.clock.now()),
+      attention(readDb(deps, user.merchantAccountNumber), user.merchantAccountNumber, { userId: user.userId, roleId: user.roleId, emailAddress: user.emailAddress }),
     ]);
     if (!summary) throw new Error(`the signed-in user's merchant ${user.merchantAccountNumber} does not exist`);
     return sendHtml(reply, context, 200, page(HomePage({ context, balances: summary.balances, summary, attention: waiting })));

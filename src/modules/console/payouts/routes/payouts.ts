@@ -27,6 +27,7 @@ import { SinglePage, SingleResults } from '../pages/single-payout.tsx';
 import { at } from '../../kit/at.ts';
 import { given, PathId, pathNumber, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
+import { readDb } from '../../../../db/replicas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'payouts' } as const;
 
@@ -43,7 +44,7 @@ const route: RouteModule = (scope, { deps }) => {
   scope.get(at(PAYOUTS_PATH), { schema: { querystring: ListQuery }, config }, async (request, reply) => {
     const context = consoleContext(request);
     const filter: BatchFilterValues = { status: given(request.query.status), after: given(request.query.after) };
-    const page = await batchesPage(deps.db, context.user.merchantAccountNumber, filter);
+    const page = await batchesPage(readDb(deps, context.user.merchantAccountNumber), context.user.merchantAccountNumber, filter);
     if (wantsRegion(request, REGIONS.batches)) return sendRegion(reply, context, BatchesResults({ lang: context.lang, page, filter, swapped: true }));
     return sendListPage(reply, context, 200, BatchesPage({ context, page, filter }));
   });
@@ -56,11 +57,11 @@ const route: RouteModule = (scope, { deps }) => {
     const filter: LineFilterValues = { search: given(request.query.search), status: given(request.query.status), after: given(request.query.after) };
     // The lines first: they are all an htmx swap needs, and they say whether the batch is this merchant's.
     if (wantsRegion(request, REGIONS.lines)) {
-      const lines = await batchLines(deps.db, merchant, batchNumber, filter);
+      const lines = await batchLines(readDb(deps, merchant), merchant, batchNumber, filter);
       if (!lines) throw batchNotFound(request.params.batchNumber);
       return sendRegion(reply, context, LinesResults({ lang: context.lang, batchNumber, page: lines, filter, swapped: true }));
     }
-    const view = await batchPageView(deps.db, merchant, batchNumber, filter);
+    const view = await batchPageView(readDb(deps, merchant), merchant, batchNumber, filter);
     if (!view) throw batchNotFound(request.params.batchNumber);
     return sendListPage(reply, context, 200, BatchPage({ context, ...view, filter, notice: noticeOf(request, context.lang) }));
   });
@@ -70,7 +71,7 @@ const route: RouteModule = (scope, { deps }) => {
   for (const format of EXPORT_FORMATS) {
     scope.get(`${at(PAYOUTS_PATH)}.${format}`, { schema: { querystring: ListQuery }, config }, async (request, reply) => {
       const { user } = consoleContext(request);
-      const rows = exportBatches(deps.db, user.merchantAccountNumber, { status: given(request.query.status) });
+      const rows = exportBatches(readDb(deps, user.merchantAccountNumber), user.merchantAccountNumber, { status: given(request.query.status) });
       const fileName = exportFileName('batches', user.merchantAccountNumber, user.merchantName, deps.clock.now());
       return sendExport(reply, { format, fileName, sheetName: 'Batches', columns: BATCH_EXPORT_COLUMNS, rows });
     });
@@ -81,7 +82,7 @@ const route: RouteModule = (scope, { deps }) => {
       const batchNumber = pathNumber(request.params.batchNumber);
       // Another merchant's batch (or none) is the 404 page, as the batch's own page.
       if (batchNumber === undefined || !(await findBatch(deps.db, merchant, batchNumber))) throw batchNotFound(request.params.batchNumber);
-      const rows = exportBatchLines(deps.db, context.lang, merchant, batchNumber, { search: given(request.query.search), status: given(request.query.status) });
+      const rows = exportBatchLines(readDb(deps, merchant), context.lang, merchant, batchNumber, { search: given(request.query.search), status: given(request.query.status) });
       const fileName = exportFileName(`batch-${batchNumber}-results`, merchant, context.user.merchantName, deps.clock.now());
       return sendExport(reply, { format, fileName, sheetName: `Batch ${batchNumber}`, columns: BATCH_LINE_EXPORT_COLUMNS, rows });
     });
@@ -89,7 +90,7 @@ const route: RouteModule = (scope, { deps }) => {
     scope.get(`${at(SINGLE_PAYOUTS_PATH)}.${format}`, { schema: { querystring: LinesQuery }, config }, async (request, reply) => {
       const context = consoleContext(request);
       const { merchantAccountNumber, merchantName } = context.user;
-      const rows = exportSinglePayouts(deps.db, context.lang, merchantAccountNumber, { search: given(request.query.search), status: given(request.query.status) });
+      const rows = exportSinglePayouts(readDb(deps, merchantAccountNumber), context.lang, merchantAccountNumber, { search: given(request.query.search), status: given(request.query.status) });
       const fileName = exportFileName('single-payouts', merchantAccountNumber, merchantName, deps.clock.now());
       return sendExport(reply, { format, fileName, sheetName: 'Single payouts', columns: SINGLE_PAYOUT_EXPORT_COLUMNS, rows });
     });

@@ -19,6 +19,7 @@ import { merchantFilePart, sendExport } from '../../kit/exports.ts';
 import { at } from '../../kit/at.ts';
 import { given, Query, Text } from '../../kit/schemas.ts';
 import { sendListPage, sendRegion, wantsRegion } from '../../kit/regions.ts';
+import { readDb } from '../../../../db/replicas.ts';
 
 const config = { consoleAccess: 'user', consoleSection: 'statements' } as const;
 const DAY_MS = 86_400_000;
@@ -75,14 +76,14 @@ const route: RouteModule = (scope, { deps }) => {
     const query = { from: period.from, to: period.to, after };
     if (wantsRegion(request, MOVEMENTS_REGION)) {
       // A page of movements needs only the currency, not the summary's sums.
-      const [movements, account] = await Promise.all([statementLines(deps.db, merchant, period.from, period.to, { after }), findMerchant(deps.db, merchant)]);
+      const [movements, account] = await Promise.all([statementLines(readDb(deps, merchant), merchant, period.from, period.to, { after }), findMerchant(readDb(deps, merchant), merchant)]);
       if (!account) throw new Error(`the signed-in user's merchant ${merchant} does not exist`);
       return sendRegion(reply, context, MovementsResults({ lang: context.lang, currencyCode: account.currency_code, page: movements, query, swapped: true }));
     }
     const [summary, totals, movements] = await Promise.all([
-      statementSummary(deps.db, merchant, period.from, period.to),
-      statementTotals(deps.db, merchant, period.from, period.to),
-      statementLines(deps.db, merchant, period.from, period.to, { after }),
+      statementSummary(readDb(deps, merchant), merchant, period.from, period.to),
+      statementTotals(readDb(deps, merchant), merchant, period.from, period.to),
+      statementLines(readDb(deps, merchant), merchant, period.from, period.to, { after }),
     ]);
     if (!summary) throw new Error(`the signed-in user's merchant ${merchant} has no ledger accounts`);
     const form = { from: period.from, to: period.to };
@@ -94,7 +95,7 @@ const route: RouteModule = (scope, { deps }) => {
     const period = periodOf(request.query, context, deps.clock.now());
     if (!period.ok) return sendListPage(reply, context, 400, StatementsPage({ context, form: period.form, maxDays: MAX_RANGE_DAYS }));
     const { merchantAccountNumber, merchantName } = context.user;
-    const csv = streamStatementCsv(deps.db, merchantAccountNumber, period.from, period.to, { typeNames: statementTypeNames(context.lang) });
+    const csv = streamStatementCsv(readDb(deps, merchantAccountNumber), merchantAccountNumber, period.from, period.to, { typeNames: statementTypeNames(context.lang) });
     // The header row comes first from COPY: waiting for it means a failure to start the export
     // (no connection, a query error) is still an error page, not a download of one. A client gone
     // meanwhile stops the export (its connection is closed) and is answered nothing.
@@ -133,7 +134,7 @@ const route: RouteModule = (scope, { deps }) => {
       fileName: statementFileName(merchantAccountNumber, merchantName, period.from, period.to),
       sheetName: 'Statement',
       columns: STATEMENT_COLUMNS.map((c) => ({ header: c.key, kind: c.kind })),
-      rows: statementRows(deps.db, merchantAccountNumber, period.from, period.to, { typeNames: statementTypeNames(context.lang) }),
+      rows: statementRows(readDb(deps, merchantAccountNumber), merchantAccountNumber, period.from, period.to, { typeNames: statementTypeNames(context.lang) }),
     });
   });
 };
