@@ -11,11 +11,22 @@ import { migrate, readMigrations } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { migrateQueue } from '../src/jobs/queue.ts';
 import { setupTtk } from './ttk/harness.ts';
+import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from './db/pg-replication-kit.ts';
+
+async function startSuitePooler(adminUrl: string): Promise<PgBouncer> {
+  const can = pgbouncerAvailable();
+  if (!can.ok) throw new Error(`TEST_POOLER=pgbouncer: ${can.why}`);
+  const admin = new URL(adminUrl);
+  const target = { host: admin.hostname === 'localhost' ? '127.0.0.1' : admin.hostname, port: Number(admin.port || 5432) };
+  return startPgBouncer(target, { passwords: { [decodeURIComponent(admin.username)]: decodeURIComponent(admin.password) } });
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
     adminDatabaseUrl: string;
     templateDatabase: string;
+    /** TEST_POOLER=pgbouncer: the port of a PgBouncer in transaction mode in front of adminDatabaseUrl's server (0: none). */
+    poolerPort: number;
   }
 }
 
@@ -79,12 +90,17 @@ export default async function setup(project: TestProject) {
   }
   project.provide('adminDatabaseUrl', adminUrl);
   project.provide('templateDatabase', template);
+  // TEST_POOLER=pgbouncer: every test app's pool goes through PgBouncer in transaction mode
+  // (test/helpers.ts startTestApp), as DATABASE_POOLER=transaction would have it (docs/operations.md).
+  const pooler = process.env.TEST_POOLER === 'pgbouncer' ? await startSuitePooler(adminUrl) : undefined;
+  project.provide('poolerPort', pooler?.port ?? 0);
   // The Mojaloop Testing Toolkit, the switch of the rail tests (test/ttk/): installed on first use
   // into test/ttk/node_modules, started once, taken by one test file at a time (acquireTtk).
   // TEST_TTK=off leaves it out (a run of tests that need no switch); those that do then fail, saying so.
   const stopTtk = process.env.TEST_TTK === 'off' ? async () => undefined : await setupTtk(project);
   return async () => {
     await stopTtk();
+    await pooler?.close();
     await embedded?.stop();
     if (runDir) removeDataDir(runDir);
   };

@@ -65,6 +65,22 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   };
 }
 
+/**
+ * A test app's pools: on the database itself, or, with TEST_POOLER=pgbouncer, through the run's
+ * PgBouncer in transaction mode (test/global-setup.ts) with a direct pool for what needs a session
+ * (LISTEN), as DATABASE_POOLER=transaction and DATABASE_DIRECT_URL set them up in the service.
+ */
+export function testPools(url: string, max: number): { db: Db; sessionDb?: Db } {
+  const poolerPort = inject('poolerPort');
+  if (!poolerPort) return { db: createPool(url, max) };
+  const through = new URL(url);
+  through.hostname = '127.0.0.1';
+  through.port = String(poolerPort);
+  // The embedded server's URL names its socket directory (?host=…): PgBouncer listens on TCP.
+  through.searchParams.delete('host');
+  return { db: createPool(through.toString(), max, { pooler: 'transaction' }), sessionDb: createPool(url, 4) };
+}
+
 /** A clock tests can move. */
 export class TestClock implements Clock {
   private offsetMs = 0;
@@ -91,9 +107,9 @@ export async function startTestApp(env: Record<string, string> = {}, configOverr
     ...loadConfig({ DATABASE_URL: database.url, ADMIN_TOKEN, LOG_LEVEL: TEST_LOG_LEVEL, RATE_LIMIT_PER_SECOND: '0', JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789', ...env }),
     ...configOverrides,
   };
-  const db = createPool(database.url, 10);
+  const { db, sessionDb } = testPools(database.url, 10);
   const clock = new TestClock();
-  const deps: Deps = { db, config, clock, log: pino({ level: TEST_LOG_LEVEL }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
+  const deps: Deps = { db, sessionDb, config, clock, log: pino({ level: TEST_LOG_LEVEL }), jwtSecret: new TextEncoder().encode(config.jwtSecret) };
   const built = await buildApp(deps);
   await built.app.ready();
   return {
@@ -105,6 +121,7 @@ export async function startTestApp(env: Record<string, string> = {}, configOverr
     close: async () => {
       await built.app.close();
       await db.end();
+      await sessionDb?.end();
       await database.drop();
     },
   };
