@@ -47,9 +47,9 @@ export class ReplicaSet {
 
   /** Checks every replica once (and says what it found), then every second. */
   async start(): Promise<void> {
-    await this.checkAll();
+    await this.refresh();
     for (const r of this.replicas) this.log.info(`database replica ${r.label}: ${r.usable ? `in use, ${r.lagSeconds.toFixed(1)} s behind; not migrated (it follows the primary)` : `skipped: ${r.reason}`}`);
-    this.timer = setInterval(() => void this.checkAll(), CHECK_EVERY_MS);
+    this.timer = setInterval(() => void this.refresh(), CHECK_EVERY_MS);
     this.timer.unref();
   }
 
@@ -82,7 +82,8 @@ export class ReplicaSet {
     return this.replicas.map((r) => ({ replica: r.label, usable: r.usable, lagSeconds: Number.isFinite(r.lagSeconds) ? r.lagSeconds : null, reason: r.reason ?? null }));
   }
 
-  private async checkAll(): Promise<void> {
+  /** Checks every replica now (every second once started; a test asks for it at a chosen moment). */
+  async refresh(): Promise<void> {
     let primaryLsn: string | undefined;
     try {
       primaryLsn = (await this.primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn;
