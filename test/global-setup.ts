@@ -11,9 +11,11 @@ import { migrate, readMigrations } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { migrateQueue } from '../src/jobs/queue.ts';
 import { setupTtk } from './ttk/harness.ts';
-import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from './db/pg-replication-kit.ts';
+import type { PgBouncer } from './db/pg-replication-kit.ts';
 
+/** Loaded only when asked for: a copy of the project with just the suite's core files runs without it. */
 async function startSuitePooler(adminUrl: string): Promise<PgBouncer> {
+  const { pgbouncerAvailable, startPgBouncer } = await import('./db/pg-replication-kit.ts');
   const can = pgbouncerAvailable();
   if (!can.ok) throw new Error(`TEST_POOLER=pgbouncer: ${can.why}`);
   const admin = new URL(adminUrl);

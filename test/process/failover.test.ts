@@ -113,6 +113,26 @@ describe.skipIf(!postgres15.ok)(`failover: the primary crashes under load and th
     }
   }
 
+  it('started on the standby alone, waits for a primary without migrating, and says so', async () => {
+    const port = await freePort();
+    let said = '';
+    const onStandby = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: `postgres://postgres@127.0.0.1:${pair.standby.port}/onekhusa?target_session_attrs=read-write`, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', JWT_SECRET, WORKER_CONCURRENCY: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onStandby.stdout!.on('data', (d: Buffer) => (said += d));
+    onStandby.stderr!.on('data', (d: Buffer) => (said += d));
+    try {
+      await until('the waiting line', async () => /is a standby \(read-only\) or unreachable; not migrating, waiting for a primary/.test(said), 30_000, 100, () => said);
+      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
+      expect(ready).not.toBe(200);
+      expect(onStandby.exitCode).toBeNull();
+    } finally {
+      onStandby.kill('SIGKILL');
+    }
+  });
+
   it('answers 503 with Retry-After (never 500) during the switch, one effect per key, every acknowledged write kept', async () => {
     const outcomes: Outcome[] = Array.from({ length: CLIENTS * KEYS_PER_CLIENT }, (_, i) => ({ key: `failover-${i}-${randomBytes(6).toString('hex')}`, referenceNumber: `FO${i}${randomBytes(3).toString('hex')}`, statuses: [], ackedBeforeCrash: false }));
     const problems: string[] = [];

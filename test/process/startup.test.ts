@@ -52,6 +52,9 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra };
   if (!('DATABASE_URL' in extra)) delete env.DATABASE_URL;
   for (const name of Object.keys(env)) if (name.startsWith('VITEST')) delete env[name];
+  // A run's own settings (TEST_POOLER=pgbouncer, Citus) are not the nested project's.
+  delete env.TEST_POOLER;
+  delete env.TEST_CITUS_WORKERS;
   return env;
 }
 
