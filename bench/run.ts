@@ -17,6 +17,7 @@
 //   rails          bench/parts/rails.ts: a 10,000-line batch paid over Mojaloop (TTK as the switch) and to the simulated connector
 //   rails-inbound  bench/parts/rails-inbound.ts: payments into timed accounts over Mojaloop (TTK, then a bare payer) and commit → webhook
 //   docs           bench/parts/docs.ts: /docs in Chromium to its first operation, compressed and not
+//   database       bench/parts/database.ts: E12 and E10 through PgBouncer vs direct, a list from a replica vs the primary, five failovers
 // Shared helpers are in bench/lib: load generation (autocannon, hooks), percentiles, CPU and
 // memory from /proc, databases and merchants, the service as a child process, the report files.
 // http, webhooks, collections and keyed use the database this file creates (migrated, queue
@@ -63,6 +64,7 @@ import { benchConsole } from './parts/console.ts';
 import { benchConsoleFiles } from './parts/console-files.ts';
 import { benchDisbursements } from './parts/disbursements.ts';
 import { benchExports } from './parts/exports.ts';
+import { benchDatabase } from './parts/database.ts';
 import { benchDocs } from './parts/docs.ts';
 import { benchFiles } from './parts/files.ts';
 import { benchHttp } from './parts/http.ts';
@@ -86,6 +88,7 @@ const PARTS = {
   rails: benchRails,
   'rails-inbound': benchRailsInbound,
   docs: benchDocs,
+  database: benchDatabase,
 } satisfies Record<string, (ctx: BenchContext) => Promise<object>>;
 type Part = keyof typeof PARTS;
 const PART_NAMES = Object.keys(PARTS) as Part[];

@@ -37,7 +37,8 @@ export async function startService(databaseUrl: string, extraEnv: Record<string,
   // A Unix-socket URL (the bench's embedded server) goes to the service in its TCP form: started
   // alone, `npm start` copies large uploads to its embedded server over TCP (runtime.ts), and
   // given a socket URL it could not. Every other statement of the service then uses TCP too.
-  const serviceUrl = new URL(databaseUrl).searchParams.has('host') ? overTcp(databaseUrl) : databaseUrl;
+  // (Tested as text: a URL with several hosts, as libpq takes them, is no WHATWG URL.)
+  const serviceUrl = /[?&]host=/.test(databaseUrl) ? overTcp(databaseUrl) : databaseUrl;
   Object.assign(env, { DATABASE_URL: serviceUrl, PORT: String(port), HOST: '127.0.0.1', ...extraEnv });
   // stdout carries the request log (LOG_LEVEL's default, info): read and dropped, as a terminal would.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -9,7 +9,8 @@ import pg from 'pg';
 import { hostLabel, parseDatabaseHosts, type DatabaseHosts, type HostPort } from './hosts.ts';
 
 const PROBE_TIMEOUT_MS = 2_000;
-const SEARCH_PAUSE_MS = { first: 100, max: 1_000 };
+// Short: a probe is one connection attempt per host, and every pause is time the service answers 503.
+const SEARCH_PAUSE_MS = { first: 50, max: 250 };
 
 /** Thrown by a new connection that reached a standby where the pool wants the writable server. */
 export class StandbyError extends Error {
