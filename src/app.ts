@@ -9,6 +9,7 @@ import compress from '@fastify/compress';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
+import { registerCors } from './http/cors.ts';
 import { DOCS_UI_OPTIONS } from './http/docs.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App, Deps, RouteContext } from './http/types.ts';
@@ -18,6 +19,7 @@ import { limitConnections } from './http/connections.ts';
 import { apiServices, DOCS_INTRO, merchantApi, ROOT_ROUTES } from './composition.ts';
 import type { KeyStatusCache } from './modules/auth/key-status.ts';
 import { registerFspiopRoutes } from './rails/mojaloop/routes.ts';
+import { documentRoute, finishDocument } from './http/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,6 +79,8 @@ export async function buildApp(deps: Deps): Promise<BuiltApp> {
   const { context: ctx, tokens, keyStatus } = apiServices(deps, metrics);
 
   await registerOpenApi(app);
+  // Before the pipeline: a browser's preflight is answered without authentication or rate limit.
+  registerCors(app, { allowedOrigins: deps.config.corsAllowedOrigins, prefixes: apiPrefixes(deps.config.mode) });
   registerPipeline(app, { deps, tokens, keyStatus, rateLimiter: createRateLimiter(deps.config.rateLimitStore, deps.db, deps.config.rateLimitPerSecond), metrics, isShuttingDown: () => shuttingDown });
   await registerReference(app);
   await registerRoutes(app, deps, ctx);
@@ -123,6 +127,15 @@ function countRequests(app: App): Pick<BuiltApp, 'drain'> {
   };
 }
 
+/**
+ * Where the operations' paths (which carry /sandbox/v1, /live/v1 or /admin/v1) are served: this
+ * server, and the gateway whose API this mirrors (only the base URL differs: product.md).
+ */
+const DOCUMENT_SERVERS = [
+  { url: '/', description: 'This server (sandbox: /sandbox/v1; production mode: /live/v1 too)' },
+  { url: 'https://api.onekhusa.com', description: 'The OneKhusa gateway (sandbox /sandbox/v1, live /live/v1)' },
+];
+
 /** The OpenAPI document: registered before the pipeline, whose onRoute hook completes each operation it lists. */
 async function registerOpenApi(app: App): Promise<void> {
   await app.register(swagger, {
@@ -141,6 +154,9 @@ async function registerOpenApi(app: App): Promise<void> {
       },
       security: [{ bearerAuth: [] }],
     },
+    // The document's own shape (http/openapi.ts): statuses one by one, operation ids, tags, servers.
+    transform: documentRoute as never,
+    transformObject: finishDocument({ servers: DOCUMENT_SERVERS }) as never,
   });
 }
 
@@ -171,12 +187,15 @@ async function registerReference(app: App): Promise<void> {
   });
 }
 
+/** Where the merchant API is served: production mode also has /live/v1. */
+function apiPrefixes(mode: Deps['config']['mode']): string[] {
+  return mode === 'production' ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
+}
+
 /** The merchant API under its prefixes, the root routes and, without mutual TLS, the switch's side. */
 async function registerRoutes(app: App, deps: Deps, ctx: RouteContext): Promise<void> {
-  const production = deps.config.mode === 'production';
-  const prefixes = production ? ['/sandbox/v1', '/live/v1'] : ['/sandbox/v1'];
   const routes = merchantApi(deps.config.mode);
-  for (const prefix of prefixes) {
+  for (const prefix of apiPrefixes(deps.config.mode)) {
     await app.register(
       async (scope) => {
         for (const route of routes) route(scope as App, ctx);

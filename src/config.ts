@@ -119,8 +119,17 @@ export interface Config {
    * off in sandbox mode, where anyone may still enrol).
    */
   consoleRequireTwoFactor: boolean;
+  /** Which browser origins may call the merchant API (CORS_ALLOWED_ORIGINS; http/cors.ts). */
+  corsAllowedOrigins: CorsOrigins;
   mojaloop: MojaloopConfig | undefined;
 }
+
+/**
+ * CORS_ALLOWED_ORIGINS: `off` (no CORS headers), `any` (`*`: every origin), `localhost` (the
+ * sandbox default: http(s)://localhost, 127.0.0.1 or [::1] on any port, so a browser app in
+ * development works out of the box) or `exact` origins, serialised as browsers send them.
+ */
+export type CorsOrigins = { kind: 'off' } | { kind: 'any' } | { kind: 'localhost' } | { kind: 'exact'; origins: string[] };
 
 /**
  * The Mojaloop rail (src/rails/mojaloop/, product.md §16), present when MOJALOOP_SWITCH_URL,
@@ -424,6 +433,34 @@ function consoleTimesOf(env: NodeJS.ProcessEnv): Pick<Config, 'consoleIdleMinute
   return { consoleIdleMinutes, consoleSessionHours };
 }
 
+/** More would be a list nobody reviews; a deployment serving that many front ends wants `*`. */
+const MAX_CORS_ORIGINS = 100;
+
+function corsOriginsOf(env: NodeJS.ProcessEnv, mode: Mode): CorsOrigins {
+  const raw = optional(env, 'CORS_ALLOWED_ORIGINS');
+  // Production answers no browser of another origin unless the operator names it.
+  if (raw === undefined) return mode === 'production' ? { kind: 'off' } : { kind: 'localhost' };
+  if (raw.toLowerCase() === 'off') return { kind: 'off' };
+  if (raw === '*') return { kind: 'any' };
+  const parts = raw.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length === 0 || parts.length > MAX_CORS_ORIGINS) throw new ConfigError(`CORS_ALLOWED_ORIGINS must name 1 to ${MAX_CORS_ORIGINS} origins, got ${parts.length}`);
+  return { kind: 'exact', origins: [...new Set(parts.map(corsOrigin))] };
+}
+
+/** One origin of CORS_ALLOWED_ORIGINS, as a browser's Origin header spells it (lower-case, no default port). */
+function corsOrigin(part: string): string {
+  const fail = () => new ConfigError(`CORS_ALLOWED_ORIGINS must be off, * or comma-separated origins such as http://localhost:5173,https://shop.example.mw (scheme://host[:port], no path), got "${part.slice(0, 200)}"`);
+  // A path, query, user or wildcard never matches an Origin header: refused rather than ignored.
+  if (!/^https?:\/\/[^/?#@\s*]+\/?$/i.test(part)) throw fail();
+  let url: URL;
+  try {
+    url = new URL(part);
+  } catch {
+    throw fail();
+  }
+  return url.origin;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode = modeOf(env);
   const host = optional(env, 'HOST') ?? '0.0.0.0';
@@ -465,6 +502,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invitationHours: int(env, 'INVITATION_HOURS', 72, 1, 720),
     ...consoleTimesOf(env),
     consoleRequireTwoFactor: flag(env, 'CONSOLE_REQUIRE_2FA', mode === 'production'),
+    corsAllowedOrigins: corsOriginsOf(env, mode),
     mojaloop: loadMojaloop(env, mode, host),
   };
 }

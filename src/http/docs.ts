@@ -80,42 +80,59 @@ export interface RouteTraits {
   url: string;
 }
 
-const line = (kind: keyof typeof ERRORS, when: string) => `- ${ERRORS[kind].status} ${ERRORS[kind].errorCode}: ${when}`;
+/** One status an operation can answer, with its code and when. */
+export interface ErrorStatus {
+  status: number;
+  kind: keyof typeof ERRORS;
+  /** `- 400 E900: when`, as the description lists it. */
+  line: string;
+}
 
-/** The 4xx and 5xx responses of a route, described with the statuses it can answer. */
-export function errorResponses(route: RouteTraits): { '4xx': unknown; '5xx': unknown } {
+const entry = (kind: keyof typeof ERRORS, when: string, code: string = ERRORS[kind].errorCode): ErrorStatus => ({ status: ERRORS[kind].status, kind, line: `- ${ERRORS[kind].status} ${code}: ${when}` });
+
+/** The error statuses a route can answer, client errors first (http/openapi.ts lists them one by one). */
+export function errorStatuses(route: RouteTraits): ErrorStatus[] {
   const writes = route.method !== 'GET' && route.method !== 'HEAD';
-  const client = [
-    line('validation', 'validation failed (bad JSON, wrong type, out of range, missing field); `errors` has one message per field'),
-    route.body && line('unsupportedMediaType', 'the body is not application/json'),
-    route.auth === 'merchant' && line('unauthorized', 'missing, malformed, expired or revoked access token'),
-    route.auth === 'admin' && line('unauthorized', 'missing or wrong operator token (ADMIN_TOKEN)'),
-    route.auth === 'merchant' && writes && `- 402 E910–E949: a business rule refused the request (limit, balance, state…), each rule with its own code`,
-    route.auth === 'merchant' && writes && line('fourEyes', 'not allowed (e.g. the same user capturing and approving)'),
+  return [
+    entry('validation', 'validation failed (bad JSON, wrong type, out of range, missing field); `errors` has one message per field'),
+    route.body && entry('unsupportedMediaType', 'the body is not application/json'),
+    route.auth === 'merchant' && entry('unauthorized', 'missing, malformed, expired or revoked access token'),
+    route.auth === 'admin' && entry('unauthorized', 'missing or wrong operator token (ADMIN_TOKEN)'),
+    route.auth === 'merchant' && writes && entry('invalidState', 'a business rule refused the request (limit, balance, state…), each rule with its own code', 'E910–E949'),
+    route.auth === 'merchant' && writes && entry('fourEyes', 'not allowed (e.g. the same user capturing and approving)'),
     route.auth === 'merchant'
-      ? line('notFound', "not found, or another merchant's: a token only sees its own merchant account")
+      ? entry('notFound', "not found, or another merchant's: a token only sees its own merchant account")
       : route.auth === 'admin'
-        ? line('notFound', 'not found; every operator route answers 404 when the server runs without ADMIN_TOKEN')
-        : line('notFound', 'not found'),
-    route.idempotent && line('idempotencyMismatch', 'X-Idempotency-Key reused with a different request, or the first one is still running (Retry-After)'),
-    route.body && line('tooLarge', 'the body is larger than the configured maximum'),
-    (route.auth === 'merchant' || route.merchantApi) && line('rateLimited', 'rate limit exceeded; see X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and Retry-After'),
-  ].filter((x): x is string => typeof x === 'string');
-  const server = [
-    line('internal', 'unexpected; the detail never leaks internals, quote the requestId'),
-    line('unavailable', 'shutting down, overloaded or the database is unreachable: retry later'),
-  ];
-  const requestId = '9f1c3b2a-5d4e-4c7b-8a21-0e6f5d3c2b1a';
+        ? entry('notFound', 'not found; every operator route answers 404 when the server runs without ADMIN_TOKEN')
+        : entry('notFound', 'not found'),
+    route.idempotent && entry('idempotencyMismatch', 'X-Idempotency-Key reused with a different request, or the first one is still running (Retry-After)'),
+    route.body && entry('tooLarge', 'the body is larger than the configured maximum'),
+    (route.auth === 'merchant' || route.merchantApi) && entry('rateLimited', 'rate limit exceeded; see X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and Retry-After'),
+    entry('internal', 'unexpected; the detail never leaks internals, quote the requestId'),
+    entry('unavailable', 'shutting down, overloaded or the database is unreachable (Retry-After): retry later, with the same X-Idempotency-Key'),
+  ].filter((x): x is ErrorStatus => typeof x === 'object');
+}
+
+export const PROBLEM_INTRO = 'Problem details (RFC 9457, application/problem+json) with errorCode, detail, errors and requestId.';
+const EXAMPLE_REQUEST_ID = '9f1c3b2a-5d4e-4c7b-8a21-0e6f5d3c2b1a';
+
+/** An example problem body of `kind` at `url`. */
+export function exampleProblem(kind: keyof typeof ERRORS, url: string): object {
+  const detail = kind === 'validation' ? t('en', 'detail.validation') : t('en', ERRORS[kind].title);
+  return problem(kind, 'en', detail, [kind === 'validation' ? t('en', 'field.merchantAccountNumber') : detail], url, EXAMPLE_REQUEST_ID);
+}
+
+/** The 4xx and 5xx responses of a route at run time (they serialise problem bodies), described with the statuses it can answer. */
+export function errorResponses(route: RouteTraits): { '4xx': unknown; '5xx': unknown } {
+  const statuses = errorStatuses(route);
   const response = (description: string, example: object) => {
     const { $id: _id, ...schema } = ProblemSchema;
     return { description, content: { 'application/problem+json': { schema: { ...schema, examples: [example] } } } };
   };
-  const validation = problem('validation', 'en', t('en', 'detail.validation'), [t('en', 'field.merchantAccountNumber')], route.url, requestId);
-  const unavailable = problem('unavailable', 'en', t('en', 'detail.unavailable'), [t('en', 'detail.unavailable')], route.url, requestId);
-  const intro = 'Problem details (RFC 9457, application/problem+json) with errorCode, detail, errors and requestId.';
+  const lines = (server: boolean) => statuses.filter((s) => s.status >= 500 === server).map((s) => s.line);
   return {
-    '4xx': response(`${intro} This operation can answer:\n\n${client.join('\n')}`, validation),
-    '5xx': response(`${intro}\n\n${server.join('\n')}`, unavailable),
+    '4xx': response(`${PROBLEM_INTRO} This operation can answer:\n\n${lines(false).join('\n')}`, exampleProblem('validation', route.url)),
+    '5xx': response(`${PROBLEM_INTRO}\n\n${lines(true).join('\n')}`, exampleProblem('unavailable', route.url)),
   };
 }
 

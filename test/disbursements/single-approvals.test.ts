@@ -424,7 +424,7 @@ describe('in the OpenAPI document', () => {
     for (const op of [review, approve, reject]) {
       expect(op.summary).toBeTruthy();
       expect(op.description).toBeTruthy();
-      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '4XX']));
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
     }
     expect(review.requestBody.content['application/json'].schema.required).toEqual(['merchantAccountNumber', 'transactionReferenceNumber', 'actionedBy']);
     expect(reject.requestBody.content['application/json'].schema.required).toEqual(['merchantAccountNumber', 'transactionReferenceNumber', 'reasonForRejection', 'rejectedBy']);

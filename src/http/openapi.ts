@@ -1,0 +1,167 @@
+// The OpenAPI document as generators and linters want it (issue 30), made from the routes' own
+// schemas by @fastify/swagger's two hooks. Only the document changes here; what a route validates
+// and serialises at run time stays its own schema (pipeline.ts describeRoute).
+//   documentRoute   each operation: its error statuses one by one, each with a problem+json
+//                   example and a $ref to the one Problem schema (at run time a route answers
+//                   them through its 4xx/5xx schemas); X-Idempotency-Key with its pattern.
+//   finishDocument  the whole document: an operationId on every operation, the tags declared,
+//                   servers and contact.
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { createHash } from 'node:crypto';
+import { errorStatuses, exampleProblem, PROBLEM_INTRO, type ErrorStatus, type RouteTraits } from './docs.ts';
+import { ProblemSchema } from './schemas.ts';
+import type { AuthMode } from './types.ts';
+
+/** The key's rule (product.md §4), which the pipeline checks with its own message. */
+export const IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9-]{15,80}$';
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+/** Every tag an operation uses, declared once with what it groups (the order /docs shows them in). */
+export const TAGS = [
+  { name: 'Authentication', description: 'Access tokens for a key pair (valid 5 minutes).' },
+  { name: 'API keys', description: "The merchant's key pairs." },
+  { name: 'Merchants', description: 'The merchant account, its balances and status history.' },
+  { name: 'Connectors', description: 'Banks and wallets payouts go to and collections come from.' },
+  { name: 'Limits', description: 'Transaction limits per transaction type.' },
+  { name: 'Collections', description: 'Requests to pay with timed accounts, customer payments, reversals.' },
+  { name: 'Disbursements', description: 'Batch and single payouts, their approval and their results.' },
+  { name: 'Settlement accounts', description: "The merchant's bank accounts for settlement." },
+  { name: 'Webhooks', description: 'Subscriptions to events and their delivery log.' },
+  { name: 'Analytics', description: 'Daily counts and sums per connector, and disbursement metrics.' },
+  { name: 'Merchant users', description: 'People who sign in to the merchant console.' },
+  { name: 'Operator', description: 'The operator API under /admin/v1 (ADMIN_TOKEN): merchants, fundings, rails, reconciliation.' },
+  { name: 'Operations', description: 'Health checks for load balancers and orchestrators.' },
+] as const;
+
+interface TransformInput {
+  schema: FastifySchema & { response?: Record<string, unknown>; headers?: unknown; hide?: boolean };
+  url: string;
+  route?: RouteOptions;
+}
+
+/** @fastify/swagger's per-route transform: the document's view of one operation. */
+export function documentRoute({ schema, url, route }: TransformInput): { schema: FastifySchema; url: string } {
+  if (!route || schema.hide) return { schema, url };
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const traits: RouteTraits = {
+    method: String(methods[0]).toUpperCase(),
+    auth: (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'none',
+    idempotent: (route.config as { idempotent?: boolean } | undefined)?.idempotent === true,
+    body: schema.body !== undefined,
+    merchantApi: url.startsWith('/sandbox/') || url.startsWith('/live/'),
+    url,
+  };
+  const response: Record<string, unknown> = {};
+  for (const [status, value] of Object.entries(schema.response ?? {})) if (status !== '4xx' && status !== '5xx') response[status] = value;
+  const statuses = errorStatuses(traits);
+  for (const e of statuses) {
+    if (response[String(e.status)] !== undefined) continue;
+    response[String(e.status)] = { $ref: `#/components/responses/${sharedResponse(statuses.filter((x) => x.status === e.status))}` };
+  }
+  return { schema: { ...schema, response, ...(traits.idempotent ? { headers: withKeyPattern(schema.headers) } : {}) }, url };
+}
+
+/**
+ * The error responses, each said once in components.responses and referred to by every operation
+ * that can answer it: named by status and a hash of its lines (an operator route's 404 says
+ * something else than a merchant route's). Filled while the routes are described, read by
+ * finishDocument.
+ */
+const sharedResponses = new Map<string, object>();
+
+function sharedResponse(entries: ErrorStatus[]): string {
+  const lines = entries.map((e) => e.line);
+  const name = `Status${entries[0].status}${lines.length > 1 || sharedResponses.has(`Status${entries[0].status}`) ? `_${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 6)}` : ''}`;
+  const existing = [...sharedResponses.entries()].find(([, r]) => (r as { description: string }).description === describe(lines));
+  if (existing) return existing[0];
+  sharedResponses.set(name, {
+    description: describe(lines),
+    content: { 'application/problem+json': { schema: PROBLEM_REF, example: exampleProblem(entries[0].kind, '/sandbox/v1/…') } },
+  });
+  return name;
+}
+
+const describe = (lines: string[]) => `${PROBLEM_INTRO}\n\n${lines.join('\n')}`;
+
+function withKeyPattern(headers: unknown): unknown {
+  const h = headers as { properties?: Record<string, object> } | undefined;
+  const key = h?.properties?.['x-idempotency-key'];
+  if (!key) return headers;
+  return { ...h, properties: { ...h.properties, 'x-idempotency-key': { ...key, pattern: IDEMPOTENCY_KEY_PATTERN, minLength: 15, maxLength: 80 } } };
+}
+
+type OperationResponse = { $ref?: string; content?: Record<string, { schema?: unknown }> };
+type Operation = { operationId?: string; responses?: Record<string, OperationResponse> };
+type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> }; [key: string]: unknown };
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * An operation's id from its path, stable while the path stays: the segments after the API's
+ * prefix in camel case (`/sandbox/v1/disbursements/batch/getBatches` → disbursementsBatchGetBatches;
+ * /live/v1 and /admin/v1 lead with live and admin; a path parameter reads By<Name>). Where one
+ * path takes several methods, POST (the gateway's usual one) keeps the name and the others add
+ * theirs (merchantsWebhooksGet, merchantsWebhooksGetByGet).
+ */
+export function operationIdFor(path: string, method: string, methodsOnPath: readonly string[]): string {
+  const prefix = /^\/(sandbox|live|admin)\/v1(?=\/|$)/.exec(path);
+  const rest = prefix ? path.slice(prefix[0].length) : path;
+  const words = [prefix && prefix[1] !== 'sandbox' ? prefix[1] : undefined, ...rest.split('/').filter(Boolean).map((s) => (/^\{.+\}$/.test(s) ? `By${capital(s.slice(1, -1))}` : s))]
+    .filter((w): w is string => w !== undefined)
+    .map((w) => w.replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase()));
+  const base = words.map((w, i) => (i === 0 ? w[0].toLowerCase() + w.slice(1) : capital(w))).join('');
+  const keeper = methodsOnPath.includes('post') ? 'post' : methodsOnPath[0];
+  return methodsOnPath.length > 1 && method !== keeper ? `${base}By${capital(method)}` : base;
+}
+
+const capital = (w: string) => w[0].toUpperCase() + w.slice(1);
+
+/**
+ * @fastify/swagger reads every response a route declares as a schema, so a shared response's
+ * $ref arrives wrapped as a JSON body's schema: unwrapped here into the response's own $ref.
+ */
+function unwrapSharedResponses(responses: Operation['responses']): Operation['responses'] {
+  if (!responses) return responses;
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const ref = (response.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref;
+      return [status, ref?.startsWith('#/components/responses/') ? { $ref: ref } : { ...response, content: problemByRef(response.content) }];
+    }),
+  );
+}
+
+const PROBLEM_KEYS = Object.keys(ProblemSchema.properties).sort().join();
+
+/** A route's own problem response (the operator-only 403s) names the one Problem schema too; its example stays. */
+function problemByRef(content: OperationResponse['content']): OperationResponse['content'] {
+  if (!content) return content;
+  return Object.fromEntries(
+    Object.entries(content).map(([type, media]) => {
+      const schema = media.schema as { properties?: object; examples?: unknown[] } | undefined;
+      if (!schema?.properties || Object.keys(schema.properties).sort().join() !== PROBLEM_KEYS) return [type, media];
+      return [type, { ...media, schema: PROBLEM_REF, ...(schema.examples?.length ? { example: schema.examples[0] } : {}) }];
+    }),
+  );
+}
+
+/** @fastify/swagger's transformObject: what only the whole document can say. */
+export function finishDocument(options: { servers: Array<{ url: string; description: string }> }) {
+  return ({ openapiObject }: { openapiObject: Partial<OpenApiDocument> }): Partial<OpenApiDocument> => {
+    const doc = openapiObject as OpenApiDocument;
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      const methods = Object.keys(item).filter((m) => HTTP_METHODS.includes(m));
+      // A copy each: a route taking several methods shares one operation object between them.
+      for (const method of methods) item[method] = { ...item[method], operationId: item[method].operationId ?? operationIdFor(path, method, methods), responses: unwrapSharedResponses(item[method].responses) };
+    }
+    const { $id: _id, ...problemSchema } = ProblemSchema;
+    return {
+      ...doc,
+      components: { ...doc.components, schemas: { ...doc.components?.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },
+      // No licence: the project has not chosen one, and the document does not make one up (.redocly.yaml).
+      info: { ...(doc.info as object), contact: { name: 'The operator of this server' } },
+      servers: options.servers,
+      tags: TAGS.map((tag) => ({ ...tag })),
+    };
+  };
+}
