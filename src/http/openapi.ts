@@ -9,6 +9,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { createHash } from 'node:crypto';
 import { errorStatuses, exampleProblem, PROBLEM_INTRO, type ErrorStatus, type RouteTraits } from './docs.ts';
+import { ERRORS } from './errors.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { AuthMode } from './types.ts';
 
@@ -59,7 +60,17 @@ export function documentRoute({ schema, url, route }: TransformInput): { schema:
     if (response[String(e.status)] !== undefined) continue;
     response[String(e.status)] = { $ref: `#/components/responses/${sharedResponse(statuses.filter((x) => x.status === e.status))}` };
   }
-  return { schema: { ...schema, response, ...(traits.idempotent ? { headers: withKeyPattern(schema.headers) } : {}) }, url };
+  return {
+    schema: {
+      ...schema,
+      ...(schema.body ? { body: oneOfFields(defaultedOptional(schema.body), { asAnyOf: true }) } : {}),
+      // Query parameters are listed one by one in the document: no anyOf there (the description says it).
+      ...(schema.querystring ? { querystring: oneOfFields(defaultedOptional(schema.querystring), { asAnyOf: false }) } : {}),
+      response,
+      ...(traits.idempotent ? { headers: withKeyPattern(schema.headers) } : {}),
+    },
+    url,
+  };
 }
 
 /**
@@ -83,6 +94,36 @@ function sharedResponse(entries: ErrorStatus[]): string {
 }
 
 const describe = (lines: string[]) => `${PROBLEM_INTRO}\n\n${lines.join('\n')}`;
+
+/**
+ * A request's fields that the server fills when absent (a `default`: pageNumber,
+ * numberOfReturnedRows, isIncremental…) are optional for the caller, whatever the route's schema
+ * requires after defaults are applied: a generated client must not demand them.
+ */
+function defaultedOptional(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(defaultedOptional);
+  if (!schema || typeof schema !== 'object') return schema;
+  const s = schema as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' || typeof v === 'object' ? defaultedOptional(v) : v]));
+  if (s.properties && Array.isArray(s.required)) {
+    const required = s.required.filter((name) => s.properties![name]?.default === undefined);
+    if (required.length > 0) copy.required = required;
+    else delete copy.required;
+  }
+  return copy;
+}
+
+/**
+ * A body that takes one of several fields (`x-one-of-fields`: webhookId or eventCode, headerId or
+ * batchNumber), as anyOf of each field required, so that a generated client's types ask for one.
+ */
+function oneOfFields(schema: unknown, options: { asAnyOf: boolean }): unknown {
+  const s = schema as Record<string, unknown> | undefined;
+  const fields = s?.['x-one-of-fields'] as string[] | undefined;
+  if (!s || !fields) return schema;
+  const { 'x-one-of-fields': _marker, ...rest } = s;
+  return options.asAnyOf ? { ...rest, anyOf: fields.map((field) => ({ required: [field] })) } : rest;
+}
 
 function withKeyPattern(headers: unknown): unknown {
   const h = headers as { properties?: Record<string, object> } | undefined;
@@ -154,7 +195,9 @@ export function finishDocument(options: { servers: Array<{ url: string; descript
       // A copy each: a route taking several methods shares one operation object between them.
       for (const method of methods) item[method] = { ...item[method], operationId: item[method].operationId ?? operationIdFor(path, method, methods), responses: unwrapSharedResponses(item[method].responses) };
     }
-    const { $id: _id, ...problemSchema } = ProblemSchema;
+    const { $id: _id, ...problem } = ProblemSchema;
+    // Every code an error can carry, listed (at run time the field is any string the registry holds).
+    const problemSchema = { ...problem, properties: { ...problem.properties, errorCode: { ...problem.properties.errorCode, enum: [...new Set(Object.values(ERRORS).map((e) => e.errorCode))].sort() } } };
     return {
       ...doc,
       components: { ...doc.components, schemas: { ...doc.components?.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },

@@ -96,6 +96,15 @@ export function utcDate(text: string): string | undefined {
   return `${String(yyyy).padStart(4, '0')}-${String(mm).padStart(2, '0')}-${String(dd).padStart(2, '0')}`;
 }
 
+/**
+ * A status or type code answered as a string, with every value it can take listed (an enum, for
+ * the document and the clients generated from it, rather than values in prose). Static type
+ * string: the handlers answer what the database holds, and the enum documents the closed set.
+ */
+export function Code(values: readonly string[], description: string): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+}
+
 /** A bare JSON string answer, e.g. "API key has been created successfully". */
 export const Message = Type.String({ description: 'Confirmation message.' });
 

@@ -66,6 +66,8 @@ export function ajvPlugins(ajv: Ajv): Ajv {
   for (const keyword of ['minLength', 'maxLength'] as const) ajv.removeKeyword(keyword).addKeyword(stringLengthKeyword(keyword));
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'x-message-limit', schemaType: 'number' });
+  // Documentation only (http/openapi.ts writes it as anyOf): the handler checks it with its own message.
+  ajv.addKeyword({ keyword: 'x-one-of-fields', schemaType: 'array' });
   // Every Email() field: no invisible characters, no local part mixing scripts (src/lib/actor.ts).
   ajv.addKeyword({
     keyword: 'x-email',

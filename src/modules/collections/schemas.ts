@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
-import { Email, MerchantAccountNumber, Money } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, Money, Code } from '../../http/schemas.ts';
 
 export const TimedAccountNumber = Type.String({ pattern: '^1[0-9]{7}$', description: 'Timed account number: 8 digits beginning with 1.', examples: ['13456789'] });
 export const TransactionReference = Type.String({ pattern: '^[A-Za-z0-9]{12}$', description: 'Transaction reference number (12 alphanumerics).', examples: ['251220XF152G'] });
@@ -31,7 +31,7 @@ export const CollectionResult = Type.Object({
     valueDate: Type.String({ format: 'date-time' }),
     transactionCode: Type.String(),
     transactionTypeName: Type.String(),
-    transactionStatusCode: Type.String({ description: 'S successful, R reversed.' }),
+    transactionStatusCode: Code(['S', 'R'], 'S successful, R reversed.'),
     transactionStatusName: Type.String(),
     bridgeReferenceNumber: Type.String(),
     responseCode: Type.String(),

@@ -1,11 +1,12 @@
 // The shapes of E9's connector answers, shared by its routes (GetSummary, GetAll, Get): route files are leaves.
 import { Type } from '@sinclair/typebox';
+import { Code } from '../../http/schemas.ts';
 
 export const ConnectorSummary = Type.Object({
   connectorName: Type.String(),
   connectorId: Type.Integer(),
   isActive: Type.Boolean(),
-  channelCode: Type.String({ description: 'B bank, M mobile wallet.' }),
+  channelCode: Code(['B', 'M'], 'B bank, M mobile wallet.'),
   connectorCode: Type.String(),
   connectorDescription: Type.String({ description: 'What the connector processes, in the Accept-Language language.', examples: ['The bank supports the processing of disbursement and collection transactions'] }),
   switchMerchantId: Type.String({ description: "The gateway's merchant id at the national switch for this connector (sandbox values)." }),

@@ -1,6 +1,12 @@
 // Request and response shapes of the disbursement endpoints (interface.md E3, E4, E8; product.md §9).
 import { Type } from '@sinclair/typebox';
-import { DateOrDateTime, Email, MerchantAccountNumber, Money, NullableDateTime, NullableString } from '../../http/schemas.ts';
+import { Code, DateOrDateTime, Email, MerchantAccountNumber, Money, NullableDateTime, NullableString } from '../../http/schemas.ts';
+import { BATCH, PAYOUT } from './lifecycle.ts';
+
+/** A batch's status (product.md §9); batchStatusDescription names it at the merchant's authorisation level. */
+const BatchStatusCode = Code(Object.values(BATCH), `The batch's status: ${Object.entries(BATCH).map(([name, code]) => `${code} ${name}`).join(', ')}.`);
+/** A payout's status: a batch's line or a single payout (product.md §9). */
+const PayoutStatusCode = Code(Object.values(PAYOUT), `The transaction's status: ${Object.entries(PAYOUT).map(([name, code]) => `${code} ${name}`).join(', ')}.`);
 
 export const MAX_BATCH_LINES = 50_000;
 /** The largest single payout or batch line, MWK (the biggest transfer a merchant limit allows). */
@@ -69,7 +75,7 @@ export const BatchSummary = Type.Object({
   batchNumber: Type.Integer(),
   capturedBy: Type.String(),
   dateCaptured: Type.String({ format: 'date' }),
-  batchStatusCode: Type.String(),
+  batchStatusCode: BatchStatusCode,
   batchStatusDescription: Type.String(),
   processDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
   isBatchScheduled: Type.Boolean(),
@@ -97,7 +103,7 @@ export const BatchRecord = Type.Object({
   dateActioned: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'The UTC day of that action (YYYY-MM-DD).', examples: ['2024-01-15'] }),
   merchantAccountNumber: Type.Integer(),
   batchNumber: Type.Integer(),
-  batchStatusCode: Type.String(),
+  batchStatusCode: BatchStatusCode,
   batchStatusDescription: Type.String(),
   uploadType: Type.String(),
   currencyCode: Type.String(),
@@ -143,7 +149,7 @@ export const PayoutRecord = Type.Object({
   }),
   transactionFee: Type.Number(),
   transactionCode: NullableString,
-  transactionStatusCode: Type.String(),
+  transactionStatusCode: PayoutStatusCode,
   transactionStatusName: Type.String(),
   errorMessage: NullableString,
   responseCode: NullableString,
@@ -185,7 +191,7 @@ export const SinglePayoutDetail = Type.Object({
 /** Empty: no search (the gateway's own examples send "searchText": ""). */
 export const SearchText = Type.String({ minLength: 0, maxLength: 100, description: 'Case-insensitive text contained in the searchBy field; "" searches nothing.' });
 
-export const LineStatusCode = Type.Union(['P', 'E', 'D', 'T', 'S', 'F', 'X', 'C', 'R'].map((c) => Type.Literal(c)), { description: 'One transaction status code.' });
+export const LineStatusCode = Type.Union(Object.values(PAYOUT).map((c) => Type.Literal(c)), { description: 'One transaction status code.' });
 
 // A document's download type and the document answered (batch/download, batch/downloadErrors).
 // documents.ts's DownloadType (documents.ts reads files.ts, which reads this file).

@@ -3,7 +3,7 @@
 // the nested E11 shape.
 import { Type, type Static } from '@sinclair/typebox';
 import { pageWindow, Paging } from '../../../http/paging.ts';
-import { MerchantAccountNumber } from '../../../http/schemas.ts';
+import { MerchantAccountNumber, Code } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CollectionResult } from '../schemas.ts';
 import { getTransactions } from '../service.ts';
@@ -31,7 +31,7 @@ export const CollectionListItem = Type.Object({
   transactionAmount: Type.Number({ description: 'What the customer paid (amountSent).' }),
   transactionFee: Type.Number(),
   currencyCode: Type.String(),
-  transactionStatusCode: Type.String({ description: 'S successful, R reversed.' }),
+  transactionStatusCode: Code(['S', 'R'], 'S successful, R reversed.'),
   transactionStatusName: Type.String(),
   transactionReferenceNumber: Type.String(),
   transactionDate: Type.String({ format: 'date-time' }),

@@ -20,7 +20,7 @@ const Body = Type.Object({
   headerId: Type.Optional({ ...BatchNumber, description: 'The batch number (the name the documentation gives it here).' }),
   batchNumber: Type.Optional({ ...BatchNumber, description: 'The batch number; either this or headerId.' }),
   downloadType: Type.Optional(DownloadTypeField),
-});
+}, { 'x-one-of-fields': ['headerId', 'batchNumber'] });
 
 export const BATCH_FILE_COLUMNS = [
   'lineNumber',

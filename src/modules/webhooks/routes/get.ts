@@ -10,7 +10,7 @@ import type { Lang } from '../../../http/i18n.ts';
 import { EventCode, WebhookId, WebhookRecord } from '../schemas.ts';
 import { getWebhook } from '../service.ts';
 
-const Lookup = Type.Object({ merchantAccountNumber: MerchantAccountNumber, webhookId: Type.Optional(WebhookId), eventCode: Type.Optional(EventCode) });
+const Lookup = Type.Object({ merchantAccountNumber: MerchantAccountNumber, webhookId: Type.Optional(WebhookId), eventCode: Type.Optional(EventCode) }, { 'x-one-of-fields': ['webhookId', 'eventCode'] });
 
 const DESCRIPTION = 'One subscription of the merchant, by webhookId or by eventCode (one of the two is required); another merchant\'s answers 404.';
 
