@@ -16,7 +16,7 @@ import type { App, Deps, RouteContext } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { limitConnections } from './http/connections.ts';
-import { apiServices, DOCS_INTRO, merchantApi, ROOT_ROUTES } from './composition.ts';
+import { apiServices, DOCS_INTRO, DOCS_WEBHOOKS, merchantApi, ROOT_ROUTES } from './composition.ts';
 import type { KeyStatusCache } from './modules/auth/key-status.ts';
 import { registerFspiopRoutes } from './rails/mojaloop/routes.ts';
 import { documentRoute, finishDocument } from './http/openapi.ts';
@@ -156,7 +156,7 @@ async function registerOpenApi(app: App): Promise<void> {
     },
     // The document's own shape (http/openapi.ts): statuses one by one, operation ids, tags, servers.
     transform: documentRoute as never,
-    transformObject: finishDocument({ servers: DOCUMENT_SERVERS }) as never,
+    transformObject: finishDocument({ servers: DOCUMENT_SERVERS, ...DOCS_WEBHOOKS }) as never,
   });
 }
 

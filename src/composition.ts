@@ -31,6 +31,7 @@ import { settlementModule } from './modules/settlement/index.ts';
 import { usersModule } from './modules/users/index.ts';
 import { webhooksModule } from './modules/webhooks/index.ts';
 import { railsWorkerPart } from './rails/module.ts';
+import { WEBHOOK_SCHEMAS, webhookDocument } from './modules/webhooks/event-schemas.ts';
 
 /**
  * Every module, in the order their routes are registered (and listed in the OpenAPI document):
@@ -81,6 +82,9 @@ export const ROOT_ROUTES: readonly RouteModule[] = MODULES.flatMap((m) => m.root
 
 /** The OpenAPI document's description, with the modules' paragraphs. */
 export const DOCS_INTRO = docsIntro(MODULES.flatMap((m) => m.docsIntro ?? []));
+
+/** The document's webhooks section and the payload schemas it names (http/openapi.ts finishDocument). */
+export const DOCS_WEBHOOKS = { webhooks: webhookDocument(), schemas: WEBHOOK_SCHEMAS };
 
 /** The per-process services of one API instance: every route's context, and what the pipeline asks of a token. */
 export interface ApiServices {

@@ -187,7 +187,13 @@ function problemByRef(content: OperationResponse['content']): OperationResponse[
 }
 
 /** @fastify/swagger's transformObject: what only the whole document can say. */
-export function finishDocument(options: { servers: Array<{ url: string; description: string }> }) {
+export function finishDocument(options: {
+  servers: Array<{ url: string; description: string }>;
+  /** The `webhooks` section: one entry per event a subscription can receive (modules/webhooks/event-schemas.ts). */
+  webhooks?: Record<string, object>;
+  /** Named schemas the webhooks section refers to. */
+  schemas?: Record<string, object>;
+}) {
   return ({ openapiObject }: { openapiObject: Partial<OpenApiDocument> }): Partial<OpenApiDocument> => {
     const doc = openapiObject as OpenApiDocument;
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -200,7 +206,8 @@ export function finishDocument(options: { servers: Array<{ url: string; descript
     const problemSchema = { ...problem, properties: { ...problem.properties, errorCode: { ...problem.properties.errorCode, enum: [...new Set(Object.values(ERRORS).map((e) => e.errorCode))].sort() } } };
     return {
       ...doc,
-      components: { ...doc.components, schemas: { ...doc.components?.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },
+      components: { ...doc.components, schemas: { ...doc.components?.schemas, ...options.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       // No licence: the project has not chosen one, and the document does not make one up (.redocly.yaml).
       info: { ...(doc.info as object), contact: { name: 'The operator of this server' } },
       servers: options.servers,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_CODES } from '../../src/modules/webhooks/catalogue.ts';
 import { ROOT, startTestApp, type TestApp } from '../helpers.ts';
 
 const run = promisify(execFile);
@@ -27,6 +28,7 @@ interface Operation {
   responses: Record<string, { $ref?: string; content?: Record<string, Media> }>;
 }
 interface Document {
+  webhooks?: Record<string, Record<string, Operation>>;
   servers?: Array<{ url: string }>;
   tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, Record<string, Operation>>;
@@ -104,6 +106,17 @@ describe('names and groups', () => {
   });
 });
 
+describe('webhooks', () => {
+  it('describes every event a subscription can receive, each with its payload schema and an example', () => {
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...EVENT_CODES].sort());
+    for (const [event, item] of Object.entries(doc.webhooks ?? {})) {
+      const body = item.post.requestBody?.content['application/json'];
+      expect(body?.schema, event).toHaveProperty('$ref');
+      expect((body?.example as { eventCode?: string } | undefined)?.eventCode, event).toBe(event);
+    }
+  });
+});
+
 describe('examples', () => {
   /** The document's schemas, resolvable by $ref (#/components/schemas/…). */
   function validator() {
@@ -133,6 +146,7 @@ describe('examples', () => {
       for (const [status, r] of Object.entries(op.responses)) for (const [type, m] of Object.entries(r.content ?? {})) media(`${name} ${status} ${type}`, m);
     }
     for (const [name, r] of Object.entries(doc.components.responses ?? {})) for (const [type, m] of Object.entries((r as { content?: Record<string, Media> }).content ?? {})) media(`components.responses.${name} ${type}`, m);
+    for (const [event, item] of Object.entries(doc.webhooks ?? {})) for (const op of Object.values(item)) media(`webhook ${event}`, op.requestBody?.content['application/json']);
     expect(checked).toBeGreaterThan(50);
     expect(failures).toEqual([]);
   });
