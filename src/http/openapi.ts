@@ -10,6 +10,7 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import { createHash } from 'node:crypto';
 import { errorStatuses, exampleProblem, PROBLEM_INTRO, type ErrorStatus, type RouteTraits } from './docs.ts';
 import { ERRORS } from './errors.ts';
+import { exampleOf } from './example-values.ts';
 import { ProblemSchema } from './schemas.ts';
 import type { AuthMode } from './types.ts';
 
@@ -133,7 +134,8 @@ function withKeyPattern(headers: unknown): unknown {
 }
 
 type OperationResponse = { $ref?: string; content?: Record<string, { schema?: unknown }> };
-type Operation = { operationId?: string; responses?: Record<string, OperationResponse> };
+type Media = { schema?: unknown; example?: unknown; examples?: unknown };
+type Operation = { operationId?: string; requestBody?: { content: Record<string, Media> }; responses?: Record<string, OperationResponse> };
 type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> }; [key: string]: unknown };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -186,6 +188,33 @@ function problemByRef(content: OperationResponse['content']): OperationResponse[
   );
 }
 
+/** A JSON request body without an example of its route's gets one assembled from its schema. */
+function withRequestExample(op: Operation): Pick<Operation, 'requestBody'> {
+  const media = op.requestBody?.content['application/json'];
+  if (!op.requestBody || !media || media.example !== undefined || media.examples || (media.schema as { examples?: unknown[] } | undefined)?.examples?.length) return {};
+  const example = exampleOf(media.schema as never);
+  return example === undefined ? {} : { requestBody: { ...op.requestBody, content: { ...op.requestBody.content, 'application/json': { ...media, example } } } };
+}
+
+/** Each success's JSON body gets an example where its route gave none (http/example-values.ts). */
+function withSuccessExamples(responses: Operation['responses']): Operation['responses'] {
+  if (!responses) return responses;
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      if (!status.startsWith('2') || !response.content) return [status, response];
+      const content = Object.fromEntries(
+        Object.entries(response.content).map(([type, media]) => {
+          const m = media as { schema?: { examples?: unknown[] }; example?: unknown };
+          if (m.example !== undefined || m.schema?.examples?.length) return [type, media];
+          const example = exampleOf(m.schema as never);
+          return [type, example === undefined ? media : { ...media, example }];
+        }),
+      );
+      return [status, { ...response, content }];
+    }),
+  );
+}
+
 /** @fastify/swagger's transformObject: what only the whole document can say. */
 export function finishDocument(options: {
   servers: Array<{ url: string; description: string }>;
@@ -199,7 +228,7 @@ export function finishDocument(options: {
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       const methods = Object.keys(item).filter((m) => HTTP_METHODS.includes(m));
       // A copy each: a route taking several methods shares one operation object between them.
-      for (const method of methods) item[method] = { ...item[method], operationId: item[method].operationId ?? operationIdFor(path, method, methods), responses: unwrapSharedResponses(item[method].responses) };
+      for (const method of methods) item[method] = { ...item[method], operationId: item[method].operationId ?? operationIdFor(path, method, methods), responses: withSuccessExamples(unwrapSharedResponses(item[method].responses)), ...withRequestExample(item[method]) };
     }
     const { $id: _id, ...problem } = ProblemSchema;
     // Every code an error can carry, listed (at run time the field is any string the registry holds).

@@ -129,6 +129,20 @@ describe('examples', () => {
     };
   }
 
+  it('every JSON request body and every JSON success answer has a body-level example', () => {
+    const missing: string[] = [];
+    const has = (m: Media | undefined) => m?.example !== undefined || Object.keys(m?.examples ?? {}).length > 0 || ((m?.schema?.examples as unknown[] | undefined)?.length ?? 0) > 0;
+    for (const { name, op } of operations()) {
+      const body = op.requestBody?.content['application/json'];
+      if (body && !has(body)) missing.push(`${name} request`);
+      for (const [status, r] of Object.entries(op.responses)) {
+        const json = r.content?.['application/json'];
+        if (status.startsWith('2') && json && !has(json)) missing.push(`${name} ${status}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('every example the document carries validates against its own schema', () => {
     const check = validator();
     const failures: string[] = [];
