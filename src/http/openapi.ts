@@ -215,6 +215,31 @@ function withSuccessExamples(responses: Operation['responses']): Operation['resp
   );
 }
 
+/**
+ * Every object schema with a title (http/schemas.ts named) said once in components.schemas and
+ * referred to by $ref wherever it appears. A title met again with other content (a copy changed
+ * by a route) stays where it is, inline.
+ */
+function hoistNamedSchemas(doc: OpenApiDocument): { paths: OpenApiDocument['paths']; schemas: Record<string, unknown> } {
+  const schemas: Record<string, unknown> = {};
+  const texts = new Map<string, string>();
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]));
+    const title = (node as { title?: unknown; properties?: unknown }).title;
+    if (typeof title !== 'string' || !(node as { properties?: unknown }).properties) return copy;
+    const text = JSON.stringify(copy);
+    const seen = texts.get(title);
+    if (seen === undefined) {
+      texts.set(title, text);
+      schemas[title] = copy;
+    } else if (seen !== text) return copy;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  return { paths: walk(doc.paths) as OpenApiDocument['paths'], schemas };
+}
+
 /** @fastify/swagger's transformObject: what only the whole document can say. */
 export function finishDocument(options: {
   servers: Array<{ url: string; description: string }>;
@@ -230,12 +255,14 @@ export function finishDocument(options: {
       // A copy each: a route taking several methods shares one operation object between them.
       for (const method of methods) item[method] = { ...item[method], operationId: item[method].operationId ?? operationIdFor(path, method, methods), responses: withSuccessExamples(unwrapSharedResponses(item[method].responses)), ...withRequestExample(item[method]) };
     }
+    const named = hoistNamedSchemas(doc);
     const { $id: _id, ...problem } = ProblemSchema;
     // Every code an error can carry, listed (at run time the field is any string the registry holds).
     const problemSchema = { ...problem, properties: { ...problem.properties, errorCode: { ...problem.properties.errorCode, enum: [...new Set(Object.values(ERRORS).map((e) => e.errorCode))].sort() } } };
     return {
       ...doc,
-      components: { ...doc.components, schemas: { ...doc.components?.schemas, ...options.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },
+      components: { ...doc.components, schemas: { ...doc.components?.schemas, ...options.schemas, ...named.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },
+      paths: named.paths,
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       // No licence: the project has not chosen one, and the document does not make one up (.redocly.yaml).
       info: { ...(doc.info as object), contact: { name: 'The operator of this server' } },

@@ -105,6 +105,15 @@ export function Code(values: readonly string[], description: string): TUnsafe<st
   return Type.Unsafe<string>({ type: 'string', enum: [...values], description });
 }
 
+/**
+ * Gives shared schemas their names in the OpenAPI document: each gets a `title`, and
+ * http/openapi.ts says every titled object schema once in components.schemas and refers to it by
+ * $ref (a generated client's named types). Only the document reads the title.
+ */
+export function named(schemas: Record<string, TSchema>): void {
+  for (const [name, schema] of Object.entries(schemas)) (schema as { title?: string }).title ??= name;
+}
+
 /** A bare JSON string answer, e.g. "API key has been created successfully". */
 export const Message = Type.String({ description: 'Confirmation message.' });
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { named } from '../../http/schemas.ts';
 
 export const Funding = Type.Object({
   fundingId: Type.Integer(),
@@ -77,3 +78,6 @@ export const Credentials = Type.Object({
   apiKey: Type.String(),
   apiSecret: Type.String({ description: 'Shown once; only its hash is stored.' }),
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ Funding, ReconciliationRun, RailException, Credentials });

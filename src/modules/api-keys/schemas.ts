@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
-import { Email, MerchantAccountNumber, NullableDateTime, OrganisationId } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, NullableDateTime, OrganisationId, named } from '../../http/schemas.ts';
 
 export const ClientKey = Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The API key (clientKey), 16–64 characters.' });
 
@@ -31,3 +31,6 @@ export const KeyAction = (actor: 'changedBy' | 'deletedBy') =>
   });
 
 export { OrganisationId };
+
+// Their names in the OpenAPI document's components.schemas.
+named({ ApiKeyRecord });

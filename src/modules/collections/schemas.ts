@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
-import { Email, MerchantAccountNumber, Money, Code } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, Money, Code, named } from '../../http/schemas.ts';
 
 export const TimedAccountNumber = Type.String({ pattern: '^1[0-9]{7}$', description: 'Timed account number: 8 digits beginning with 1.', examples: ['13456789'] });
 export const TransactionReference = Type.String({ pattern: '^[A-Za-z0-9]{12}$', description: 'Transaction reference number (12 alphanumerics).', examples: ['251220XF152G'] });
@@ -74,3 +74,6 @@ export const CustomPaymentBody = Type.Object({
 }, {
   examples: [{ beneficiaryAccountNumber: EXAMPLE.paymentAccountNumber, connectorId: EXAMPLE.wallet.connectorId, transactionAmount: '50000.00', createdBy: EXAMPLE.actor }],
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ TimedAccount, CollectionResult });

@@ -1,6 +1,6 @@
 // The shapes of E9's connector answers, shared by its routes (GetSummary, GetAll, Get): route files are leaves.
 import { Type } from '@sinclair/typebox';
-import { Code } from '../../http/schemas.ts';
+import { Code, named } from '../../http/schemas.ts';
 
 export const ConnectorSummary = Type.Object({
   connectorName: Type.String(),
@@ -25,3 +25,6 @@ export const ConnectorDetail = Type.Composite([
     }),
   }),
 ]);
+
+// Their names in the OpenAPI document's components.schemas.
+named({ ConnectorSummary });

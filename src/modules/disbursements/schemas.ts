@@ -1,6 +1,6 @@
 // Request and response shapes of the disbursement endpoints (interface.md E3, E4, E8; product.md §9).
 import { Type } from '@sinclair/typebox';
-import { Code, DateOrDateTime, Email, MerchantAccountNumber, Money, NullableDateTime, NullableString } from '../../http/schemas.ts';
+import { Code, DateOrDateTime, Email, MerchantAccountNumber, Money, NullableDateTime, NullableString, named } from '../../http/schemas.ts';
 import { BATCH, PAYOUT } from './lifecycle.ts';
 
 /** A batch's status (product.md §9); batchStatusDescription names it at the merchant's authorisation level. */
@@ -208,3 +208,6 @@ export const Document = Type.Object({
   dateCreated: Type.String({ format: 'date-time' }),
   documentBase64: Type.String({ description: 'The file, base64-encoded.' }),
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ BatchAccepted, BatchActionResult, BatchSummary, BatchRecord, PayoutRecord, SinglePayoutRecord, PayoutDetail, SinglePayoutDetail, PayoutInput });

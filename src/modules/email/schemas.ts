@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, NullableDateTime } from '../../http/schemas.ts';
+import { DateTime, NullableDateTime, named } from '../../http/schemas.ts';
 
 export const EmailStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('held'), Type.Literal('failed')], {
   description: 'pending: to send; sent: accepted by the SMTP server; held: no SMTP_URL configured, kept here; failed: no attempts left.',
@@ -20,3 +20,6 @@ export const EmailRecord = Type.Object({
   sentAt: NullableDateTime,
   bodyText: Type.String({ description: 'The plain-text body, as sent (or as it would be sent).' }),
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ EmailRecord });

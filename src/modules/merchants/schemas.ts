@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
 import { Paging } from '../../http/paging.ts';
-import { Email, MerchantAccountNumber, OrganisationId } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, OrganisationId, named } from '../../http/schemas.ts';
 
 export const MerchantAccount = Type.Object({
   organisationId: Type.String(),
@@ -51,3 +51,6 @@ export const MerchantListBody = Type.Object({
   searchBy: Type.Optional(Type.Literal('AccountName', { description: 'The one field searched.' })),
   searchText: Type.Optional(Type.String({ maxLength: 200, description: 'Contained in the account name, any case; "" searches nothing.' })),
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ MerchantAccount, StatusChange });

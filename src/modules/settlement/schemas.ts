@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { named } from '../../http/schemas.ts';
 
 export const AccountId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Settlement account id.', examples: [1001] });
 export const BankAccountNumber = Type.String({ pattern: '^[0-9]{10,16}$', description: 'Bank account number, 10–16 digits.', examples: ['1005638723'] });
@@ -19,3 +20,6 @@ export const SettlementAccount = Type.Object({
   modifiedBy: Type.Union([Type.String(), Type.Null()]),
   dateModified: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ SettlementAccount });

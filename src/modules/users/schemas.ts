@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Email, MerchantAccountNumber, NullableDateTime, OrganisationId, withDescription } from '../../http/schemas.ts';
+import { DateTime, Email, MerchantAccountNumber, NullableDateTime, OrganisationId, withDescription, named } from '../../http/schemas.ts';
 
 export const NAME_MAX_LENGTH = 60;
 
@@ -139,3 +139,6 @@ export const MerchantUser = Type.Object({
   modifiedBy: Type.Union([Type.String(), Type.Null()]),
   dateModified: NullableDateTime,
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ MerchantUser, Claim });

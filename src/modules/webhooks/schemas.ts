@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableDateTime } from '../../http/schemas.ts';
+import { NullableDateTime, named } from '../../http/schemas.ts';
 import { CALLBACK_URL_MAX_LENGTH } from './url-guard.ts';
 
 export const EventCode = Type.String({
@@ -69,3 +69,6 @@ export const Listener = Type.Object({
   leaseSeconds: Type.Integer({ description: 'The lease length; each renewal extends it by this much from then.' }),
   expiresAt: Type.String({ format: 'date-time', description: 'When the listener lapses unless renewed: after it, no copy is sent to it.' }),
 });
+
+// Their names in the OpenAPI document's components.schemas.
+named({ WebhookRecord, Delivery, Listener });

@@ -3,7 +3,7 @@
 // the nested E11 shape.
 import { Type, type Static } from '@sinclair/typebox';
 import { pageWindow, Paging } from '../../../http/paging.ts';
-import { MerchantAccountNumber, Code } from '../../../http/schemas.ts';
+import { MerchantAccountNumber, Code, named } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { CollectionResult } from '../schemas.ts';
 import { getTransactions } from '../service.ts';
@@ -87,3 +87,6 @@ const route: RouteModule = (app, { deps }) => {
   });
 };
 export default route;
+
+// Their names in the OpenAPI document's components.schemas.
+named({ CollectionListItem });
