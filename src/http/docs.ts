@@ -202,6 +202,9 @@ export const DOCS_UI_OPTIONS = {
   logo: null as unknown as undefined,
   uiConfig: {
     deepLinking: true,
+    // The schemas and webhooks sections are not rendered until opened: drawing every model first
+    // held back the operations on a small machine.
+    defaultModelsExpandDepth: -1,
     // "Try it" shows the time each call took, and operations can be filtered by tag.
     displayRequestDuration: true,
     filter: true,

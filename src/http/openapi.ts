@@ -136,7 +136,7 @@ function withKeyPattern(headers: unknown): unknown {
 type OperationResponse = { $ref?: string; content?: Record<string, { schema?: unknown }> };
 type Media = { schema?: unknown; example?: unknown; examples?: unknown };
 type Operation = { operationId?: string; requestBody?: { content: Record<string, Media> }; responses?: Record<string, OperationResponse> };
-type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> }; [key: string]: unknown };
+type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown>; headers?: Record<string, unknown> }; [key: string]: unknown };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -201,7 +201,9 @@ function withSuccessExamples(responses: Operation['responses']): Operation['resp
   if (!responses) return responses;
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
-      if (!status.startsWith('2') || !response.content) return [status, response];
+      if (!status.startsWith('2')) return [status, response];
+      const headers = sharedHeaders((response as { headers?: Record<string, unknown> }).headers);
+      if (!response.content) return [status, { ...response, ...(headers ? { headers } : {}) }];
       const content = Object.fromEntries(
         Object.entries(response.content).map(([type, media]) => {
           const m = media as { schema?: { examples?: unknown[] }; example?: unknown };
@@ -210,7 +212,26 @@ function withSuccessExamples(responses: Operation['responses']): Operation['resp
           return [type, example === undefined ? media : { ...media, example }];
         }),
       );
-      return [status, { ...response, content }];
+      return [status, { ...response, ...(headers ? { headers } : {}), content }];
+    }),
+  );
+}
+
+/**
+ * The headers every success carries (x-request-id, the rate limit's, idempotent-replayed: http/docs.ts
+ * successResponseHeaders), said once in components.headers and referred to by $ref.
+ */
+const SHARED_HEADERS: Record<string, string> = { 'x-request-id': 'RequestId', 'x-ratelimit-limit': 'RateLimitLimit', 'x-ratelimit-remaining': 'RateLimitRemaining', 'x-ratelimit-reset': 'RateLimitReset', 'idempotent-replayed': 'IdempotentReplayed' };
+const sharedHeaderDefinitions = new Map<string, unknown>();
+
+function sharedHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!headers) return headers;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, header]) => {
+      const shared = SHARED_HEADERS[name.toLowerCase()];
+      if (!shared) return [name, header];
+      sharedHeaderDefinitions.set(shared, header);
+      return [name, { $ref: `#/components/headers/${shared}` }];
     }),
   );
 }
@@ -261,7 +282,7 @@ export function finishDocument(options: {
     const problemSchema = { ...problem, properties: { ...problem.properties, errorCode: { ...problem.properties.errorCode, enum: [...new Set(Object.values(ERRORS).map((e) => e.errorCode))].sort() } } };
     return {
       ...doc,
-      components: { ...doc.components, schemas: { ...doc.components?.schemas, ...options.schemas, ...named.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))) },
+      components: { ...doc.components, schemas: { ...doc.components?.schemas, ...options.schemas, ...named.schemas, Problem: problemSchema }, responses: Object.fromEntries([...sharedResponses].sort(([a], [b]) => a.localeCompare(b))), headers: Object.fromEntries([...sharedHeaderDefinitions].sort(([a], [b]) => a.localeCompare(b))) },
       paths: named.paths,
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       // No licence: the project has not chosen one, and the document does not make one up (.redocly.yaml).
