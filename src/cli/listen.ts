@@ -6,8 +6,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
-import { EVENT_CODES } from '../modules/webhooks/catalogue.ts';
-import { call, refusal, send, shown, type Answer, type CallOptions, type HttpMethod } from './request.ts';
+import { EVENT_CODES, type EventCode } from '../modules/webhooks/catalogue.ts';
+import { OneKhusa, OneKhusaConnectionError, OneKhusaError } from '../../packages/sdk/src/index.ts';
+import { shown } from './request.ts';
 import { FailureError, required, usage, wholeNumber, type CliCommand, type Values } from './shared.ts';
 
 export const commands: CliCommand[] = [
@@ -95,38 +96,21 @@ function listenOptions(values: Values): ListenOptions {
   return { credentials, events, forwardTo, port, leaseSeconds };
 }
 
-/** A key pair's access token, fetched again shortly before it expires or when it is refused. */
-class ApiSession {
-  private token: string | undefined;
-  private expiresAtMs = 0;
+/**
+ * The merchant API as the key pair's client: the SDK (packages/sdk), which fetches the access
+ * token, renews it before it expires or once when it is refused, and retries what is safe to retry.
+ */
+type ApiSession = OneKhusa;
 
-  constructor(
-    private readonly base: URL,
-    private readonly credentials: ListenOptions['credentials'],
-  ) {}
+function apiSession(base: URL, credentials: ListenOptions['credentials']): ApiSession {
+  return new OneKhusa({ baseUrl: base.toString(), ...credentials });
+}
 
-  private async accessToken(options: { fresh: boolean }): Promise<string> {
-    if (options.fresh || !this.token || Date.now() > this.expiresAtMs - 30_000) {
-      const body = (await call(this.base, 'POST', '/sandbox/v1/account/getAccessToken', { body: this.credentials })) as { accessToken?: unknown; expiryInMinutes?: unknown };
-      if (typeof body.accessToken !== 'string') throw new FailureError('the server answered getAccessToken without an accessToken');
-      this.token = body.accessToken;
-      this.expiresAtMs = Date.now() + (typeof body.expiryInMinutes === 'number' ? body.expiryInMinutes : 5) * 60_000;
-    }
-    return this.token;
-  }
-
-  async send(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<Answer> {
-    const answer = await send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken({ fresh: false }) });
-    // A token refused early (clock skew, a restarted server with a new JWT secret): once more with a new one.
-    if (answer.status === 401) return send(this.base, method, `/sandbox/v1${path}`, { ...options, token: await this.accessToken({ fresh: true }) });
-    return answer;
-  }
-
-  async call(method: HttpMethod, path: string, options: Omit<CallOptions, 'token'> = {}): Promise<unknown> {
-    const answer = await this.send(method, path, options);
-    if (answer.status < 200 || answer.status > 299) throw refusal(answer);
-    return answer.body;
-  }
+/** A refusal as the other commands word it on stderr: the problem body, pretty-printed. */
+function failure(err: unknown): FailureError {
+  if (err instanceof OneKhusaError) return new FailureError(JSON.stringify(err.problem ?? { status: err.status, detail: err.message }, null, 2));
+  if (err instanceof OneKhusaConnectionError) return new FailureError(`no answer from the server: ${err.message}`);
+  return err instanceof FailureError ? err : new FailureError(String((err as Error).message ?? err));
 }
 
 /** A temporary listener (POST /merchants/webhooks/listeners): its own secret, its lease. */
@@ -143,9 +127,9 @@ interface Lease {
  * outlives the lease.
  */
 async function createLease(api: ApiSession, merchant: number, events: string[], callbackUrl: string, leaseSeconds: number): Promise<Lease> {
-  const body = (await api.call('POST', '/merchants/webhooks/listeners', {
-    body: { merchantAccountNumber: merchant, callbackUrl, eventCodes: events, leaseSeconds, capturedBy: LISTEN_ACTOR },
-  })) as Partial<Lease> | undefined;
+  const body = await api.call('merchantsWebhooksListeners', { merchantAccountNumber: merchant, callbackUrl, eventCodes: events as EventCode[], leaseSeconds, capturedBy: LISTEN_ACTOR }).catch((err: unknown) => {
+    throw failure(err);
+  });
   if (typeof body?.listenerId !== 'number' || typeof body.signingSecret !== 'string' || typeof body.leaseSeconds !== 'number') {
     throw new FailureError('the server answered POST /merchants/webhooks/listeners without listenerId, signingSecret and leaseSeconds');
   }
@@ -374,9 +358,9 @@ function keepLeaseAlive(api: ApiSession, options: ListenOptions, callbackUrl: st
   let lease = first;
   let renewing: Promise<void> | undefined;
   const renew = async () => {
-    const answer = await api.send('PUT', '/merchants/webhooks/listeners/renew', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
-    if (answer.status >= 200 && answer.status <= 299) return;
-    if (answer.status !== 404) throw refusal(answer);
+    const renewed = await api.safe.call('merchantsWebhooksListenersRenew', { merchantAccountNumber: merchant, listenerId: lease.listenerId });
+    if (renewed.ok) return;
+    if (!(renewed.error instanceof OneKhusaError) || renewed.error.status !== 404) throw failure(renewed.error);
     const lapsed = lease.listenerId;
     lease = await createLease(api, merchant, options.events, callbackUrl, options.leaseSeconds);
     secrets.unshift(lease.signingSecret);
@@ -409,9 +393,9 @@ function keepLeaseAlive(api: ApiSession, options: ListenOptions, callbackUrl: st
 /** Deletes the listener; undefined when done (or already lapsed), else why not. */
 async function deleteListener(api: ApiSession, merchant: number, lease: Lease): Promise<string | undefined> {
   try {
-    const answer = await api.send('POST', '/merchants/webhooks/listeners/delete', { body: { merchantAccountNumber: merchant, listenerId: lease.listenerId } });
+    const deleted = await api.safe.call('merchantsWebhooksListenersDelete', { merchantAccountNumber: merchant, listenerId: lease.listenerId });
     // Already lapsed (and perhaps swept) is as good as deleted.
-    if (answer.status !== 404 && (answer.status < 200 || answer.status > 299)) throw refusal(answer);
+    if (!deleted.ok && !(deleted.error instanceof OneKhusaError && deleted.error.status === 404)) throw failure(deleted.error);
     return undefined;
   } catch (err) {
     return `could not delete listener ${lease.listenerId} (it lapses by itself within ${lease.leaseSeconds} s): ${briefly(err)}`;
@@ -420,7 +404,7 @@ async function deleteListener(api: ApiSession, merchant: number, lease: Lease): 
 
 async function listen(base: URL, options: ListenOptions): Promise<void> {
   const merchant = options.credentials.merchantAccountNumber;
-  const api = new ApiSession(base, options.credentials);
+  const api = apiSession(base, options.credentials);
   // The listener's signing secret, and those of earlier leases (a lapsed lease is replaced).
   const secrets: string[] = [];
   const signals = stopSignals(options.leaseSeconds);
