@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerPipeline, requestIdFrom } from './http/pipeline.ts';
 import { registerCors } from './http/cors.ts';
-import { DOCS_UI_OPTIONS } from './http/docs.ts';
+import { DOCS_PRELOAD_LINK, DOCS_UI_OPTIONS } from './http/docs.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import type { App, Deps, RouteContext } from './http/types.ts';
 import { AJV_OPTIONS, ajvPlugins } from './http/validation.ts';
@@ -20,6 +20,7 @@ import { apiServices, DOCS_INTRO, DOCS_WEBHOOKS, merchantApi, ROOT_ROUTES } from
 import type { KeyStatusCache } from './modules/auth/key-status.ts';
 import { registerFspiopRoutes } from './rails/mojaloop/routes.ts';
 import { documentRoute, finishDocument } from './http/openapi.ts';
+import { asOpenApi30 } from './http/docs-view.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -169,8 +170,13 @@ async function registerOpenApi(app: App): Promise<void> {
  * the routes do not change after start.
  */
 async function registerReference(app: App): Promise<void> {
+  let docsView: object | undefined;
   await app.register(async (scope) => {
     await scope.register(compress, { global: true, encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } } });
+    scope.addHook('onSend', async (request, reply, payload) => {
+      if (request.method === 'GET' && /^\/docs\/?(?:\?|$)/.test(request.url)) reply.header('link', DOCS_PRELOAD_LINK);
+      return payload;
+    });
     await scope.register(swaggerUi, {
       routePrefix: '/docs',
       // This project's name, title and icon; no framework logo (http/docs.ts).
@@ -178,6 +184,9 @@ async function registerReference(app: App): Promise<void> {
       staticCSP: true,
       // Served over plain http on localhost: do not tell browsers to upgrade asset requests to https.
       transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+      // The page draws from the document's 3.0 view (http/docs-view.ts), made once: the routes do not change.
+      transformSpecificationClone: false,
+      transformSpecification: (spec: object) => (docsView ??= asOpenApi30(spec)) as never,
     });
     let document: string | undefined;
     scope.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async (_request, reply) => {

@@ -8,7 +8,7 @@
 //                   servers and contact.
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { createHash } from 'node:crypto';
-import { errorStatuses, exampleProblem, PROBLEM_INTRO, type ErrorStatus, type RouteTraits } from './docs.ts';
+import { errorStatuses, exampleProblem, PROBLEM_INTRO, TAGS, type ErrorStatus, type RouteTraits } from './docs.ts';
 import { ERRORS } from './errors.ts';
 import { exampleOf } from './example-values.ts';
 import { ProblemSchema } from './schemas.ts';
@@ -19,22 +19,6 @@ export const IDEMPOTENCY_KEY_PATTERN = '^[A-Za-z0-9-]{15,80}$';
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 
-/** Every tag an operation uses, declared once with what it groups (the order /docs shows them in). */
-export const TAGS = [
-  { name: 'Authentication', description: 'Access tokens for a key pair (valid 5 minutes).' },
-  { name: 'API keys', description: "The merchant's key pairs." },
-  { name: 'Merchants', description: 'The merchant account, its balances and status history.' },
-  { name: 'Connectors', description: 'Banks and wallets payouts go to and collections come from.' },
-  { name: 'Limits', description: 'Transaction limits per transaction type.' },
-  { name: 'Collections', description: 'Requests to pay with timed accounts, customer payments, reversals.' },
-  { name: 'Disbursements', description: 'Batch and single payouts, their approval and their results.' },
-  { name: 'Settlement accounts', description: "The merchant's bank accounts for settlement." },
-  { name: 'Webhooks', description: 'Subscriptions to events and their delivery log.' },
-  { name: 'Analytics', description: 'Daily counts and sums per connector, and disbursement metrics.' },
-  { name: 'Merchant users', description: 'People who sign in to the merchant console.' },
-  { name: 'Operator', description: 'The operator API under /admin/v1 (ADMIN_TOKEN): merchants, fundings, rails, reconciliation.' },
-  { name: 'Operations', description: 'Health checks for load balancers and orchestrators.' },
-] as const;
 
 interface TransformInput {
   schema: FastifySchema & { response?: Record<string, unknown>; headers?: unknown; hide?: boolean };
