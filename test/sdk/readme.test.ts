@@ -1,13 +1,14 @@
 // Every ```ts block of packages/sdk/README.md, verbatim: type-checked with `tsc --strict` against the
-// built package, then run with `node --import tsx` as a child process against the real service
-// (with a worker, for the webhook example). Only the environment variables the README tells
-// readers to set are set, to this server and a merchant of the test's.
+// built package, then run with `node --import tsx` as a child process against the service as
+// `npm start` runs it (src/server.ts, API and worker in one process; the worker delivers the
+// webhook example's event) on this test's database. Only the environment variables the README
+// tells readers to set are set, to that server and a merchant of the test's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerPlan } from '../../src/composition.ts';
-import { startWorker, type Worker } from '../../src/jobs/queue.ts';
-import { newMerchant, type TestMerchant } from '../helpers.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../../src/lib/free-port.ts';
+import { newMerchant, ROOT, until, type TestMerchant } from '../helpers.ts';
 import { ensureSdkBuilt, SDK_ROOT } from './build.ts';
 import { consumer, type Consumer } from './consumer.ts';
 import { ACTOR, AIRTEL, clientFor, run, serve, type Served } from './harness.ts';
@@ -30,7 +31,26 @@ const EXPECTED: Array<[string, RegExp]> = [
 
 let s: Served;
 let m: TestMerchant;
-let worker: Worker;
+/** `npm start`'s process on the test's database, and its address. */
+let server: ChildProcess;
+let serverUrl: string;
+
+async function startServer(databaseUrl: string): Promise<void> {
+  const port = await freePort();
+  serverUrl = `http://127.0.0.1:${port}`;
+  let said = '';
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0', JWT_SECRET: 'sdk-readme-jwt-secret-0123456789abcdef0123', WORKER_CONCURRENCY: '2' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout!.on('data', (d: Buffer) => (said += d));
+  server.stderr!.on('data', (d: Buffer) => (said += d));
+  await until('npm start ready', async () => {
+    if (server.exitCode !== null) throw new Error(`the service exited: ${said}`);
+    return fetch(`${serverUrl}/health/ready`).then((r) => r.ok, () => false);
+  }, 60_000, 100, () => said);
+}
 let c: Consumer;
 let files: string[];
 
@@ -43,13 +63,16 @@ beforeAll(async () => {
   for (let i = 0; i < PAYMENTS; i++) {
     await client.call('collectionsAddFakeCustomPayment', { beneficiaryAccountNumber: m.paymentAccountNumber, connectorId: AIRTEL, transactionAmount: 150, createdBy: ACTOR });
   }
-  worker = await startWorker(s.t.deps, 2, workerPlan(s.t.deps));
+  await startServer(s.t.deps.config.databaseUrl!);
   c = consumer();
   files = BLOCKS.map((code, i) => c.write(`example-${i + 1}.mts`, code));
 }, 180_000);
 afterAll(async () => {
   c?.remove();
-  await worker?.stop();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
+  }
   await s?.t.close();
 });
 
@@ -72,7 +95,7 @@ describe('packages/sdk/README.md', () => {
   it.each(BLOCKS.map((code, i) => [i + 1, code] as const))('example %i runs', async (n, code) => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      ONEKHUSA_BASE_URL: s.baseUrl,
+      ONEKHUSA_BASE_URL: serverUrl,
       ONEKHUSA_API_KEY: m.apiKey,
       ONEKHUSA_API_SECRET: m.apiSecret,
       ONEKHUSA_ORGANISATION_ID: m.organisationId,
