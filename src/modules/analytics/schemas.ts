@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
-import { DateOrDateTime, MerchantAccountNumber, named } from '../../http/schemas.ts';
+import { DateOrDateTime, MerchantAccountNumber, named, Code } from '../../http/schemas.ts';
 
 /** fromDate / toDate: the documentation sends date-times ("2024-01-01T00:00:00Z") and dates ("2024-01-01"); both are one UTC day. */
 export const AnalyticsDate = (description: string) => DateOrDateTime(description, ['2024-01-01', '2024-01-01T00:00:00Z']);
@@ -15,7 +15,7 @@ export const AnalyticsBody = Type.Object({
 export const ConnectorMetric = Type.Object({
   summaryType: Type.String(),
   connectorName: Type.String(),
-  currencyCode: Type.String(),
+  currencyCode: Code(['MWK'], 'MWK: the one currency served.'),
   successfulTransactions: Type.Number(),
   failedTransactions: Type.Number(),
   totalTransactions: Type.Number({ description: 'Successful, failed and reversed.' }),

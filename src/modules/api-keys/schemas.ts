@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
-import { Email, MerchantAccountNumber, NullableDateTime, OrganisationId, named } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, NullableDateTime, OrganisationId, named, Code } from '../../http/schemas.ts';
 
 export const ClientKey = Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The API key (clientKey), 16–64 characters.' });
 
@@ -12,7 +12,7 @@ export const ApiKeyRecord = Type.Object({
   clientSecret: Type.Null({ description: 'Always null: secrets are shown only once, when generated.' }),
   capturedBy: Type.String(),
   createdBy: Type.String({ description: 'Same as capturedBy (the gateway\'s sample uses this name).' }),
-  statusCode: Type.String({ description: 'A Active, I Inactive.' }),
+  statusCode: Code(['A', 'I'], 'A Active, I Inactive.'),
   statusName: Type.String(),
   dateCaptured: Type.String({ format: 'date-time' }),
   dateCreated: Type.String({ format: 'date-time', description: 'Same as dateCaptured.' }),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EXAMPLE } from '../../http/docs.ts';
 import { Paging } from '../../http/paging.ts';
-import { Email, MerchantAccountNumber, OrganisationId, named } from '../../http/schemas.ts';
+import { Email, MerchantAccountNumber, OrganisationId, named, Code } from '../../http/schemas.ts';
 
 export const MerchantAccount = Type.Object({
   organisationId: Type.String(),
@@ -11,10 +11,10 @@ export const MerchantAccount = Type.Object({
   accountBalance: Type.Number({ description: 'collectionBalance + disbursmentBalance.' }),
   collectionBalance: Type.Number(),
   disbursmentBalance: Type.Number({ description: 'Spelled as the gateway spells it.' }),
-  currencyCode: Type.String(),
+  currencyCode: Code(['MWK'], 'MWK: the one currency served.'),
   levelNumber: Type.Integer({ description: '1 initiator only, 2 initiator + approver, 3 initiator + reviewer + approver.' }),
   levelName: Type.String(),
-  statusCode: Type.String(),
+  statusCode: Code(['A', 'S', 'B', 'I', 'C'], 'A active, S suspended, B blacklisted (I inactive, C closed).'),
   statusName: Type.String(),
   capturedBy: Type.String(),
   dateCreated: Type.String({ format: 'date-time' }),
@@ -23,7 +23,7 @@ export const MerchantAccount = Type.Object({
 /** One status an account was given (docs.onekhusa.com, Get Status Changes), newest first. */
 export const StatusChange = Type.Object({
   capturedBy: Type.String({ description: 'Who made the change.' }),
-  statusCode: Type.String({ description: 'A active, S suspended, B blacklisted (I inactive, C closed).' }),
+  statusCode: Code(['A', 'S', 'B', 'I', 'C'], 'A active, S suspended, B blacklisted (I inactive, C closed).'),
   statusName: Type.String({ examples: ['Active', 'Suspended', 'Blacklisted'] }),
   previousStatusCode: Type.Union([Type.String(), Type.Null()], { description: 'Null for the status the account was created with.' }),
   dateCreated: Type.String({ format: 'date-time' }),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { named } from '../../http/schemas.ts';
+import { named, Code } from '../../http/schemas.ts';
 
 export const AccountId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Settlement account id.', examples: [1001] });
 export const BankAccountNumber = Type.String({ pattern: '^[0-9]{10,16}$', description: 'Bank account number, 10–16 digits.', examples: ['1005638723'] });
@@ -12,7 +12,7 @@ export const SettlementAccount = Type.Object({
   connectorId: Type.Integer(),
   connectorName: Type.String(),
   accountName: Type.String(),
-  statusCode: Type.String({ description: 'A active, I inactive.' }),
+  statusCode: Code(['A', 'I'], 'A active, I inactive.'),
   statusName: Type.String(),
   isActive: Type.Boolean(),
   capturedBy: Type.String(),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Email, MerchantAccountNumber, NullableDateTime, OrganisationId, withDescription, named } from '../../http/schemas.ts';
+import { DateTime, Email, MerchantAccountNumber, NullableDateTime, OrganisationId, withDescription, named, Code } from '../../http/schemas.ts';
 
 export const NAME_MAX_LENGTH = 60;
 
@@ -129,7 +129,7 @@ export const MerchantUser = Type.Object({
   roleId: Type.Integer({ description: 'The role\'s number (1–5).' }),
   roleCode: Type.String({ description: 'The role\'s code, as the gateway names it: MERC_ADMIN, MERC_INITIATOR, MERC_REVIEWER, MERC_APPROVER, MERC_VIEWER.' }),
   roleName: Type.String({ description: 'E.g. Merchant Administrator.' }),
-  statusCode: Type.String({ description: 'A active, C closed.' }),
+  statusCode: Code(['A', 'C'], 'A active, C closed.'),
   statusName: Type.String(),
   isEmailConfirmed: Type.Boolean({ description: 'True once the user has set a password from the e-mailed link (which confirms the address).' }),
   isPasswordSet: Type.Boolean({ description: 'Same as isEmailConfirmed (the earlier name).' }),

@@ -1882,7 +1882,11 @@ export interface components {
             transactionAmount: number;
             /** @description MWK. */
             transactionFee: number;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             /** Format: date-time */
             transactionDate: string;
             /**
@@ -1963,7 +1967,11 @@ export interface components {
                 connectorName: string;
                 transactionAmount: number;
                 transactionFee: number;
-                currencyCode: string;
+                /**
+                 * @description MWK: the one currency served.
+                 * @enum {string}
+                 */
+                currencyCode: "MWK";
                 /**
                  * @description The payout's status.
                  * @enum {string}
@@ -1986,8 +1994,11 @@ export interface components {
             capturedBy: string;
             /** @description Same as capturedBy (the gateway's sample uses this name). */
             createdBy: string;
-            /** @description A Active, I Inactive. */
-            statusCode: string;
+            /**
+             * @description A Active, I Inactive.
+             * @enum {string}
+             */
+            statusCode: "A" | "I";
             statusName: string;
             /** Format: date-time */
             dateCaptured: string;
@@ -2015,11 +2026,19 @@ export interface components {
             collectionBalance: number;
             /** @description Spelled as the gateway spells it. */
             disbursmentBalance: number;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             /** @description 1 initiator only, 2 initiator + approver, 3 initiator + reviewer + approver. */
             levelNumber: number;
             levelName: string;
-            statusCode: string;
+            /**
+             * @description A active, S suspended, B blacklisted (I inactive, C closed).
+             * @enum {string}
+             */
+            statusCode: "A" | "S" | "B" | "I" | "C";
             statusName: string;
             capturedBy: string;
             /** Format: date-time */
@@ -2029,8 +2048,11 @@ export interface components {
         StatusChange: {
             /** @description Who made the change. */
             capturedBy: string;
-            /** @description A active, S suspended, B blacklisted (I inactive, C closed). */
-            statusCode: string;
+            /**
+             * @description A active, S suspended, B blacklisted (I inactive, C closed).
+             * @enum {string}
+             */
+            statusCode: "A" | "S" | "B" | "I" | "C";
             /**
              * @example Active
              * @example Suspended
@@ -2162,7 +2184,11 @@ export interface components {
                 accountNumber: string;
                 customerName: string;
                 amountSent: number;
-                currencyCode: string;
+                /**
+                 * @description MWK: the one currency served.
+                 * @enum {string}
+                 */
+                currencyCode: "MWK";
                 sourceReferenceNumber: string;
                 connectorId: number;
                 connectorName: string;
@@ -2175,7 +2201,11 @@ export interface components {
                 transactionDate: string;
                 /** Format: date-time */
                 valueDate: string;
-                transactionCode: string;
+                /**
+                 * @description BAM direct payment, RTP request to pay.
+                 * @enum {string}
+                 */
+                transactionCode: "BAM" | "RTP";
                 transactionTypeName: string;
                 /**
                  * @description S successful, R reversed.
@@ -2205,7 +2235,11 @@ export interface components {
             /** @description What the customer paid (amountSent). */
             transactionAmount: number;
             transactionFee: number;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             /**
              * @description S successful, R reversed.
              * @enum {string}
@@ -2220,8 +2254,11 @@ export interface components {
             sourceAccountNumber: string;
             sourceReferenceNumber: string;
             connectorId: number;
-            /** @description BAM direct payment, RTP request to pay. */
-            transactionCode: string;
+            /**
+             * @description BAM direct payment, RTP request to pay.
+             * @enum {string}
+             */
+            transactionCode: "BAM" | "RTP";
             transactionDescription: string;
             /** @description Request-to-pay payments only. */
             metaData?: {
@@ -2308,7 +2345,11 @@ export interface components {
             errorMessage: string | null;
             responseCode: string | null;
             responseMessage: string | null;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             capturedBy: string;
             /** Format: date-time */
             dateCreated: string;
@@ -2354,7 +2395,11 @@ export interface components {
             batchStatusCode: "Q" | "P" | "R" | "A" | "T" | "C" | "E" | "F" | "N" | "X";
             batchStatusDescription: string;
             uploadType: string;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             levelNumber: number;
             isBatchScheduled: boolean;
             scheduledDate: string | null;
@@ -2418,7 +2463,11 @@ export interface components {
             errorMessage: string | null;
             responseCode: string | null;
             responseMessage: string | null;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             capturedBy: string;
             /** Format: date-time */
             dateCreated: string;
@@ -2473,7 +2522,11 @@ export interface components {
             errorMessage: string | null;
             responseCode: string | null;
             responseMessage: string | null;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             capturedBy: string;
             /** Format: date-time */
             dateCreated: string;
@@ -2529,7 +2582,11 @@ export interface components {
             errorMessage: string | null;
             responseCode: string | null;
             responseMessage: string | null;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             capturedBy: string;
             /** Format: date-time */
             dateCreated: string;
@@ -2559,8 +2616,11 @@ export interface components {
             connectorId: number;
             connectorName: string;
             accountName: string;
-            /** @description A active, I inactive. */
-            statusCode: string;
+            /**
+             * @description A active, I inactive.
+             * @enum {string}
+             */
+            statusCode: "A" | "I";
             statusName: string;
             isActive: boolean;
             capturedBy: string;
@@ -2573,7 +2633,11 @@ export interface components {
         ConnectorMetric: {
             summaryType: string;
             connectorName: string;
-            currencyCode: string;
+            /**
+             * @description MWK: the one currency served.
+             * @enum {string}
+             */
+            currencyCode: "MWK";
             successfulTransactions: number;
             failedTransactions: number;
             /** @description Successful, failed and reversed. */
@@ -2595,8 +2659,11 @@ export interface components {
             roleCode: string;
             /** @description E.g. Merchant Administrator. */
             roleName: string;
-            /** @description A active, C closed. */
-            statusCode: string;
+            /**
+             * @description A active, C closed.
+             * @enum {string}
+             */
+            statusCode: "A" | "C";
             statusName: string;
             /** @description True once the user has set a password from the e-mailed link (which confirms the address). */
             isEmailConfirmed: boolean;
@@ -3316,7 +3383,7 @@ export interface operations {
                      *         "clientSecret": null,
                      *         "capturedBy": "ops@example.mw",
                      *         "createdBy": "ops@example.mw",
-                     *         "statusCode": "Status code",
+                     *         "statusCode": "A",
                      *         "statusName": "Status name",
                      *         "dateCaptured": "2026-01-15T09:30:00.000Z",
                      *         "dateCreated": "2026-01-15T09:30:00.000Z",
@@ -3456,7 +3523,7 @@ export interface operations {
                      *       "clientSecret": null,
                      *       "capturedBy": "ops@example.mw",
                      *       "createdBy": "ops@example.mw",
-                     *       "statusCode": "Status code",
+                     *       "statusCode": "A",
                      *       "statusName": "Status name",
                      *       "dateCaptured": "2026-01-15T09:30:00.000Z",
                      *       "dateCreated": "2026-01-15T09:30:00.000Z",
@@ -3475,8 +3542,11 @@ export interface operations {
                         capturedBy: string;
                         /** @description Same as capturedBy (the gateway's sample uses this name). */
                         createdBy: string;
-                        /** @description A Active, I Inactive. */
-                        statusCode: string;
+                        /**
+                         * @description A Active, I Inactive.
+                         * @enum {string}
+                         */
+                        statusCode: "A" | "I";
                         statusName: string;
                         /** Format: date-time */
                         dateCaptured: string;
@@ -3772,7 +3842,7 @@ export interface operations {
                      *       "currencyCode": "MWK",
                      *       "levelNumber": 1,
                      *       "levelName": "Level name",
-                     *       "statusCode": "Status code",
+                     *       "statusCode": "A",
                      *       "statusName": "Status name",
                      *       "capturedBy": "ops@example.mw",
                      *       "dateCreated": "2026-01-15T09:30:00.000Z"
@@ -4009,7 +4079,7 @@ export interface operations {
                      *         "currencyCode": "MWK",
                      *         "levelNumber": 1,
                      *         "levelName": "Level name",
-                     *         "statusCode": "Status code",
+                     *         "statusCode": "A",
                      *         "statusName": "Status name",
                      *         "capturedBy": "ops@example.mw",
                      *         "dateCreated": "2026-01-15T09:30:00.000Z"
@@ -4027,11 +4097,19 @@ export interface operations {
                         collectionBalance: number;
                         /** @description Spelled as the gateway spells it. */
                         disbursmentBalance: number;
-                        currencyCode: string;
+                        /**
+                         * @description MWK: the one currency served.
+                         * @enum {string}
+                         */
+                        currencyCode: "MWK";
                         /** @description 1 initiator only, 2 initiator + approver, 3 initiator + reviewer + approver. */
                         levelNumber: number;
                         levelName: string;
-                        statusCode: string;
+                        /**
+                         * @description A active, S suspended, B blacklisted (I inactive, C closed).
+                         * @enum {string}
+                         */
+                        statusCode: "A" | "S" | "B" | "I" | "C";
                         statusName: string;
                         capturedBy: string;
                         /** Format: date-time */
@@ -4080,7 +4158,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "capturedBy": "ops@example.mw",
-                     *         "statusCode": "Status code",
+                     *         "statusCode": "A",
                      *         "statusName": "Active",
                      *         "previousStatusCode": "Previous status code",
                      *         "dateCreated": "2026-01-15T09:30:00.000Z",
@@ -4548,7 +4626,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "currencyCode": "MWK",
-                     *         "transactionCode": "Transaction code",
+                     *         "transactionCode": "MMW",
                      *         "transactionDescription": "Order 1001",
                      *         "transactionMinimumAmount": 1500,
                      *         "transactionMaximumAmount": 1500,
@@ -4557,9 +4635,16 @@ export interface operations {
                      *     ]
                      */
                     "application/json": {
-                        currencyCode: string;
-                        /** @description MMW, MBA, BAM, RTP. */
-                        transactionCode: string;
+                        /**
+                         * @description MWK: the one currency served.
+                         * @enum {string}
+                         */
+                        currencyCode: "MWK";
+                        /**
+                         * @description MMW payout to a wallet, MBA payout to a bank account, BAM payment into the payment account, RTP request to pay.
+                         * @enum {string}
+                         */
+                        transactionCode: "MMW" | "MBA" | "BAM" | "RTP";
                         transactionDescription: string;
                         transactionMinimumAmount: number;
                         transactionMaximumAmount: number;
@@ -5706,7 +5791,7 @@ export interface operations {
                      *         "transactionDescription": "Order 1001",
                      *         "transactionDate": "2026-01-15T09:30:00.000Z",
                      *         "valueDate": "2026-01-15T09:30:00.000Z",
-                     *         "transactionCode": "Transaction code",
+                     *         "transactionCode": "BAM",
                      *         "transactionTypeName": "Transaction type name",
                      *         "transactionStatusCode": "S",
                      *         "transactionStatusName": "Transaction status name",
@@ -5811,7 +5896,7 @@ export interface operations {
                      *         "transactionDescription": "Order 1001",
                      *         "transactionDate": "2026-01-15T09:30:00.000Z",
                      *         "valueDate": "2026-01-15T09:30:00.000Z",
-                     *         "transactionCode": "Transaction code",
+                     *         "transactionCode": "BAM",
                      *         "transactionTypeName": "Transaction type name",
                      *         "transactionStatusCode": "S",
                      *         "transactionStatusName": "Transaction status name",
@@ -5838,7 +5923,11 @@ export interface operations {
                             accountNumber: string;
                             customerName: string;
                             amountSent: number;
-                            currencyCode: string;
+                            /**
+                             * @description MWK: the one currency served.
+                             * @enum {string}
+                             */
+                            currencyCode: "MWK";
                             sourceReferenceNumber: string;
                             connectorId: number;
                             connectorName: string;
@@ -5851,7 +5940,11 @@ export interface operations {
                             transactionDate: string;
                             /** Format: date-time */
                             valueDate: string;
-                            transactionCode: string;
+                            /**
+                             * @description BAM direct payment, RTP request to pay.
+                             * @enum {string}
+                             */
+                            transactionCode: "BAM" | "RTP";
                             transactionTypeName: string;
                             /**
                              * @description S successful, R reversed.
@@ -5952,7 +6045,7 @@ export interface operations {
                      *         "transactionDescription": "Order 1001",
                      *         "transactionDate": "2026-01-15T09:30:00.000Z",
                      *         "valueDate": "2026-01-15T09:30:00.000Z",
-                     *         "transactionCode": "Transaction code",
+                     *         "transactionCode": "BAM",
                      *         "transactionTypeName": "Transaction type name",
                      *         "transactionStatusCode": "S",
                      *         "transactionStatusName": "Transaction status name",
@@ -5979,7 +6072,11 @@ export interface operations {
                             accountNumber: string;
                             customerName: string;
                             amountSent: number;
-                            currencyCode: string;
+                            /**
+                             * @description MWK: the one currency served.
+                             * @enum {string}
+                             */
+                            currencyCode: "MWK";
                             sourceReferenceNumber: string;
                             connectorId: number;
                             connectorName: string;
@@ -5992,7 +6089,11 @@ export interface operations {
                             transactionDate: string;
                             /** Format: date-time */
                             valueDate: string;
-                            transactionCode: string;
+                            /**
+                             * @description BAM direct payment, RTP request to pay.
+                             * @enum {string}
+                             */
+                            transactionCode: "BAM" | "RTP";
                             transactionTypeName: string;
                             /**
                              * @description S successful, R reversed.
@@ -6102,7 +6203,7 @@ export interface operations {
                      *         "sourceAccountNumber": "Source account number",
                      *         "sourceReferenceNumber": "PAY0001234",
                      *         "connectorId": 112400,
-                     *         "transactionCode": "Transaction code",
+                     *         "transactionCode": "BAM",
                      *         "transactionDescription": "Order 1001",
                      *         "metaData": {
                      *           "timedAccountNumber": "12345678",
@@ -6197,7 +6298,7 @@ export interface operations {
                      *         "transactionDescription": "Order 1001",
                      *         "transactionDate": "2026-01-15T09:30:00.000Z",
                      *         "valueDate": "2026-01-15T09:30:00.000Z",
-                     *         "transactionCode": "Transaction code",
+                     *         "transactionCode": "BAM",
                      *         "transactionTypeName": "Transaction type name",
                      *         "transactionStatusCode": "S",
                      *         "transactionStatusName": "Transaction status name",
@@ -6224,7 +6325,11 @@ export interface operations {
                             accountNumber: string;
                             customerName: string;
                             amountSent: number;
-                            currencyCode: string;
+                            /**
+                             * @description MWK: the one currency served.
+                             * @enum {string}
+                             */
+                            currencyCode: "MWK";
                             sourceReferenceNumber: string;
                             connectorId: number;
                             connectorName: string;
@@ -6237,7 +6342,11 @@ export interface operations {
                             transactionDate: string;
                             /** Format: date-time */
                             valueDate: string;
-                            transactionCode: string;
+                            /**
+                             * @description BAM direct payment, RTP request to pay.
+                             * @enum {string}
+                             */
+                            transactionCode: "BAM" | "RTP";
                             transactionTypeName: string;
                             /**
                              * @description S successful, R reversed.
@@ -8126,7 +8235,7 @@ export interface operations {
                      *         "connectorId": 112400,
                      *         "connectorName": "Airtel Money",
                      *         "accountName": "Demo Shop Ltd",
-                     *         "statusCode": "Status code",
+                     *         "statusCode": "A",
                      *         "statusName": "Status name",
                      *         "isActive": false,
                      *         "capturedBy": "ops@example.mw",
@@ -8185,7 +8294,7 @@ export interface operations {
                      *       "connectorId": 112400,
                      *       "connectorName": "Airtel Money",
                      *       "accountName": "Demo Shop Ltd",
-                     *       "statusCode": "Status code",
+                     *       "statusCode": "A",
                      *       "statusName": "Status name",
                      *       "isActive": false,
                      *       "capturedBy": "ops@example.mw",
@@ -8201,8 +8310,11 @@ export interface operations {
                         connectorId: number;
                         connectorName: string;
                         accountName: string;
-                        /** @description A active, I inactive. */
-                        statusCode: string;
+                        /**
+                         * @description A active, I inactive.
+                         * @enum {string}
+                         */
+                        statusCode: "A" | "I";
                         statusName: string;
                         isActive: boolean;
                         capturedBy: string;
@@ -8935,7 +9047,7 @@ export interface operations {
                      *         "roleId": 1,
                      *         "roleCode": "Role code",
                      *         "roleName": "Role name",
-                     *         "statusCode": "Status code",
+                     *         "statusCode": "A",
                      *         "statusName": "Status name",
                      *         "isEmailConfirmed": false,
                      *         "isPasswordSet": false,
@@ -9004,7 +9116,7 @@ export interface operations {
                      *       "roleId": 1,
                      *       "roleCode": "Role code",
                      *       "roleName": "Role name",
-                     *       "statusCode": "Status code",
+                     *       "statusCode": "A",
                      *       "statusName": "Status name",
                      *       "isEmailConfirmed": false,
                      *       "isPasswordSet": false,
@@ -9030,8 +9142,11 @@ export interface operations {
                         roleCode: string;
                         /** @description E.g. Merchant Administrator. */
                         roleName: string;
-                        /** @description A active, C closed. */
-                        statusCode: string;
+                        /**
+                         * @description A active, C closed.
+                         * @enum {string}
+                         */
+                        statusCode: "A" | "C";
                         statusName: string;
                         /** @description True once the user has set a password from the e-mailed link (which confirms the address). */
                         isEmailConfirmed: boolean;
@@ -9119,7 +9234,7 @@ export interface operations {
                      *       "roleId": 1,
                      *       "roleCode": "Role code",
                      *       "roleName": "Role name",
-                     *       "statusCode": "Status code",
+                     *       "statusCode": "A",
                      *       "statusName": "Status name",
                      *       "isEmailConfirmed": false,
                      *       "isPasswordSet": false,
@@ -9145,8 +9260,11 @@ export interface operations {
                         roleCode: string;
                         /** @description E.g. Merchant Administrator. */
                         roleName: string;
-                        /** @description A active, C closed. */
-                        statusCode: string;
+                        /**
+                         * @description A active, C closed.
+                         * @enum {string}
+                         */
+                        statusCode: "A" | "C";
                         statusName: string;
                         /** @description True once the user has set a password from the e-mailed link (which confirms the address). */
                         isEmailConfirmed: boolean;

@@ -30,7 +30,7 @@ export const CollectionListItem = Type.Object({
   connectorName: Type.String(),
   transactionAmount: Type.Number({ description: 'What the customer paid (amountSent).' }),
   transactionFee: Type.Number(),
-  currencyCode: Type.String(),
+  currencyCode: Code(['MWK'], 'MWK: the one currency served.'),
   transactionStatusCode: Code(['S', 'R'], 'S successful, R reversed.'),
   transactionStatusName: Type.String(),
   transactionReferenceNumber: Type.String(),
@@ -39,7 +39,7 @@ export const CollectionListItem = Type.Object({
   sourceAccountNumber: Type.String(),
   sourceReferenceNumber: Type.String(),
   connectorId: Type.Integer(),
-  transactionCode: Type.String({ description: 'BAM direct payment, RTP request to pay.' }),
+  transactionCode: Code(['BAM', 'RTP'], 'BAM direct payment, RTP request to pay.'),
   transactionDescription: Type.String(),
   metaData: CollectionResult.properties.metaData,
 });

@@ -1,12 +1,12 @@
 // E10 GET /merchants/limits/getAll — the merchant's per-transaction and daily limits.
 import { Type } from '@sinclair/typebox';
-import { MerchantQuery } from '../../../http/schemas.ts';
+import { MerchantQuery, Code } from '../../../http/schemas.ts';
 import type { RouteModule } from '../../../http/types.ts';
 import { limitView } from '../repository.ts';
 
 const Limit = Type.Object({
-  currencyCode: Type.String(),
-  transactionCode: Type.String({ description: 'MMW, MBA, BAM, RTP.' }),
+  currencyCode: Code(['MWK'], 'MWK: the one currency served.'),
+  transactionCode: Code(['MMW', 'MBA', 'BAM', 'RTP'], 'MMW payout to a wallet, MBA payout to a bank account, BAM payment into the payment account, RTP request to pay.'),
   transactionDescription: Type.String(),
   transactionMinimumAmount: Type.Number(),
   transactionMaximumAmount: Type.Number(),
