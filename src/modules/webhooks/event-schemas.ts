@@ -7,7 +7,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { Code, NullableString } from '../../http/schemas.ts';
 import { PAYOUT } from '../disbursements/lifecycle.ts';
 import { EVENT_CODES, type EventCode } from './catalogue.ts';
-import { batchPayload, paymentPayload, payoutPayload, type PayoutLine } from './payloads.ts';
+import { batchPayload, paymentPayload, payoutPayload, sampleLine, type PayoutLine } from './payloads.ts';
 
 const EXAMPLE_MERCHANT = 10010001;
 const EXAMPLE_DATE = '2026-01-15T09:30:00.000Z';
@@ -103,8 +103,7 @@ const PayoutEvent = Type.Object(
 export const WEBHOOK_SCHEMAS: Record<string, TSchema> = { PaymentEvent, BatchEvent, PayoutEvent };
 
 function exampleLine(eventCode: EventCode): PayoutLine {
-  const status = eventCode.endsWith('.success') ? PAYOUT.successful : eventCode.endsWith('.failed') ? PAYOUT.failed : PAYOUT.reversed;
-  return {
+  return sampleLine(eventCode, {
     batchNumber: eventCode.startsWith('batch.') ? 100001 : null,
     transactionReferenceNumber: 'K7Q2M9X4C1PA',
     sourceReferenceNumber: 'PAY0001234',
@@ -113,13 +112,8 @@ function exampleLine(eventCode: EventCode): PayoutLine {
     connectorId: 112400,
     connectorName: 'Airtel Money',
     transactionAmount: 75000,
-    transactionFee: 100,
-    currencyCode: 'MWK',
-    transactionStatusCode: status,
-    responseCode: `${status}100`,
-    responseMessage: status === PAYOUT.successful ? 'Transaction successful' : status === PAYOUT.failed ? 'Beneficiary account not found' : 'Transaction reversed',
     transactionDate: EXAMPLE_DATE,
-  };
+  });
 }
 
 /** A fixed example of `eventCode`, built by the payload functions the features use. */

@@ -142,24 +142,32 @@ export function samplePayload(eventCode: EventCode, merchantAccountNumber: numbe
       dateOccurred: date,
     });
   }
+  const line = (amount: number, account: string, connectorId: number, connectorName: string, name: string): PayoutLine =>
+    sampleLine(eventCode, {
+      batchNumber: eventCode.startsWith('batch.') ? Number(randomDigits(6)) : null,
+      transactionReferenceNumber: randomUpperAlnum(12),
+      sourceReferenceNumber: `PAY${randomDigits(7)}`,
+      beneficiaryName: name,
+      beneficiaryAccountNumber: account,
+      connectorId,
+      connectorName,
+      transactionAmount: amount,
+      transactionDate: date,
+    });
+  const lines = [line(75000, '111100000112', 112400, 'Airtel Money', 'Tiyamike Phiri')];
+  if (eventCode.startsWith('batch.')) lines.push(line(50000, '3333888801', 212188, 'National Bank of Malawi', 'Kondwani Mwale'));
+  return payoutPayload(eventCode, merchantAccountNumber, lines);
+}
+
+/** A sample payout of `eventCode` (its status, response code and message follow the event): test events and the document's examples. */
+export function sampleLine(eventCode: EventCode, p: Omit<PayoutLine, 'transactionFee' | 'currencyCode' | 'transactionStatusCode' | 'responseCode' | 'responseMessage'>): PayoutLine {
   const status = eventCode.endsWith('.success') ? PAYOUT.successful : eventCode.endsWith('.failed') ? PAYOUT.failed : PAYOUT.reversed;
-  const line = (amount: number, account: string, connectorId: number, connectorName: string, name: string): PayoutLine => ({
-    batchNumber: eventCode.startsWith('batch.') ? Number(randomDigits(6)) : null,
-    transactionReferenceNumber: randomUpperAlnum(12),
-    sourceReferenceNumber: `PAY${randomDigits(7)}`,
-    beneficiaryName: name,
-    beneficiaryAccountNumber: account,
-    connectorId,
-    connectorName,
-    transactionAmount: amount,
+  return {
+    ...p,
     transactionFee: 100,
     currencyCode: 'MWK',
     transactionStatusCode: status,
     responseCode: `${status}100`,
     responseMessage: status === PAYOUT.successful ? 'Transaction successful' : status === PAYOUT.failed ? 'Beneficiary account not found' : 'Transaction reversed',
-    transactionDate: date,
-  });
-  const lines = [line(75000, '111100000112', 112400, 'Airtel Money', 'Tiyamike Phiri')];
-  if (eventCode.startsWith('batch.')) lines.push(line(50000, '3333888801', 212188, 'National Bank of Malawi', 'Kondwani Mwale'));
-  return payoutPayload(eventCode, merchantAccountNumber, lines);
+  };
 }
