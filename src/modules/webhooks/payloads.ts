@@ -162,12 +162,15 @@ export function samplePayload(eventCode: EventCode, merchantAccountNumber: numbe
 /** A sample payout of `eventCode` (its status, response code and message follow the event): test events and the document's examples. */
 export function sampleLine(eventCode: EventCode, p: Omit<PayoutLine, 'transactionFee' | 'currencyCode' | 'transactionStatusCode' | 'responseCode' | 'responseMessage'>): PayoutLine {
   const status = eventCode.endsWith('.success') ? PAYOUT.successful : eventCode.endsWith('.failed') ? PAYOUT.failed : PAYOUT.reversed;
+  const { transactionDate, ...first } = p;
+  // In the order real payloads carry their fields.
   return {
-    ...p,
+    ...first,
     transactionFee: 100,
     currencyCode: 'MWK',
     transactionStatusCode: status,
     responseCode: `${status}100`,
     responseMessage: status === PAYOUT.successful ? 'Transaction successful' : status === PAYOUT.failed ? 'Beneficiary account not found' : 'Transaction reversed',
+    transactionDate,
   };
 }
