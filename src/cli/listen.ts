@@ -7,7 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import { EVENT_CODES, type EventCode } from '../modules/webhooks/catalogue.ts';
-import { OneKhusa, OneKhusaConnectionError, OneKhusaError } from '../../packages/sdk/src/index.ts';
+import { OneKhusaError, type OneKhusa } from '../../packages/sdk/src/index.ts';
+import { failure, merchantClient } from './sdk.ts';
 import { shown } from './request.ts';
 import { FailureError, required, usage, wholeNumber, type CliCommand, type Values } from './shared.ts';
 
@@ -96,22 +97,8 @@ function listenOptions(values: Values): ListenOptions {
   return { credentials, events, forwardTo, port, leaseSeconds };
 }
 
-/**
- * The merchant API as the key pair's client: the SDK (packages/sdk), which fetches the access
- * token, renews it before it expires or once when it is refused, and retries what is safe to retry.
- */
+/** The merchant API as the key pair's client: the SDK renews the token and retries what is safe to retry. */
 type ApiSession = OneKhusa;
-
-function apiSession(base: URL, credentials: ListenOptions['credentials']): ApiSession {
-  return new OneKhusa({ baseUrl: base.toString(), ...credentials });
-}
-
-/** A refusal as the other commands word it on stderr: the problem body, pretty-printed. */
-function failure(err: unknown): FailureError {
-  if (err instanceof OneKhusaError) return new FailureError(JSON.stringify(err.problem ?? { status: err.status, detail: err.message }, null, 2));
-  if (err instanceof OneKhusaConnectionError) return new FailureError(`no answer from the server: ${err.message}`);
-  return err instanceof FailureError ? err : new FailureError(String((err as Error).message ?? err));
-}
 
 /** A temporary listener (POST /merchants/webhooks/listeners): its own secret, its lease. */
 interface Lease {
@@ -404,7 +391,7 @@ async function deleteListener(api: ApiSession, merchant: number, lease: Lease): 
 
 async function listen(base: URL, options: ListenOptions): Promise<void> {
   const merchant = options.credentials.merchantAccountNumber;
-  const api = apiSession(base, options.credentials);
+  const api = merchantClient(base, options.credentials);
   // The listener's signing secret, and those of earlier leases (a lapsed lease is replaced).
   const secrets: string[] = [];
   const signals = stopSignals(options.leaseSeconds);

@@ -1,6 +1,6 @@
 // The token command: an access token for a key pair, through the same public endpoint a merchant's
 // own code calls. No operator token needed; the secret given is never echoed back.
-import { call } from './request.ts';
+import { failure, merchantClient } from './sdk.ts';
 import { printJson, required, usage, wholeNumber, type CliCommand } from './shared.ts';
 
 export const commands: CliCommand[] = [
@@ -19,7 +19,11 @@ export const commands: CliCommand[] = [
         organisationId: required(values, 'organisation'),
         merchantAccountNumber: wholeNumber(values, 'merchant') ?? usage('missing --merchant'),
       };
-      printJson(await call(base, 'POST', '/sandbox/v1/account/getAccessToken', { body }));
+      // Through the SDK, as a merchant's own code would ask (no retry on a refusal: a 401 is final here).
+      const answer = await merchantClient(base, body).call('accountGetAccessToken', body).catch((err: unknown) => {
+        throw failure(err, base);
+      });
+      printJson(answer);
     },
   },
 ];
