@@ -97,9 +97,6 @@ function listenOptions(values: Values): ListenOptions {
   return { credentials, events, forwardTo, port, leaseSeconds };
 }
 
-/** The merchant API as the key pair's client: the SDK renews the token and retries what is safe to retry. */
-type ApiSession = OneKhusa;
-
 /** A temporary listener (POST /merchants/webhooks/listeners): its own secret, its lease. */
 interface Lease {
   listenerId: number;
@@ -113,7 +110,7 @@ interface Lease {
  * never touched, and a listen that dies without deleting its listener leaves nothing behind that
  * outlives the lease.
  */
-async function createLease(api: ApiSession, merchant: number, events: string[], callbackUrl: string, leaseSeconds: number): Promise<Lease> {
+async function createLease(api: OneKhusa, merchant: number, events: string[], callbackUrl: string, leaseSeconds: number): Promise<Lease> {
   const body = await api.call('merchantsWebhooksListeners', { merchantAccountNumber: merchant, callbackUrl, eventCodes: events as EventCode[], leaseSeconds, capturedBy: LISTEN_ACTOR }).catch((err: unknown) => {
     throw failure(err);
   });
@@ -340,7 +337,7 @@ async function startReceiver(port: number, secrets: readonly string[], forwardTo
  * anyway (the machine slept, the server was away) is replaced by a new listener, whose secret
  * joins `secrets` (a copy sent just before the replacement still verifies).
  */
-function keepLeaseAlive(api: ApiSession, options: ListenOptions, callbackUrl: string, first: Lease, secrets: string[], isStopping: () => boolean) {
+function keepLeaseAlive(api: OneKhusa, options: ListenOptions, callbackUrl: string, first: Lease, secrets: string[], isStopping: () => boolean) {
   const merchant = options.credentials.merchantAccountNumber;
   let lease = first;
   let renewing: Promise<void> | undefined;
@@ -378,7 +375,7 @@ function keepLeaseAlive(api: ApiSession, options: ListenOptions, callbackUrl: st
 }
 
 /** Deletes the listener; undefined when done (or already lapsed), else why not. */
-async function deleteListener(api: ApiSession, merchant: number, lease: Lease): Promise<string | undefined> {
+async function deleteListener(api: OneKhusa, merchant: number, lease: Lease): Promise<string | undefined> {
   try {
     const deleted = await api.safe.call('merchantsWebhooksListenersDelete', { merchantAccountNumber: merchant, listenerId: lease.listenerId });
     // Already lapsed (and perhaps swept) is as good as deleted.

@@ -40,7 +40,8 @@ export interface PoolOptions {
   onSwitch?: (message: string) => void;
 }
 
-const poolerOf = new WeakMap<pg.Pool, 'transaction'>();
+/** Pools through a transaction pooler (beginSql sets their timeouts per transaction). */
+const pooled = new WeakSet<pg.Pool>();
 const finderOf = new WeakMap<pg.Pool, PrimaryFinder>();
 
 /**
@@ -61,7 +62,7 @@ export function createPool(connectionString: string, max: number, options: PoolO
     // pg-pool awaits a promise from onConnect (its types say void), and drops the client when it rejects.
     ...(target.targetSessionAttrs === 'read-write' ? { onConnect: (client: pg.ClientBase) => finder.refuseStandby(client as pg.Client) } : {}),
   });
-  if (options.pooler) poolerOf.set(pool, options.pooler);
+  if (options.pooler) pooled.add(pool);
   finderOf.set(pool, finder);
   const end = pool.end.bind(pool);
   pool.end = (() => {
@@ -85,7 +86,7 @@ export function currentHost(db: Db): HostPort | undefined {
  * the transaction, so nothing is left on the server connection for the next client).
  */
 export function beginSql(db: Db, head = 'begin'): string {
-  if (!poolerOf.has(db)) return head;
+  if (!pooled.has(db)) return head;
   return `${head}; set local statement_timeout = ${STATEMENT_TIMEOUT_MS}; set local idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_TIMEOUT_MS}`;
 }
 

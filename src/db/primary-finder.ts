@@ -50,7 +50,7 @@ export class PrimaryFinder {
   async refuseStandby(client: pg.Client): Promise<void> {
     const { rows } = await client.query<{ standby: boolean }>('select pg_is_in_recovery() as standby');
     if (!rows[0].standby) return;
-    const host = hostOf(client) ?? this.current();
+    const host = hostOfClient.get(client) ?? this.current();
     this.lost(host);
     throw new StandbyError(host);
   }
@@ -77,26 +77,17 @@ export class PrimaryFinder {
 
   /** Whether `host` takes a connection now, and is writable where that is wanted. */
   private async answers(host: HostPort): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.target.urlFor(host), connectionTimeoutMillis: PROBE_TIMEOUT_MS, application_name: 'onekhusa-sandbox probe' });
-    client.on('error', () => undefined);
     try {
-      await client.connect();
-      if (this.target.targetSessionAttrs === 'any') return true;
-      const { rows } = await client.query<{ standby: boolean }>('select pg_is_in_recovery() as standby');
-      return !rows[0].standby;
+      const client = await connectHost(this.target, host, { connectionTimeoutMillis: PROBE_TIMEOUT_MS, application_name: 'onekhusa-sandbox probe' });
+      await client.end().catch(() => undefined);
+      return true;
     } catch {
       return false;
-    } finally {
-      await client.end().catch(() => undefined);
     }
   }
 }
 
 const hostOfClient = new WeakMap<pg.Client, HostPort>();
-
-function hostOf(client: pg.Client): HostPort | undefined {
-  return hostOfClient.get(client);
-}
 
 /**
  * The pool's Client class: each new client connects to the finder's current host and reports a
@@ -150,16 +141,25 @@ export async function connectClient(url: string, config: Omit<pg.ClientConfig, '
   const target = parseDatabaseHosts(url);
   let lastError: unknown;
   for (const host of target.hosts) {
-    const client = new pg.Client({ ...config, connectionString: target.urlFor(host) });
-    client.on('error', () => undefined);
     try {
-      await client.connect();
-      if (target.targetSessionAttrs === 'read-write' && (await client.query<{ standby: boolean }>('select pg_is_in_recovery() as standby')).rows[0].standby) throw new StandbyError(host);
-      return client;
+      return await connectHost(target, host, config);
     } catch (err) {
       lastError = err;
-      await client.end().catch(() => undefined);
     }
   }
   throw lastError;
+}
+
+/** A client connected to `host`, refused (and closed) when it is a standby where the target wants read-write. */
+async function connectHost(target: DatabaseHosts, host: HostPort, config: Omit<pg.ClientConfig, 'connectionString'>): Promise<pg.Client> {
+  const client = new pg.Client({ ...config, connectionString: target.urlFor(host) });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    if (target.targetSessionAttrs === 'read-write' && (await client.query<{ standby: boolean }>('select pg_is_in_recovery() as standby')).rows[0].standby) throw new StandbyError(host);
+    return client;
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw err;
+  }
 }

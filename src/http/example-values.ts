@@ -23,7 +23,8 @@ type Schema = {
   pattern?: string;
 };
 
-const EXAMPLE_DATE_TIME = '2026-01-15T09:30:00.000Z';
+/** The one moment the document's assembled and fixed examples name. */
+export const EXAMPLE_DATE_TIME = '2026-01-15T09:30:00.000Z';
 const EXAMPLE_DATE = '2026-01-15';
 
 /** Values by field name (case-insensitive), for fields without an example of their own. */
@@ -117,8 +118,8 @@ function scalarExample(schema: Schema, type: string | undefined, name: string): 
     case 'null':
       return null;
     case 'string':
-      if (schema.format === 'date-time') return EXAMPLE_DATE_TIME;
-      if (schema.format === 'date' || /date$/i.test(name)) return schema.format === 'date' ? EXAMPLE_DATE : EXAMPLE_DATE_TIME;
+      if (schema.format === 'date') return EXAMPLE_DATE;
+      if (schema.format === 'date-time' || /date$/i.test(name)) return EXAMPLE_DATE_TIME;
       if (schema.format === 'uri') return EXAMPLE.callbackUrl;
       if (schema.pattern) return undefined;
       return humanised(name).padEnd(schema.minLength ?? 0, '0');

@@ -40,11 +40,8 @@ export function documentRoute({ schema, url, route }: TransformInput): { schema:
   };
   const response: Record<string, unknown> = {};
   for (const [status, value] of Object.entries(schema.response ?? {})) if (status !== '4xx' && status !== '5xx') response[status] = value;
-  const statuses = errorStatuses(traits);
-  for (const e of statuses) {
-    if (response[String(e.status)] !== undefined) continue;
-    response[String(e.status)] = { $ref: `#/components/responses/${sharedResponse(statuses.filter((x) => x.status === e.status))}` };
-  }
+  // One entry per status (errorStatuses lists each once); a route's own response for it stays.
+  for (const e of errorStatuses(traits)) response[String(e.status)] ??= { $ref: `#/components/responses/${sharedResponse(e)}` };
   return {
     schema: {
       ...schema,
@@ -60,25 +57,21 @@ export function documentRoute({ schema, url, route }: TransformInput): { schema:
 
 /**
  * The error responses, each said once in components.responses and referred to by every operation
- * that can answer it: named by status and a hash of its lines (an operator route's 404 says
- * something else than a merchant route's). Filled while the routes are described, read by
- * finishDocument.
+ * that can answer it: Status<code>, and where a status says something else on some routes (an
+ * operator route's 401 and 404), the other wording gets a hash of itself. Filled while the routes
+ * are described, read by finishDocument.
  */
-const sharedResponses = new Map<string, object>();
+const sharedResponses = new Map<string, { description: string; content: object }>();
 
-function sharedResponse(entries: ErrorStatus[]): string {
-  const lines = entries.map((e) => e.line);
-  const name = `Status${entries[0].status}${lines.length > 1 || sharedResponses.has(`Status${entries[0].status}`) ? `_${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 6)}` : ''}`;
-  const existing = [...sharedResponses.entries()].find(([, r]) => (r as { description: string }).description === describe(lines));
+function sharedResponse(e: ErrorStatus): string {
+  const description = `${PROBLEM_INTRO}\n\n${e.line}`;
+  const existing = [...sharedResponses].find(([, r]) => r.description === description);
   if (existing) return existing[0];
-  sharedResponses.set(name, {
-    description: describe(lines),
-    content: { 'application/problem+json': { schema: PROBLEM_REF, example: exampleProblem(entries[0].kind, '/sandbox/v1/…') } },
-  });
+  const plain = `Status${e.status}`;
+  const name = sharedResponses.has(plain) ? `${plain}_${createHash('sha256').update(e.line).digest('hex').slice(0, 6)}` : plain;
+  sharedResponses.set(name, { description, content: { 'application/problem+json': { schema: PROBLEM_REF, example: exampleProblem(e.kind, '/sandbox/v1/…') } } });
   return name;
 }
-
-const describe = (lines: string[]) => `${PROBLEM_INTRO}\n\n${lines.join('\n')}`;
 
 /**
  * A request's fields that the server fills when absent (a `default`: pageNumber,

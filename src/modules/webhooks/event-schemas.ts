@@ -4,13 +4,13 @@
 // receivers get. The examples are fixed (not samplePayload's random ids): the document, and the
 // clients generated from it, are the same on every start.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { EXAMPLE } from '../../http/docs.ts';
+import { EXAMPLE_DATE_TIME } from '../../http/example-values.ts';
 import { Code, NullableString } from '../../http/schemas.ts';
 import { PAYOUT } from '../disbursements/lifecycle.ts';
 import { EVENT_CODES, type EventCode } from './catalogue.ts';
 import { batchPayload, paymentPayload, payoutPayload, sampleLine, type PayoutLine } from './payloads.ts';
 
-const EXAMPLE_MERCHANT = 10010001;
-const EXAMPLE_DATE = '2026-01-15T09:30:00.000Z';
 
 const PaymentEvent = Type.Object(
   {
@@ -112,7 +112,7 @@ function exampleLine(eventCode: EventCode): PayoutLine {
     connectorId: 112400,
     connectorName: 'Airtel Money',
     transactionAmount: 75000,
-    transactionDate: EXAMPLE_DATE,
+    transactionDate: EXAMPLE_DATE_TIME,
   });
 }
 
@@ -121,29 +121,29 @@ function example(eventCode: EventCode): { schema: string; value: object } {
   if (eventCode.startsWith('payment.') || eventCode.startsWith('payrequest.')) {
     const rtp = eventCode.startsWith('payrequest.');
     const fields = {
-      merchantAccountNumber: EXAMPLE_MERCHANT,
+      merchantAccountNumber: EXAMPLE.merchantAccountNumber,
       connectorId: 112400,
       connectorName: 'Airtel Money',
       sourceInstitution: 'Airtel Money',
       sourceAccountNumber: '265991234567',
       sourceAccountName: 'Chisomo Banda',
       sourceReferenceNumber: 'SRC123456789',
-      beneficiaryAccountNumber: '9010010001000',
+      beneficiaryAccountNumber: EXAMPLE.paymentAccountNumber,
       transactionReferenceNumber: 'R4T8N2W6Q0ZB',
       transactionDescription: 'Order 1001',
       transactionAmount: 50000,
       transactionFee: 500,
       currencyCode: 'MWK',
-      transactionDate: EXAMPLE_DATE,
+      transactionDate: EXAMPLE_DATE_TIME,
       transactionCode: rtp ? 'RTP' : 'BAM',
     };
     return { schema: 'PaymentEvent', value: paymentPayload(eventCode, fields, rtp ? { timedAccountNumber: '12345678', referenceNumber: 'ORDER1001' } : undefined) };
   }
   if (eventCode === 'batch.received' || eventCode === 'batch.failed') {
-    const b = { merchantAccountNumber: EXAMPLE_MERCHANT, isBatchScheduled: false, scheduledDate: null, uploadType: 'JSON' as const, capturerEmailAddress: 'ops@example.mw', dateCaptured: EXAMPLE_DATE.slice(0, 10), errorMessage: eventCode === 'batch.failed' ? 'Insufficient balance to transfer funds for the batch.' : null, batchNumber: 100001, totalAmount: 125000, numberOfTransactions: 2, dateOccurred: EXAMPLE_DATE };
+    const b = { merchantAccountNumber: EXAMPLE.merchantAccountNumber, isBatchScheduled: false, scheduledDate: null, uploadType: 'JSON' as const, capturerEmailAddress: 'ops@example.mw', dateCaptured: EXAMPLE_DATE_TIME.slice(0, 10), errorMessage: eventCode === 'batch.failed' ? 'Insufficient balance to transfer funds for the batch.' : null, batchNumber: 100001, totalAmount: 125000, numberOfTransactions: 2, dateOccurred: EXAMPLE_DATE_TIME };
     return { schema: 'BatchEvent', value: batchPayload(eventCode, b) };
   }
-  return { schema: 'PayoutEvent', value: payoutPayload(eventCode, EXAMPLE_MERCHANT, [exampleLine(eventCode)]) };
+  return { schema: 'PayoutEvent', value: payoutPayload(eventCode, EXAMPLE.merchantAccountNumber, [exampleLine(eventCode)]) };
 }
 
 /**
